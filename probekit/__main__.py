@@ -1,0 +1,5 @@
+import sys
+
+from probekit.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+"""Atomic file writes and JSON helpers shared by every writer in the toolkit."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
+
+    Readers never see a half-written file and a failed write leaves nothing behind.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=suffix if suffix is not None else target.suffix + ".tmp",
+        dir=target.parent,
+    )
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Convert NumPy scalars/arrays, dataclasses, paths and NaN into JSON-friendly values.
+
+    Non-finite floats become ``None`` so the output is strict JSON that any reader accepts.
+    """
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if hasattr(obj, "to_dict") and callable(obj.to_dict) and not isinstance(obj, dict):
+        return to_jsonable(obj.to_dict())
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return to_jsonable(obj.item())
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def dumps_json(obj: Any) -> str:
+    """Serialize ``obj`` as indented, strict JSON (see :func:`to_jsonable`)."""
+    return json.dumps(to_jsonable(obj), indent=2, sort_keys=False, allow_nan=False) + "\n"
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> Path:
+    """Write ``obj`` as JSON to ``path`` atomically."""
+    return atomic_write_text(path, dumps_json(obj))

@@ -1,0 +1,1 @@
+"""The ``probekit`` command line: a thin argparse layer over the library (see :mod:`probekit.cli.main`)."""

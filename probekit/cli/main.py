@@ -1,0 +1,63 @@
+"""Entry point of the ``probekit`` command.
+
+Each subcommand lives in its own module of this package and exposes ``register(subparsers)``,
+which adds its parser and sets ``func`` to a callable taking the parsed arguments and returning
+an exit code. Heavy imports (torch, transformers) happen inside those callables so that
+``probekit --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from typing import Sequence
+
+from probekit.errors import ProbekitError
+
+# Module names under probekit.cli, in the order they appear in --help.
+SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "seat", "metrics")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from probekit._version import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="probekit",
+        description="Probe, debias and evaluate gender bias in BERT-style encoders.",
+    )
+    parser.add_argument("--version", action="version", version=f"probekit {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (-vv for debug)")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"probekit.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"probekit.cli.{name}":
+                continue  # subcommand not built yet in this checkout
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except ProbekitError as exc:
+        print(f"probekit {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"probekit {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Extrinsic fairness metrics: one engine."""

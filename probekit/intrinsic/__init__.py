@@ -1,0 +1,1 @@
+"""Intrinsic bias tests."""

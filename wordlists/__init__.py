@@ -1,0 +1,1 @@
+"""wordlists package."""
