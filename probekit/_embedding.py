@@ -287,8 +287,7 @@ def _encode_units(
             output = model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=need_all_states)
         item_ids = np.asarray([i for unit in batch for i in unit.item_ids], dtype=np.int64)
         if pooling == "pooler":
-            pooled = output.pooler_output.float().cpu().numpy()
-            out[item_ids] = pooled
+            out[item_ids] = output.pooler_output.float().cpu().numpy().reshape((len(item_ids),) + out.shape[1:])
         else:
             states = [output.hidden_states[k] for k in layers] if need_all_states else [output.last_hidden_state]
             flat_index, segment = _gather_plan(batch, width, pooling)

@@ -366,23 +366,28 @@ def load_encoder(
         ) from exc
 
     verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()  # the 'newly initialized head' warning is what we test for below
+    hf_logging.disable_progress_bar()
     try:
         try:
             mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **hf_kwargs)
         except ValueError:
-            mlm, info = None, None  # architecture has no masked-LM class
+            mlm, info = None, None  # the architecture has no masked-LM class
         if mlm is not None and _head_keys_missing(info.get("missing_keys", ()), mlm.base_model_prefix):
-            logger.info("checkpoint %s has no masked-LM head; using its base encoder only", display)
-            model, mlm = mlm.base_model, None
-        elif mlm is not None:
+            logger.info("checkpoint %s has no masked-LM head; loading its base encoder only", display)
+            mlm = None
+        if mlm is not None:
             model = mlm.base_model
         else:
+            # Loaded on its own so that parts a masked-LM class drops (BERT's pooler) are kept.
             model = AutoModel.from_pretrained(source, **hf_kwargs)
     except OSError as exc:
         raise ModelLoadError(f"could not load the weights of {display!r}: {exc}") from exc
     finally:
         hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
 
     (mlm if mlm is not None else model).to(resolved_device)
     weight_files = _weight_files(Path(source)) if is_local else None
