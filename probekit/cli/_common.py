@@ -1,0 +1,87 @@
+"""Options shared by several subcommands (model, corpus, layers) and their conversion to library calls."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from probekit.errors import InvalidParameterError
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("model")
+    group.add_argument(
+        "--model", default=None, metavar="CKPT",
+        help="Hugging Face id or local checkpoint directory (default: the embedded all-MiniLM-L6-v2)",
+    )
+    group.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: best available)")
+    group.add_argument(
+        "--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+        help="autocast dtype for extraction (default: float32 on CPU, bfloat16/float16 on GPU)",
+    )
+    group.add_argument(
+        "--trust-remote-code", action="store_true",
+        help="allow checkpoints that ship their own Python code (off by default: it runs that code)",
+    )
+
+
+def load_model(args: argparse.Namespace) -> Any:
+    from probekit import load_encoder
+
+    return load_encoder(args.model, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code)
+
+
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("corpus (default: the built-in template corpus)")
+    group.add_argument("--corpus", nargs="+", default=None, metavar="FILE", help="plain-text files")
+    group.add_argument(
+        "--corpus-mode", default="lines", choices=["lines", "paragraphs"],
+        help="one sentence per line, or paragraphs split into sentences",
+    )
+    group.add_argument("--encoding", default="utf-8", help="text encoding of the corpus files")
+    group.add_argument("--hf-dataset", default=None, metavar="NAME_OR_PATH", help="a Hugging Face dataset (local path, or hub name when online)")
+    group.add_argument("--text-column", default="text", help="text column of --hf-dataset")
+    group.add_argument("--split", default="train", help="split of --hf-dataset")
+
+
+def load_corpus(args: argparse.Namespace) -> Any:
+    """The corpus named by the options: text files, a datasets corpus, or the template corpus."""
+    from probekit._corpus import Corpus, load_hf_corpus, load_text_corpus, template_corpus
+
+    if args.corpus and args.hf_dataset:
+        raise InvalidParameterError("--corpus/--hf-dataset", [args.corpus, args.hf_dataset], "one corpus source, not both")
+    if args.hf_dataset:
+        return load_hf_corpus(args.hf_dataset, text_column=args.text_column, split=args.split)
+    if args.corpus:
+        parts = [load_text_corpus(path, mode=args.corpus_mode, encoding=args.encoding) for path in args.corpus]
+        if len(parts) == 1:
+            return parts[0]
+        sentences = [s for part in parts for s in part]
+        return Corpus(sentences=tuple(sentences), name="+".join(p.name for p in parts), source=", ".join(args.corpus))
+    return template_corpus()
+
+
+def parse_layers(text: str) -> int | list[int]:
+    """"-1" -> -1; "0,6,-1" -> [0, 6, -1]."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InvalidParameterError("--layer", text, "an integer or comma-separated integers such as -1 or 0,6,12") from None
+    return values[0] if len(values) == 1 else values
+
+
+def read_word_file(path: str, parameter: str) -> list[str]:
+    from probekit.errors import InputFileError
+
+    file = Path(path)
+    if not file.is_file():
+        raise InputFileError(f"{parameter}: no such file {path!r}")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{parameter}: {path!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    words = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not words:
+        raise InvalidParameterError(parameter, path, "a file with at least one word (one per line)")
+    return words
