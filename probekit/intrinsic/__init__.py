@@ -1,1 +1,51 @@
-"""Intrinsic bias tests."""
+"""Intrinsic bias tests: SEAT (word and sentence level), LPBS and the gender probe.
+
+- :func:`seat_test` — SEAT/WEAT on four embedding sets, exact or Monte Carlo permutation
+  p-value, effect size (ddof=1) with a bootstrap interval.
+- :func:`contextual_seat` — word-level contextual SEAT (Tan & Celis 2019) on per-occurrence
+  embeddings; the paper's variant uses X, Y = female/male stereotypes, A, B = female/male
+  attribute terms.
+- :func:`sentence_seat` — sentence-level SEAT (May et al. 2019) with the project's bleached templates.
+- :func:`seat_word_sets` — X, Y, A, B words of a named test ("paper", "weat6" ... "weat8b").
+- :func:`lpbs`, :func:`attr_lpbs`, :func:`target_lpbs`, :func:`lpbs_report` — log-probability
+  bias scores (Kurita et al. 2019) on a masked-LM head.
+- :class:`GenderProbe`, :func:`gender_probe` — the linear gender probe and randomization test of
+  Tokpo et al. (2023).
+"""
+
+from probekit.intrinsic._gender_probe import GenderProbe, GenderProbeResult, gender_probe
+from probekit.intrinsic._named_tests import PAPER_TEST, STANDARD_SEAT_TESTS, seat_test_categories, seat_word_sets
+from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
+from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
+from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
+from probekit.intrinsic._templates import (
+    BLEACHED_TEMPLATES,
+    LPBS_TEMPLATES,
+    bleached_sentences,
+    infer_word_kind,
+)
+
+__all__ = [
+    "seat_test",
+    "seat_test_from_scores",
+    "association_scores",
+    "contextual_seat",
+    "sentence_seat",
+    "SeatResult",
+    "seat_word_sets",
+    "seat_test_categories",
+    "STANDARD_SEAT_TESTS",
+    "PAPER_TEST",
+    "lpbs",
+    "attr_lpbs",
+    "target_lpbs",
+    "lpbs_report",
+    "LpbsResult",
+    "GenderProbe",
+    "gender_probe",
+    "GenderProbeResult",
+    "BLEACHED_TEMPLATES",
+    "LPBS_TEMPLATES",
+    "bleached_sentences",
+    "infer_word_kind",
+]

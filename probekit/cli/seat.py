@@ -1,0 +1,163 @@
+"""``probekit seat``: the SEAT test on saved encodings, or a named test run on an encoder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+_DEFAULT_KEYS = {"x": "X", "y": "Y", "a": "A", "b": "B"}
+_NPZ_ROLES = {"x": "targ1", "y": "targ2", "a": "attr1", "b": "attr2"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "seat",
+        help="SEAT/WEAT association test on encodings or on a model",
+        description="Run the SEAT test. With --encodings, on four arrays of an npz file (rows = items; "
+        "names X, Y, A, B unless --x-key etc. say otherwise, or {TEST}_targ1/_targ2/_attr1/_attr2 with "
+        "--test). With --test and no --encodings, a named test (weat6, weat6b, weat7, weat7b, weat8, weat8b, "
+        "paper) is run on --model at sentence level (May et al. 2019, bleached templates). Prints the "
+        "result as JSON and writes it with --out.",
+    )
+    source = parser.add_argument_group("input")
+    source.add_argument("--encodings", default=None, metavar="FILE.npz", help="npz file with the four embedding arrays")
+    source.add_argument("--test", default=None, metavar="NAME", help="named test (or array-name prefix in --encodings)")
+    for role, default in _DEFAULT_KEYS.items():
+        source.add_argument(
+            f"--{role}-key", default=None, metavar="NAME",
+            help=f"array name of {'targets' if role in 'xy' else 'attributes'} {role.upper()} (default {default!r})",
+        )
+    from probekit.cli import _common
+
+    _common.add_model_arguments(parser)
+    model = parser.add_argument_group("sentence-level SEAT on --model")
+    model.add_argument("--level", default="sentence", choices=["sentence"],
+                       help="sentence: each word in the bleached templates (word level: use `probekit probe`)")
+    model.add_argument("--aggregate", default="sentence", choices=["sentence", "word"],
+                       help="one item per template sentence (May et al.) or per word (mean of its sentences)")
+    model.add_argument("--pooling", default="mean", choices=["mean", "cls", "pooler"], help="sentence pooling")
+    model.add_argument("--layer", type=int, default=-1, help="hidden layer (default -1, the last)")
+    model.add_argument("--no-progress", action="store_true", help="no progress bar")
+    stats = parser.add_argument_group("test")
+    stats.add_argument("--n-permutations", type=int, default=100_000,
+                       help="exact when the number of re-partitions is at most this, else Monte Carlo draws")
+    stats.add_argument("--seed", type=int, default=None, help="random seed (default: drawn and recorded)")
+    stats.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap replicates of the effect size (0: none)")
+    stats.add_argument("--confidence-level", type=float, default=0.95, help="bootstrap interval level")
+    parser.add_argument("--out", default=None, metavar="FILE.json", help="write the result there (atomically)")
+    parser.set_defaults(func=run)
+
+
+def _load_npz(path: str, keys: dict[str, str]) -> dict[str, Any]:
+    import zipfile
+
+    import numpy as np
+
+    from probekit.errors import InputFileError
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            available = list(data.files)
+            missing = [k for k in keys.values() if k not in available]
+            if missing:
+                shown = ", ".join(available[:20]) + (" ..." if len(available) > 20 else "")
+                raise InputFileError(
+                    f"--encodings: {path!r} has no array named {', '.join(repr(m) for m in missing)}; "
+                    f"it has: {shown}. Choose names with --x-key/--y-key/--a-key/--b-key or --test."
+                )
+            return {role: data[name] for role, name in keys.items()}
+    except FileNotFoundError:
+        raise InputFileError(f"--encodings: no such file {path!r}") from None
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise InputFileError(f"--encodings: {path!r} is not a readable npz file without pickled objects ({exc})") from None
+
+
+def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
+    import numpy as np
+
+    chosen = {role: getattr(args, f"{role}_key") for role in _DEFAULT_KEYS}
+    if args.test is not None:
+        prefixes = [args.test]
+        for strip in ("sent-weat", "weat"):
+            if args.test.startswith(strip) and args.test != strip:
+                prefixes.append(args.test[len(strip):])
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                available = set(data.files)
+        except (OSError, ValueError):
+            available = set()
+        prefix = next((p for p in prefixes if f"{p}_targ1" in available), args.test)
+        defaults = {role: f"{prefix}_{suffix}" for role, suffix in _NPZ_ROLES.items()}
+    else:
+        defaults = dict(_DEFAULT_KEYS)
+    return {role: chosen[role] or defaults[role] for role in _DEFAULT_KEYS}
+
+
+def run(args: argparse.Namespace) -> int:
+    from probekit._io import dumps_json, write_json
+    from probekit._provenance import collect_provenance
+    from probekit.errors import InvalidParameterError
+    from probekit.intrinsic import seat_test
+
+    common = dict(
+        n_permutations=args.n_permutations, random_state=args.seed, n_bootstrap=args.n_bootstrap,
+        confidence_level=args.confidence_level,
+    )
+    if args.encodings is not None and args.model is not None:
+        raise InvalidParameterError("--model", args.model, "no --model with --encodings (the encodings are already computed)")
+    if args.encodings is not None:
+        keys = _npz_keys(args, args.encodings)
+        arrays = _load_npz(args.encodings, keys)
+        result = seat_test(arrays["x"], arrays["y"], arrays["a"], arrays["b"], name=args.test, **common)
+        model = None
+        source = {"encodings": args.encodings, "keys": {role.upper(): name for role, name in keys.items()}}
+        wordlists = None
+    elif args.test is not None:
+        from probekit.cli._common import load_model
+        from probekit.intrinsic import sentence_seat
+
+        sets = named_test_words(args.test)
+        encoder = load_model(args)
+        result = sentence_seat(
+            encoder, sets["X"], sets["Y"], sets["A"], sets["B"], aggregate=args.aggregate, pooling=args.pooling,
+            layer=args.layer, name=args.test, progress=not args.no_progress, **common,
+        )
+        model = encoder.describe()
+        source = {"model": encoder.name_or_path, "test": args.test, "level": args.level}
+        wordlists = {f"{args.test}.{k}": v for k, v in sets.items()}
+    else:
+        raise InvalidParameterError("--encodings/--test", None, "--encodings FILE.npz, or --test NAME (with --model)")
+
+    output = result.to_dict()
+    output["source"] = source
+    output["provenance"] = collect_provenance(
+        model=model, seeds={"random_state": result.random_state}, wordlists=wordlists,
+        parameters={"n_permutations": args.n_permutations, "n_bootstrap": args.n_bootstrap,
+                    "confidence_level": args.confidence_level},
+    )
+    text = dumps_json(output)
+    sys.stdout.write(text)
+    ci = result.effect_size_ci
+    print(
+        f"SEAT{' ' + args.test if args.test else ''}: statistic={result.statistic:.4f} "
+        f"effect_size={result.effect_size:.4f}"
+        + (f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "")
+        + f" p={result.p_value:.4g} ({'exact' if result.exact else f'{result.n_permutations} permutations'})",
+        file=sys.stderr,
+    )
+    if args.out:
+        write_json(args.out, output)
+    return 0
+
+
+def named_test_words(name: str) -> dict[str, list[str]]:
+    """X, Y, A, B word lists of a named test from the ``wordlists`` package.
+
+    ``weat6`` ... ``weat8b`` (also ``6`` ... ``8b``): the standard gender tests (target_1 -> X,
+    target_2 -> Y, attribute_1 -> A, attribute_2 -> B). ``paper``: Tokpo et al. (2023): X, Y =
+    female / male stereotypes, A, B = female / male attribute terms.
+    """
+    from probekit.intrinsic import seat_word_sets
+
+    return seat_word_sets(name)

@@ -1,0 +1,100 @@
+"""Input checks and random-state handling shared by the intrinsic tests."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from probekit.errors import InvalidParameterError
+
+RandomStateLike = int | np.random.Generator | np.random.SeedSequence | None
+
+
+def as_embedding_matrix(value: Any, name: str, *, min_rows: int = 1) -> np.ndarray:
+    """``value`` as a finite 2-D float64 array with at least ``min_rows`` rows (rows = items)."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(name, type(value).__name__, "a 2-D numeric array (rows = items)") from exc
+    if array.ndim != 2:
+        raise InvalidParameterError(
+            name, f"array of shape {array.shape}", "a 2-D array of embeddings (rows = items, columns = dimensions)"
+        )
+    if array.shape[0] < min_rows:
+        raise InvalidParameterError(
+            name, f"{array.shape[0]} item(s)", f"at least {min_rows} items (rows)"
+        )
+    if array.shape[1] < 1:
+        raise InvalidParameterError(name, f"array of shape {array.shape}", "at least one embedding dimension")
+    if not np.all(np.isfinite(array)):
+        bad = np.flatnonzero(~np.all(np.isfinite(array), axis=1))
+        raise InvalidParameterError(
+            name, f"{bad.size} row(s) with NaN or infinite values (first: row {int(bad[0])})", "finite embeddings"
+        )
+    return array
+
+
+def check_same_width(arrays: Mapping[str, np.ndarray]) -> int:
+    """All arrays have the same number of columns; returns it."""
+    widths = {name: a.shape[1] for name, a in arrays.items()}
+    if len(set(widths.values())) > 1:
+        first_name, first_width = next(iter(widths.items()))
+        for name, width in widths.items():
+            if width != first_width:
+                raise InvalidParameterError(
+                    name,
+                    f"embeddings of width {width}",
+                    f"width {first_width} like {first_name}",
+                    "all embedding sets must come from the same encoder and layer",
+                )
+    return next(iter(widths.values()))
+
+
+def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise InvalidParameterError(name, value, f"an integer >= {minimum}")
+    return int(value)
+
+
+def check_fraction(value: Any, name: str) -> float:
+    """A float strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 < float(value) < 1.0:
+        raise InvalidParameterError(name, value, "a number strictly between 0 and 1")
+    return float(value)
+
+
+def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise InvalidParameterError(name, value, list(choices))
+    return value
+
+
+def resolve_seed(random_state: RandomStateLike, name: str = "random_state") -> tuple[int | None, Any]:
+    """Turn ``random_state`` into (recorded seed, source of generators).
+
+    An int is used as given; ``None`` draws a fresh seed from the operating system and records it
+    so that the run can be repeated; a ``Generator`` or ``SeedSequence`` is used as is (recorded
+    seed ``None``, or the sequence's entropy when it has one).
+    """
+    if random_state is None:
+        seed = int(np.random.SeedSequence().entropy)
+        return seed, np.random.SeedSequence(seed)
+    if isinstance(random_state, np.random.Generator):
+        return None, random_state
+    if isinstance(random_state, np.random.SeedSequence):
+        entropy = random_state.entropy
+        return (int(entropy) if isinstance(entropy, numbers.Integral) else None), random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+        return int(random_state), np.random.SeedSequence(int(random_state))
+    raise InvalidParameterError(
+        name, random_state, "None, a non-negative integer seed or a numpy.random.Generator"
+    )
+
+
+def spawn_generators(source: Any, n: int) -> list[np.random.Generator]:
+    """``n`` independent generators from a SeedSequence or a Generator (see :func:`resolve_seed`)."""
+    if isinstance(source, np.random.Generator):
+        return list(source.spawn(n))
+    return [np.random.default_rng(child) for child in source.spawn(n)]
