@@ -138,10 +138,11 @@ def plot_probe_chart(
         bars = ax.bar(positions + (index - (len(metrics) - 1) / 2) * width, values[:, index], width, label=name)
         ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=1)
     ax.axhline(0.5, color="grey", linestyle="--", linewidth=1, label="fair stereotype accuracy (0.5)")
-    ax.set_xticks(positions, [label if len(label) <= 28 else "..." + label[-25:] for label in labels], fontsize=8)
+    short = [label if len(label) <= 28 else label.rstrip("/").split("/")[-1][-28:] for label in labels]
+    ax.set_xticks(positions, short, fontsize=8)
     ax.set_ylim(0, 1.08)
     ax.set_ylabel("score")
-    ax.set_title("Gender probe: is gender information removed or hidden?")
+    ax.set_title("Gender probe: removed or hidden?", fontsize=10)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     fig.tight_layout()
     with atomic_path(path, suffix=".tmp.png") as tmp:
