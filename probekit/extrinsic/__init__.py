@@ -1,1 +1,98 @@
-"""Extrinsic fairness metrics: one engine."""
+"""Extrinsic fairness metrics: one engine for every number computed from predictions.
+
+Definitions follow Czarnowska, Vyas & Shah (2021) for the generalized metrics (PCM, BCM, VBCM, MCM
+over scoring functions and comparisons), Borkan et al. (2019) for threshold-agnostic metrics,
+Han, Baldwin & Cohn (2023) for aggregation and trade-offs, Ethayarajh (2020) for Bernstein bounds
+and Tokpo et al. (2023) for TPRD/FPRD and counterfactual fairness.
+
+Start with :func:`evaluate_predictions`; every literature metric is also available by name through
+:func:`literature_metric` (the table ``LITERATURE_METRICS``) and every parameterization through
+:func:`generalized_metric`.
+"""
+
+from probekit.extrinsic._aggregation import aggregate_disparity, generalized_mean
+from probekit.extrinsic._confusion import PREDICTION_SCORES, ConfusionCounts, confusion_counts
+from probekit.extrinsic._generalized import (
+    BACKGROUNDS,
+    COMPARISONS,
+    KINDS,
+    NORMALIZATIONS,
+    SCORES,
+    MetricResult,
+    bcm,
+    generalized_metric,
+    mcm,
+    pcm,
+    vbcm,
+)
+from probekit.extrinsic._literature_metrics import LITERATURE_METRICS, LiteratureMetric, literature_metric
+from probekit.extrinsic._report import ExtrinsicReport, evaluate_predictions
+from probekit.extrinsic._significance import (
+    TestResult,
+    friedman_test,
+    paired_group_test,
+    permutation_test_gap,
+    wilcoxon_test,
+)
+from probekit.extrinsic._threshold_agnostic import borkan_metrics, borkan_table, jigsaw_score
+from probekit.extrinsic._tradeoff import SELECTION_CRITERIA, auc_pfc, dto, pareto_frontier, partial_auc_pfc, select_model
+from probekit.extrinsic._uncertainty import (
+    ConfidenceInterval,
+    bernstein_halfwidth,
+    bernstein_parameters,
+    bernstein_sample_size,
+    bootstrap_ci,
+)
+from probekit.extrinsic._warnings import UndefinedMetricWarning
+
+__all__ = [
+    # the report
+    "evaluate_predictions",
+    "ExtrinsicReport",
+    # generalized metrics
+    "generalized_metric",
+    "pcm",
+    "bcm",
+    "vbcm",
+    "mcm",
+    "MetricResult",
+    "KINDS",
+    "SCORES",
+    "PREDICTION_SCORES",
+    "COMPARISONS",
+    "NORMALIZATIONS",
+    "BACKGROUNDS",
+    # literature metrics
+    "literature_metric",
+    "LITERATURE_METRICS",
+    "LiteratureMetric",
+    # confusion counts
+    "confusion_counts",
+    "ConfusionCounts",
+    # threshold-agnostic
+    "borkan_metrics",
+    "borkan_table",
+    "jigsaw_score",
+    # aggregation and trade-offs
+    "generalized_mean",
+    "aggregate_disparity",
+    "dto",
+    "pareto_frontier",
+    "auc_pfc",
+    "partial_auc_pfc",
+    "select_model",
+    "SELECTION_CRITERIA",
+    # uncertainty and significance
+    "bernstein_halfwidth",
+    "bernstein_sample_size",
+    "bernstein_parameters",
+    "bootstrap_ci",
+    "ConfidenceInterval",
+    "friedman_test",
+    "wilcoxon_test",
+    "paired_group_test",
+    "permutation_test_gap",
+    "TestResult",
+    # warnings
+    "UndefinedMetricWarning",
+]

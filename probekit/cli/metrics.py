@@ -1,0 +1,233 @@
+"""``probekit metrics``: extrinsic fairness metrics of a predictions CSV file.
+
+Reads one row per example (gold label, prediction, group; optionally class probabilities and a
+source-example id for counterfactual test sets), prints a readable table and writes the full report
+as JSON (default: ``<stem>.metrics.json`` next to the input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """\
+Compute every extrinsic fairness metric of a predictions file: per-group rates (TPR, FPR, ...),
+TPRD/FPRD (group of interest minus reference; female minus male when the groups are f/m or
+female/male), FPED/FNED, TPR gap, demographic parity and equalized odds; with --prob-cols the
+probability-based metrics (AvgGF, Borkan AUCs and AEGs, Jigsaw score); with --source-col the
+counterfactual metrics (CF) and a significance test.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "metrics",
+        help="extrinsic fairness metrics of a predictions CSV file",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("predictions", metavar="PREDICTIONS.csv", help="CSV file with one row per example")
+    p.add_argument("--label-col", default="label", help="column of gold labels (default: %(default)s)")
+    p.add_argument("--pred-col", default="prediction", help="column of predicted labels (default: %(default)s)")
+    p.add_argument("--group-col", default="group", help="column of protected groups (default: %(default)s)")
+    p.add_argument(
+        "--prob-cols", nargs="+", metavar="COL",
+        help="probability columns, one per class in sorted class order, or CLASS=COL pairs; "
+        "for binary tasks a single column is the probability of the positive class",
+    )
+    p.add_argument("--source-col", help="column of source-example ids (counterfactual test sets)")
+    p.add_argument("--pos-label", help="positive class of a binary task (default: the second class in sorted order)")
+    p.add_argument("--group-of-interest", help="TPRD/FPRD = rate(this group) - rate(--reference)")
+    p.add_argument("--reference", help="reference group of TPRD/FPRD")
+    p.add_argument("--smoothing", type=float, default=0.0, help="added to confusion counts (1e-5 reproduces fairlib)")
+    p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap replicates for confidence intervals (default: none)")
+    p.add_argument("--bootstrap-method", choices=("percentile", "bca"), default="percentile")
+    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: %(default)s)")
+    p.add_argument("--sep", default=",", help="CSV field separator (default: ',')")
+    p.add_argument("--out", help="JSON output file (default: <stem>.metrics.json next to the input)")
+    p.set_defaults(func=run)
+
+
+def _read_csv(path: Path, sep: str) -> Any:
+    import pandas as pd
+
+    from probekit.errors import InputFileError
+
+    if not path.exists():
+        raise InputFileError(f"predictions file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise InputFileError(f"predictions file {str(path)!r} is a directory, not a CSV file")
+    try:
+        frame = pd.read_csv(path, sep=sep, keep_default_na=False, na_values=[""], low_memory=False)
+    except pd.errors.EmptyDataError as exc:
+        raise InputFileError(f"predictions file {str(path)!r} is empty") from exc
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise InputFileError(f"predictions file {str(path)!r} is not a readable CSV file: {exc}") from exc
+    except OSError as exc:
+        raise InputFileError(f"predictions file {str(path)!r} cannot be read: {exc}") from exc
+    if frame.shape[0] == 0:
+        raise InputFileError(f"predictions file {str(path)!r} has a header but no rows")
+    return frame
+
+
+def _column(frame: Any, name: str, option: str, path: Path) -> Any:
+    from probekit.errors import InputFileError
+
+    if name not in frame.columns:
+        available = ", ".join(repr(str(c)) for c in frame.columns)
+        raise InputFileError(
+            f"column {name!r} ({option}) not found in {str(path)!r}; available columns: {available}"
+        )
+    col = frame[name]
+    missing = col.isna().to_numpy()
+    if missing.any():
+        lines = (missing.nonzero()[0][:5] + 2).tolist()  # header is line 1
+        raise InputFileError(
+            f"column {name!r} ({option}) has {int(missing.sum())} empty value(s), e.g. on line(s) {lines} of {str(path)!r}"
+        )
+    return col
+
+
+def _probabilities(frame: Any, specs: list[str], classes: list, path: Path) -> Any:
+    import numpy as np
+    import pandas as pd
+
+    from probekit.errors import InputFileError, InvalidParameterError
+
+    if all("=" in s for s in specs):
+        mapping = {}
+        for s in specs:
+            cls, col = s.split("=", 1)
+            mapping[cls] = col
+        by_text = {str(c): c for c in classes}
+        unknown = [k for k in mapping if k not in by_text]
+        if unknown:
+            raise InvalidParameterError("--prob-cols", unknown, f"classes among {classes[:20]}")
+        missing = [str(c) for c in classes if str(c) not in mapping]
+        if missing:
+            raise InvalidParameterError(
+                "--prob-cols", specs, f"one CLASS=COL pair for every class {classes[:20]}", detail=f"missing {missing[:10]}"
+            )
+        columns = [mapping[str(c)] for c in classes]
+    elif any("=" in s for s in specs):
+        raise InvalidParameterError("--prob-cols", specs, "either column names only or CLASS=COL pairs only")
+    else:
+        columns = list(specs)
+        if len(columns) == 1 and len(classes) != 2:
+            raise InvalidParameterError("--prob-cols", specs, f"{len(classes)} columns (one per class, in the order {classes[:20]})")
+        if len(columns) not in (1, len(classes)):
+            raise InvalidParameterError(
+                "--prob-cols", specs, f"{len(classes)} columns, one per class in the order {classes[:20]}",
+                detail=f"got {len(columns)}",
+            )
+    values = []
+    for col in columns:
+        series = _column(frame, col, "--prob-cols", path)
+        numeric = pd.to_numeric(series, errors="coerce")
+        bad = numeric.isna().to_numpy()
+        if bad.any():
+            lines = (bad.nonzero()[0][:5] + 2).tolist()
+            raise InputFileError(f"column {col!r} (--prob-cols) has non-numeric values, e.g. on line(s) {lines} of {str(path)!r}")
+        values.append(numeric.to_numpy(dtype=float))
+    return values[0] if len(values) == 1 else np.column_stack(values)
+
+
+def _labels(true_col: Any, pred_col: Any) -> tuple[Any, Any]:
+    """Use text for both columns when one is numeric and the other is not ("1" vs 1)."""
+    numeric_t = true_col.dtype.kind in "iufb"
+    numeric_p = pred_col.dtype.kind in "iufb"
+    if numeric_t != numeric_p:
+        return true_col.astype(str).to_numpy(), pred_col.astype(str).to_numpy()
+    return true_col.to_numpy(), pred_col.to_numpy()
+
+
+def _fmt(value: Any) -> str:
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "nan"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _print_report(report: Any, out: Any) -> None:
+    import pandas as pd
+
+    settings = report.settings
+    print(f"{settings['n_examples']} examples, {len(settings['groups'])} groups, {len(settings['classes'])} classes", file=out)
+    with pd.option_context("display.max_columns", 40, "display.width", 160, "display.float_format", "{:.4f}".format):
+        if isinstance(report.by_group.columns, pd.MultiIndex):
+            print("\nPer group:", file=out)
+            print(report.by_group[[("n", "all"), ("accuracy", "all")]].droplevel("class", axis=1).to_string(), file=out)
+            print("\nPer class:", file=out)
+            print(report.by_class.to_string(), file=out)
+        else:
+            print(f"\nPer group (class {settings['evaluated_classes'][0]!r} as positive):", file=out)
+            print(report.by_group.to_string(), file=out)
+    print("\nMetrics:", file=out)
+    multiclass = len(settings["evaluated_classes"]) > 1
+    names = [k for k in report.metrics if not (multiclass and "[" in k)]
+    width = max(len(k) for k in names)
+    for name in names:
+        line = f"  {name:<{width}}  {_fmt(report.metrics[name])}"
+        ci = report.confidence_intervals.get(name)
+        if ci:
+            line += f"  [{_fmt(ci['low'])}, {_fmt(ci['high'])}]"
+        print(line, file=out)
+    if report.tests:
+        print("\nTests:", file=out)
+        for name, test in report.tests.items():
+            print(f"  {name}: {test['test']} statistic {_fmt(test['statistic'])}, p = {test['pvalue']:.4g} (n = {test['n']})", file=out)
+    for note in report.notes:
+        print(f"note: {note}", file=out)
+
+
+def run(args: argparse.Namespace) -> int:
+    from probekit.errors import InvalidParameterError
+    from probekit.extrinsic import evaluate_predictions
+    from probekit.extrinsic._inputs import encode_inputs
+
+    path = Path(args.predictions)
+    frame = _read_csv(path, args.sep)
+    y_true_col = _column(frame, args.label_col, "--label-col", path)
+    y_pred_col = _column(frame, args.pred_col, "--pred-col", path)
+    group_col = _column(frame, args.group_col, "--group-col", path)
+    y_true, y_pred = _labels(y_true_col, y_pred_col)
+    groups = group_col.to_numpy()
+    source = _column(frame, args.source_col, "--source-col", path).to_numpy() if args.source_col else None
+    y_prob = None
+    if args.prob_cols:
+        classes = encode_inputs(y_true, y_pred, groups, min_groups=1).classes.tolist()
+        y_prob = _probabilities(frame, args.prob_cols, classes, path)
+    if args.bootstrap < 0:
+        raise InvalidParameterError("--bootstrap", args.bootstrap, "a non-negative number of replicates")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = evaluate_predictions(
+            y_true, y_pred, groups, y_prob=y_prob, source=source, pos_label=args.pos_label,
+            group_of_interest=args.group_of_interest, reference=args.reference, smoothing=args.smoothing,
+            n_bootstrap=args.bootstrap, confidence=args.confidence, bootstrap_method=args.bootstrap_method,
+            random_state=args.seed,
+        )
+    for w in caught:
+        print(f"probekit metrics: warning: {w.message}", file=sys.stderr)
+    report.settings["input"] = {
+        "file": str(path),
+        "label_col": args.label_col,
+        "pred_col": args.pred_col,
+        "group_col": args.group_col,
+        "prob_cols": args.prob_cols,
+        "source_col": args.source_col,
+    }
+    if report.provenance.get("parameters") is not None:
+        report.provenance["parameters"]["input"] = report.settings["input"]
+    out_path = Path(args.out) if args.out else path.with_name(path.stem + ".metrics.json")
+    _print_report(report, sys.stdout)
+    report.to_json(out_path)
+    print(f"\nwrote {out_path}", file=sys.stdout)
+    return 0

@@ -1,0 +1,548 @@
+"""``evaluate_predictions``: every extrinsic fairness number of a predictions set, in one report.
+
+The report is built from one confusion-count tensor (one ``np.bincount``), the literature metrics
+of the declarative table, one sort per class for the probability-based metrics, and the
+counterfactual version of the engine when source-example ids are given. Bootstrap intervals of the
+count-based metrics resample the confusion counts within groups (a multinomial draw per group is the
+stratified row bootstrap), so they cost almost nothing even for millions of rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from probekit._io import dumps_json, write_json
+from probekit._provenance import collect_provenance
+from probekit.errors import InvalidParameterError
+from probekit.extrinsic._aggregation import generalized_mean
+from probekit.extrinsic._confusion import confusion_tensor, ovr_from_confusion, rate_from_ovr
+from probekit.extrinsic._generalized import evaluated_classes, result_from_encoded, scalar_metric_blocks
+from probekit.extrinsic._inputs import Encoded, encode_inputs, resolve_group
+from probekit.extrinsic._literature_metrics import LITERATURE_METRICS
+from probekit.extrinsic._significance import paired_group_test
+from probekit.extrinsic._threshold_agnostic import probability_panel
+from probekit.extrinsic._uncertainty import bca_interval, jackknife_counts, multinomial_bootstrap_counts
+from probekit.extrinsic._warnings import warn_undefined
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ExtrinsicReport", "evaluate_predictions", "GROUP_RATES"]
+
+#: Per-group, per-class rates of ``by_group`` (one-vs-rest for the class).
+GROUP_RATES = ("tpr", "fpr", "tnr", "fnr", "precision", "f1", "selection_rate")
+
+_FEMALE = {"f", "female"}
+_MALE = {"m", "male"}
+
+# metrics computed from confusion counts (they get bootstrap intervals); per class, then aggregated
+_COUNT_PER_CLASS = (
+    "tprd", "fprd", "fped", "fped_normalized", "fned", "fned_normalized", "tpr_gap",
+    "demographic_parity_difference", "demographic_parity_ratio",
+    "equalized_odds_difference", "equalized_odds_ratio",
+)
+
+
+@dataclass
+class ExtrinsicReport:
+    """Extrinsic fairness report of one set of predictions.
+
+    Attributes
+    ----------
+    by_group : DataFrame
+        Rows = groups. Columns: ``n``, ``accuracy`` and the per-class rates ``tpr, fpr, tnr, fnr,
+        precision, f1, selection_rate`` with counts ``support`` (gold = class), ``tp, fp, fn, tn``,
+        and, with probabilities, ``mean_prob, subgroup_auc, bpsn_auc, bnsp_auc, positive_aeg,
+        negative_aeg``. For one evaluated class (binary tasks) the columns are flat; otherwise they
+        are a MultiIndex (metric, class) and group-level columns use class ``"all"``.
+    by_class : DataFrame
+        Rows = evaluated classes, columns = per-class fairness metrics (tprd, fprd, fped, ...).
+    metrics : dict
+        Name -> value: class aggregates (the mean over classes; ``tprd``/``fprd`` are the mean
+        absolute value over classes, with signed per-class values under ``tprd[<class>]``).
+    overall : DataFrame
+        The same rates on all examples (rows = evaluated classes).
+    confidence_intervals : dict
+        Name -> {low, high, confidence, method, n_resamples, n_valid} for count-based metrics when
+        ``n_bootstrap > 0``.
+    tests : dict
+        Significance tests (the counterfactual Wilcoxon / Friedman test).
+    settings : dict
+        Every choice that shaped the numbers (classes, groups, group of interest and how it was chosen, ...).
+    notes : list of str
+    provenance : dict
+    """
+
+    by_group: pd.DataFrame
+    by_class: pd.DataFrame
+    metrics: dict[str, float]
+    overall: pd.DataFrame
+    settings: dict[str, Any]
+    confidence_intervals: dict[str, dict] = field(default_factory=dict)
+    tests: dict[str, dict] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The ``metrics`` as a DataFrame (index = metric; columns value, ci_low, ci_high)."""
+        rows = []
+        for name, value in self.metrics.items():
+            ci = self.confidence_intervals.get(name, {})
+            rows.append({"metric": name, "value": value, "ci_low": ci.get("low", np.nan), "ci_high": ci.get("high", np.nan)})
+        return pd.DataFrame(rows).set_index("metric")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metrics": self.metrics,
+            "by_group": _nested_by_group(self.by_group),
+            "by_class": {str(c): row for c, row in self.by_class.to_dict(orient="index").items()},
+            "overall": {str(c): row for c, row in self.overall.to_dict(orient="index").items()},
+            "confidence_intervals": self.confidence_intervals,
+            "tests": self.tests,
+            "settings": self.settings,
+            "notes": self.notes,
+            "provenance": self.provenance,
+        }
+
+    def to_json(self, path: str | Path | None = None) -> str:
+        """Strict JSON (NaN -> null) of :meth:`to_dict`; written atomically to ``path`` when given."""
+        data = self.to_dict()
+        if path is not None:
+            write_json(path, data)
+        return dumps_json(data)
+
+
+def _nested_by_group(frame: pd.DataFrame) -> dict:
+    out: dict = {}
+    for group, row in frame.iterrows():
+        entry: dict = {}
+        for col, value in row.items():
+            if isinstance(col, tuple):
+                metric, cls = col
+                if cls == "all":
+                    entry[metric] = value
+                else:
+                    entry.setdefault(metric, {})[str(cls)] = value
+            else:
+                entry[col] = value
+        out[str(group)] = entry
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+def _resolve_comparison(enc: Encoded, goi: Any, ref: Any) -> tuple[int | None, int | None, str]:
+    groups = enc.groups
+    G = enc.n_groups
+    if goi is not None or ref is not None:
+        if goi is None or ref is None:
+            if G != 2:
+                missing = "group_of_interest" if goi is None else "reference"
+                raise InvalidParameterError(
+                    missing, None, f"one of the groups {groups.tolist()[:20]}",
+                    detail="both are needed when there are more than two groups",
+                )
+            known = resolve_group(goi if goi is not None else ref, groups, "group_of_interest" if goi is not None else "reference")
+            a, b = (known, 1 - known) if goi is not None else (1 - known, known)
+        else:
+            a = resolve_group(goi, groups, "group_of_interest")
+            b = resolve_group(ref, groups, "reference")
+            if a == b:
+                raise InvalidParameterError("reference", ref, "a group other than group_of_interest")
+        return a, b, "given"
+    if G == 2:
+        lowered = [str(g).strip().lower() for g in groups.tolist()]
+        if (set(lowered) == {"f", "m"}) or (set(lowered) == {"female", "male"}):
+            a = next(i for i, v in enumerate(lowered) if v in _FEMALE)
+            return a, 1 - a, "female minus male (the paper's convention)"
+        return 0, 1, "sorted order (ambiguous: pass group_of_interest and reference to choose)"
+    return None, None, "not computed: more than two groups and no group_of_interest/reference given"
+
+
+def _class_mean(x: np.ndarray, nan_policy: str) -> np.ndarray:
+    """Mean over the last axis (classes) with the NaN policy; all-NaN gives NaN."""
+    if x.shape[-1] == 1:
+        return x[..., 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(generalized_mean(x, 1.0, axis=-1, nan_policy=nan_policy))
+
+
+def _count_metrics(stats: dict[str, np.ndarray], *, a: int | None, b: int | None, smoothing: float, nan_policy: str) -> tuple[dict, dict]:
+    """Count-based metrics for every block (leading axis: 1 for the estimate, B for bootstrap)."""
+    G = stats["n"].shape[1]
+    T = np.arange(G)
+    per_class: dict[str, np.ndarray] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = {r: rate_from_ovr(stats, r, smoothing)[0] for r in ("tpr", "fpr")}
+        if a is not None:
+            per_class["tprd"] = rates["tpr"][:, a] - rates["tpr"][:, b]
+            per_class["fprd"] = rates["fpr"][:, a] - rates["fpr"][:, b]
+        for name in ("fped", "fped_normalized", "fned", "fned_normalized", "tpr_gap"):
+            row = LITERATURE_METRICS[name]
+            per_class[name] = scalar_metric_blocks(
+                stats, kind=row.kind, phi=row.phi, d=row.d, normalization=row.normalization,
+                background=row.background, b_index=None, T=T, smoothing=smoothing,
+            )
+
+        def mcm(phi: str, d: str) -> np.ndarray:
+            return scalar_metric_blocks(
+                stats, kind="mcm", phi=phi, d=d, normalization=None, background=None, b_index=None, T=T,
+                smoothing=smoothing,
+            )
+
+        per_class["demographic_parity_difference"] = mcm("selection_rate", "range")
+        per_class["demographic_parity_ratio"] = mcm("selection_rate", "min_max_ratio")
+        per_class["equalized_odds_difference"] = np.maximum(mcm("tpr", "range"), mcm("fpr", "range"))
+        per_class["equalized_odds_ratio"] = np.minimum(mcm("tpr", "min_max_ratio"), mcm("fpr", "min_max_ratio"))
+
+        scalars: dict[str, np.ndarray] = {}
+        correct, n = stats["correct"], stats["n"]
+        scalars["accuracy"] = correct.sum(axis=1) / n.sum(axis=1)
+        overall = {k: v.sum(axis=1, keepdims=True) for k, v in stats.items()}
+        f1_all = rate_from_ovr(overall, "f1", smoothing)[0][:, 0]
+        scalars["f1"] = _class_mean(f1_all, nan_policy)
+        if a is not None:
+            acc = np.where(n > 0, correct / np.where(n > 0, n, 1), np.nan)
+            scalars["accuracy_difference"] = acc[:, a] - acc[:, b]
+        for name, values in per_class.items():
+            agg = np.abs(values) if name in ("tprd", "fprd") else values
+            scalars[name] = _class_mean(agg, nan_policy)
+        tpr_all = rate_from_ovr(overall, "tpr", smoothing)[0]  # (J, 1, K)
+        gaps = np.abs(rates["tpr"] - tpr_all)  # (J, G, K)
+        per_group_gap = np.asarray(generalized_mean(gaps, 1.0, axis=1, nan_policy=nan_policy)).reshape(gaps.shape[0], -1)
+        scalars["tpr_gap_to_overall_rms"] = np.asarray(generalized_mean(per_group_gap, 2.0, axis=-1, nan_policy=nan_policy)).reshape(-1)
+    return per_class, scalars
+
+
+def _interval_table(
+    C: np.ndarray, eval_codes: np.ndarray, targets: list[tuple[str, str, int | None]], estimate: np.ndarray, *,
+    a, b, smoothing, nan_policy, n_bootstrap: int, confidence: float, method: str, rng: np.random.Generator,
+) -> dict[str, dict]:
+    """Bootstrap intervals of count-based metrics; ``targets`` = (report name, metric, class index or None)."""
+
+    def metric_matrix(tensors: np.ndarray) -> np.ndarray:
+        ovr = ovr_from_confusion(tensors)
+        for k in ("tp", "fp", "fn", "tn"):
+            ovr[k] = ovr[k][..., eval_codes]
+        per_class, scalars = _count_metrics(ovr, a=a, b=b, smoothing=smoothing, nan_policy=nan_policy)
+        cols = [scalars[m].reshape(-1) if k is None else per_class[m][:, k] for _, m, k in targets]
+        return np.stack(cols, axis=1)
+
+    sizes = [min(256, n_bootstrap - s) for s in range(0, n_bootstrap, 256)]
+    boot = np.concatenate([metric_matrix(multinomial_bootstrap_counts(C, size, rng)) for size in sizes])
+    jack = weights = None
+    if method == "bca":
+        parts, wparts = [], []
+        for reps, w in jackknife_counts(C):
+            parts.append(metric_matrix(reps))
+            wparts.append(w)
+        jack, weights = np.concatenate(parts), np.concatenate(wparts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high, n_valid = bca_interval(estimate, boot, confidence, method, jack, weights)
+    return {
+        name: {"low": float(lo), "high": float(hi), "confidence": confidence, "method": method,
+               "n_resamples": int(n_bootstrap), "n_valid": int(nv)}
+        for (name, _, _), lo, hi, nv in zip(targets, low, high, n_valid)
+    }
+
+
+def _max_abs(values: np.ndarray) -> np.ndarray:
+    """Largest absolute value per column (class), ignoring NaN; NaN for an all-NaN column."""
+    filled = np.where(np.isnan(values), -np.inf, np.abs(values))
+    out = filled.max(axis=0)
+    return np.where(np.isinf(out), np.nan, out)
+
+
+def _warn_rates(undefined: dict[str, np.ndarray], reasons: dict[str, str], groups: list, classes: tuple) -> None:
+    for rate, mask in undefined.items():
+        if mask.any():
+            warn_undefined(rate, mask, groups, classes, reasons[rate], stacklevel=4)
+
+
+def evaluate_predictions(
+    y_true: Any,
+    y_pred: Any,
+    groups: Any,
+    *,
+    y_prob: Any = None,
+    source: Any = None,
+    labels: Sequence | None = None,
+    pos_label: Any = None,
+    group_of_interest: Any = None,
+    reference: Any = None,
+    smoothing: float = 0.0,
+    nan_policy: str = "omit",
+    n_bootstrap: int = 0,
+    confidence: float = 0.95,
+    bootstrap_method: str = "percentile",
+    random_state: int | np.random.Generator | None = None,
+    prob_atol: float = 1e-3,
+) -> ExtrinsicReport:
+    """Every extrinsic fairness metric of a set of predictions, in one report.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Gold labels and predicted labels (strings, booleans or any integers).
+    groups : array-like of shape (n,)
+        Protected group of each example (at least two groups).
+    y_prob : array-like of shape (n, n_classes), optional
+        Class probabilities (columns in class order; a 1-D array of the positive-class probability
+        for binary tasks). Adds the probability-based metrics: AvgGF (and its TC variant), the
+        Borkan et al. (2019) per-group AUCs and AEGs, ROC AUC and the Jigsaw score.
+    source : array-like of shape (n,), optional
+        Source-example id of each row (counterfactual test sets: an example and its
+        gender-swapped copy share a source id). Adds CF = mean over sources of
+        |P(yhat=y|x) - P(yhat=y|x_cf)| (Tokpo et al. 2023; from 1[yhat=y] without ``y_prob``), the
+        counterfactual gap, perturbation score deviation/range and a Wilcoxon (2 groups) or
+        Friedman (> 2 groups) test on per-source scores.
+    labels : sequence, optional
+        Every class, in order (default: the sorted union of labels and predictions).
+    pos_label : optional
+        For binary tasks the positive class (default: the second class in order, e.g. 1 or True);
+        with more classes, report only this class.
+    group_of_interest, reference : optional
+        TPRD/FPRD = rate(group_of_interest) - rate(reference), per class. Default for two groups:
+        female minus male when the groups are {f, m} or {female, male} (any case), else the first
+        minus the second in sorted order (recorded in ``settings`` and ``notes``). With more than
+        two groups both must be given, else TPRD/FPRD are not computed.
+    smoothing : float
+        Added to each one-vs-rest count before rates (1e-5 reproduces fairlib).
+    nan_policy : {'omit', 'propagate'}
+        How undefined classes enter the class aggregates.
+    n_bootstrap : int
+        Bootstrap replicates for intervals of the count-based metrics (0 = none); resampling is
+        stratified by group.
+    confidence : float
+    bootstrap_method : {'percentile', 'bca'}
+    random_state : int or Generator, optional
+        Seed of the bootstrap.
+    prob_atol : float
+        Tolerance of the check that probability rows sum to 1.
+
+    Returns
+    -------
+    ExtrinsicReport
+        ``metrics`` keys: ``accuracy``; ``f1`` (mean over evaluated classes of the one-vs-rest F1:
+        binary F1, or macro-F1); ``tprd[c]``, ``fprd[c]`` (signed, group of interest minus reference)
+        and ``tprd``, ``fprd`` (mean absolute value over classes), ``accuracy_difference``;
+        ``fped``, ``fned`` (Dixon et al.: sum over groups, N = 1) and ``fped_normalized``,
+        ``fned_normalized`` (N = |T|); ``tpr_gap`` (mean pairwise |TPR gap|);
+        ``demographic_parity_difference`` / ``_ratio`` and ``equalized_odds_difference`` / ``_ratio``
+        (as fairlearn, per class); ``tpr_gap_to_overall_rms`` (Han et al.'s equal-opportunity
+        default: |TPR_g - TPR| averaged over groups, root mean square over classes); with
+        probabilities ``avg_gf``, ``avg_gf_tc``, ``roc_auc``, ``max_abs_positive_aeg``,
+        ``max_abs_negative_aeg``, ``jigsaw_score``; with sources ``cf`` and, with probabilities,
+        ``cf_gap``, ``perturbation_score_deviation``, ``perturbation_score_range``. Per-class values
+        are aggregated by the mean over classes (``nan_policy`` for undefined classes).
+    """
+    if nan_policy not in ("omit", "propagate"):
+        raise InvalidParameterError("nan_policy", nan_policy, ["omit", "propagate"])
+    if bootstrap_method not in ("percentile", "bca"):
+        raise InvalidParameterError("bootstrap_method", bootstrap_method, ["percentile", "bca"])
+    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 0):
+        raise InvalidParameterError("n_bootstrap", n_bootstrap, "a non-negative integer")
+    if not 0 < confidence < 1:
+        raise InvalidParameterError("confidence", confidence, "a level in (0, 1)")
+    if not smoothing >= 0:
+        raise InvalidParameterError("smoothing", smoothing, "a non-negative number")
+    if y_true is None or y_pred is None:
+        raise InvalidParameterError("y_pred" if y_true is not None else "y_true", None, "an array with one value per example")
+    enc = encode_inputs(y_true, y_pred, groups, y_prob=y_prob, source=source, labels=labels, prob_atol=prob_atol)
+    eval_codes = evaluated_classes(enc, pos_label=pos_label)
+    classes = tuple(enc.classes[eval_codes].tolist())
+    group_names = enc.groups.tolist()
+    G, K = enc.n_groups, enc.n_classes
+    a, b, how = _resolve_comparison(enc, group_of_interest, reference)
+    notes: list[str] = []
+
+    C = confusion_tensor(enc.y_true, enc.y_pred, enc.group, G, K)
+    ovr_full = ovr_from_confusion(C)
+    stats = {k: (v[..., eval_codes] if k in ("tp", "fp", "fn", "tn") else v)[None] for k, v in ovr_full.items()}
+
+    # ---------------- by_group rates (with the warnings naming group and class)
+    rates: dict[str, np.ndarray] = {}
+    undefined: dict[str, np.ndarray] = {}
+    reasons: dict[str, str] = {}
+    overall_stats = {k: v.sum(axis=1, keepdims=True) for k, v in stats.items()}
+    overall_rates: dict[str, np.ndarray] = {}
+    overall_undefined: dict[str, np.ndarray] = {}
+    for r in GROUP_RATES:
+        vals, und, reason = rate_from_ovr(stats, r, smoothing)
+        rates[r], undefined[r], reasons[r] = vals[0], und[0], reason
+        ovals, ound, _ = rate_from_ovr(overall_stats, r, smoothing)
+        overall_rates[r], overall_undefined[r] = ovals[0, 0], ound[0]
+    _warn_rates(undefined, reasons, group_names, classes)
+    _warn_rates(overall_undefined, reasons, ["all"], classes)
+    n_g = ovr_full["n"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc_g = np.where(n_g > 0, ovr_full["correct"] / np.where(n_g > 0, n_g, 1), np.nan)
+    counts = {
+        "support": stats["tp"][0] + stats["fn"][0],
+        "tp": stats["tp"][0], "fp": stats["fp"][0], "fn": stats["fn"][0], "tn": stats["tn"][0],
+    }
+
+    # ---------------- count-based metrics
+    per_class_arr, scalar_arr = _count_metrics(stats, a=a, b=b, smoothing=smoothing, nan_policy=nan_policy)
+    by_class = {name: v[0] for name, v in per_class_arr.items()}
+    # report name -> (metric, class index or None for a class aggregate)
+    count_targets: dict[str, tuple[str, int | None]] = {"accuracy": ("accuracy", None), "f1": ("f1", None)}
+    if a is not None:
+        for rate in ("tprd", "fprd"):
+            for k, cls in enumerate(classes):
+                count_targets[f"{rate}[{cls}]"] = (rate, k)
+        for name in ("tprd", "fprd", "accuracy_difference"):
+            count_targets[name] = (name, None)
+    else:
+        notes.append("tprd/fprd " + how)
+    for name in (*_COUNT_PER_CLASS[2:], "tpr_gap_to_overall_rms"):
+        count_targets[name] = (name, None)
+    metrics: dict[str, float] = {
+        name: float(scalar_arr[m][0] if k is None else per_class_arr[m][0, k]) for name, (m, k) in count_targets.items()
+    }
+
+    # ---------------- probability-based metrics
+    prob_by_group: dict[str, np.ndarray] = {}
+    if enc.prob is not None:
+        panels = [probability_panel(enc.prob[:, c], enc.y_true == c, enc.group, G) for c in eval_codes]
+        for key in ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg"):
+            prob_by_group[key] = np.stack([p[key] for p in panels], axis=1)  # (G, Ke)
+        key_sums = np.stack([np.bincount(enc.group, weights=enc.prob[:, c], minlength=G) for c in eval_codes], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            prob_by_group["mean_prob"] = key_sums / n_g[:, None]
+        auc_keys = ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg")
+        undefined_auc = np.isnan(np.stack([prob_by_group[k] for k in auc_keys])).any(axis=0)
+        if undefined_auc.any():
+            warn_undefined(
+                "AUC/AEG", undefined_auc, group_names, classes,
+                "a group or its background has no examples of the class, or none of the other classes", stacklevel=3,
+            )
+        by_class["avg_gf"] = np.array([p["w1_all"].sum() / G for p in panels])
+        by_class["avg_gf_tc"] = np.array([p["w1_tc"].sum() / G for p in panels])
+        by_class["roc_auc"] = np.array([float(p["roc_auc"]) for p in panels])
+        by_class["max_abs_positive_aeg"] = _max_abs(prob_by_group["positive_aeg"])
+        by_class["max_abs_negative_aeg"] = _max_abs(prob_by_group["negative_aeg"])
+        jig = []
+        for p in panels:
+            means = [generalized_mean(p[k], -5.0) for k in ("subgroup_auc", "bpsn_auc", "bnsp_auc")]
+            jig.append(0.25 * float(p["roc_auc"]) + 0.75 * float(np.mean(means)))
+        by_class["jigsaw_score"] = np.array(jig)
+        for name in ("avg_gf", "avg_gf_tc", "roc_auc", "max_abs_positive_aeg", "max_abs_negative_aeg", "jigsaw_score"):
+            metrics[name] = float(_class_mean(by_class[name][None, :], nan_policy)[0])
+
+    # ---------------- counterfactual metrics
+    tests: dict[str, dict] = {}
+    if enc.source is not None:
+        cache: dict = {}
+        row = "cf" if enc.prob is not None else "cf_hard"
+        spec = LITERATURE_METRICS[row]
+        cf = result_from_encoded(
+            enc, kind=spec.kind, phi=spec.phi, d=spec.d, normalization=spec.normalization,
+            background=spec.background, eval_codes=eval_codes, counterfactual=True, name="cf", cache=cache,
+        )
+        metrics["cf"] = float(cf.value)
+        notes.append(
+            "cf = mean over source examples of |P(yhat=y|x) - P(yhat=y|x_cf)|, "
+            + ("from y_prob" if enc.prob is not None else "from hard predictions (1[yhat=y]); give y_prob for the paper's version")
+        )
+        if enc.prob is not None:
+            for name in ("cf_gap", "perturbation_score_deviation", "perturbation_score_range"):
+                spec = LITERATURE_METRICS[name]
+                res = result_from_encoded(
+                    enc, kind=spec.kind, phi=spec.phi, d=spec.d, normalization=spec.normalization,
+                    background=spec.background, eval_codes=eval_codes, counterfactual=True, name=name,
+                    cache=cache, nan_policy=nan_policy,
+                )
+                metrics[name] = float(res.value)
+                if name == "cf_gap" and len(res.values) == len(classes):
+                    by_class["cf_gap"] = np.asarray(res.values)
+            per_row = enc.prob[np.arange(enc.n), enc.y_true]
+        else:
+            per_row = (enc.y_true == enc.y_pred).astype(float)
+        try:
+            test = paired_group_test(per_row, enc.source, enc.group)
+            tests["counterfactual"] = {**test.to_dict(), "score": "P(yhat=y|x)" if enc.prob is not None else "1[yhat=y]"}
+            tests["counterfactual"]["details"]["groups"] = group_names
+        except InvalidParameterError as exc:
+            notes.append(f"counterfactual significance test not run: {exc}")
+
+    # ---------------- bootstrap intervals
+    intervals: dict[str, dict] = {}
+    if n_bootstrap > 0:
+        rng = np.random.default_rng(random_state)
+        targets = [(name, spec[0], spec[1]) for name, spec in count_targets.items()]
+        estimate = np.array([metrics[name] for name in count_targets], dtype=float)
+        intervals = _interval_table(
+            C, eval_codes, targets, estimate, a=a, b=b, smoothing=smoothing, nan_policy=nan_policy,
+            n_bootstrap=int(n_bootstrap), confidence=confidence, method=bootstrap_method, rng=rng,
+        )
+        notes.append(f"confidence intervals: {bootstrap_method} bootstrap of the confusion counts, stratified by group")
+
+    # ---------------- tables
+    single = len(classes) == 1
+    columns: dict = {}
+    if single:
+        columns["n"] = n_g
+        columns["accuracy"] = acc_g
+        for name, arr in counts.items():
+            columns[name] = arr[:, 0]
+        for r in GROUP_RATES:
+            columns[r] = rates[r][:, 0]
+        for name, arr in prob_by_group.items():
+            columns[name] = arr[:, 0]
+        by_group = pd.DataFrame(columns, index=pd.Index(group_names, name="group"))
+    else:
+        columns[("n", "all")] = n_g
+        columns[("accuracy", "all")] = acc_g
+        for source_dict in (counts, {r: rates[r] for r in GROUP_RATES}, prob_by_group):
+            for name, arr in source_dict.items():
+                for k, cls in enumerate(classes):
+                    columns[(name, cls)] = arr[:, k]
+        by_group = pd.DataFrame(columns, index=pd.Index(group_names, name="group"))
+        by_group.columns = pd.MultiIndex.from_tuples(by_group.columns, names=["metric", "class"])
+    count_cols = ("n", "support", "tp", "fp", "fn", "tn")
+    for col in by_group.columns:
+        if (col if single else col[0]) in count_cols:
+            by_group[col] = by_group[col].astype(np.int64)
+    by_class_frame = pd.DataFrame(by_class, index=pd.Index(classes, name="class"))
+    overall = pd.DataFrame({r: overall_rates[r] for r in GROUP_RATES}, index=pd.Index(classes, name="class"))
+
+    settings = {
+        "n_examples": enc.n,
+        "classes": enc.classes.tolist(),
+        "evaluated_classes": list(classes),
+        "groups": group_names,
+        "group_sizes": {str(g): int(s) for g, s in zip(group_names, n_g)},
+        "group_of_interest": group_names[a] if a is not None else None,
+        "reference": group_names[b] if b is not None else None,
+        "comparison": how,
+        "smoothing": smoothing,
+        "nan_policy": nan_policy,
+        "class_aggregation": "mean over evaluated classes (tprd, fprd: mean absolute value)",
+        "probabilities": enc.prob is not None,
+        "counterfactual": enc.source is not None,
+        "n_sources": int(enc.sources.size) if enc.sources is not None else None,
+        "n_bootstrap": int(n_bootstrap),
+        "bootstrap_method": bootstrap_method if n_bootstrap else None,
+        "confidence": confidence if n_bootstrap else None,
+    }
+    if a is not None and how.startswith("sorted"):
+        notes.append(f"tprd/fprd = {group_names[a]!r} minus {group_names[b]!r} ({how})")
+    provenance = collect_provenance(
+        seeds={"bootstrap": random_state if isinstance(random_state, (int, np.integer)) or random_state is None else "Generator"},
+        parameters={k: v for k, v in settings.items() if k not in ("group_sizes",)},
+    )
+    return ExtrinsicReport(
+        by_group=by_group, by_class=by_class_frame, metrics=metrics, overall=overall, settings=settings,
+        confidence_intervals=intervals, tests=tests, notes=notes, provenance=provenance,
+    )
+
