@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from probekit._wordmatch import compile_word_pattern, normalize_word
+from probekit._wordmatch import WordMatcher, normalize_word
 from probekit.errors import InputFileError, InvalidParameterError, MissingSentencesError, ProbekitError
 
 __all__ = [
@@ -784,15 +784,15 @@ def select_sentences(
         canonical.setdefault(key(w), " ".join(w.split()))
     target_keys = frozenset(canonical)
     exclude_keys = frozenset(key(w) for w in excl_list)
-    pattern = compile_word_pattern(list(canonical.values()) + excl_list, case_sensitive=bool(case_sensitive))
+    matcher = WordMatcher(list(canonical.values()) + excl_list, case_sensitive=bool(case_sensitive))
 
     found_in: dict[str, list[int]] = {k: [] for k in canonical}
     excluded: dict[str, int] = {k: 0 for k in canonical}
     seen: set[str] = set()
     sentences = corpus.sentences
-    finditer = pattern.finditer
+    finditer = matcher.finditer
     for i, sentence in enumerate(sentences):
-        found = {key(m.group(0)) for m in finditer(sentence)}
+        found = {key(word) for word, _, _ in finditer(sentence)}
         if not found:
             continue
         targets = found & target_keys

@@ -9,6 +9,7 @@ Work is streamed in chunks of sentences: memory holds one chunk's tokens plus th
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -238,20 +239,81 @@ def _window(n_content: int, pieces: np.ndarray, width: int) -> tuple[int, int]:
 
 
 def _batches(units: list[_Unit], batch_tokens: int) -> Iterator[list[_Unit]]:
-    """Length-sorted batches whose padded size (count x longest) stays within ``batch_tokens``."""
-    order = sorted(range(len(units)), key=lambda i: len(units[i].ids))
-    batch: list[_Unit] = []
-    longest = 0
-    for index in order:
-        unit = units[index]
-        candidate = max(longest, len(unit.ids))
-        if batch and candidate * (len(batch) + 1) > batch_tokens:
-            yield batch
-            batch, candidate = [], len(unit.ids)
-        batch.append(unit)
-        longest = candidate
-    if batch:
-        yield batch
+    """Batches of units of one exact length, each within ``batch_tokens`` tokens.
+
+    Equal lengths mean no padding at all and no attention mask, which lets the attention kernels
+    take their fastest path; a length with few units gives a small batch, which costs less than
+    padding on CPU, where throughput barely depends on batch size beyond a few hundred tokens.
+    """
+    by_length: dict[int, list[_Unit]] = {}
+    for unit in units:
+        by_length.setdefault(len(unit.ids), []).append(unit)
+    for length in sorted(by_length):
+        group = by_length[length]
+        per_batch = max(1, batch_tokens // length)
+        for start in range(0, len(group), per_batch):
+            yield group[start : start + per_batch]
+
+
+_POST_LN_LAYERS = {"BertLayer", "RobertaLayer", "XLMRobertaLayer", "CamembertLayer", "ElectraLayer"}
+
+
+def _last_layer_shortcut(model: Any) -> Any | None:
+    """The last encoder layer when the engine may compute it for selected tokens only, else None.
+
+    Only the states of the pooled tokens are read from the last layer, and in a post-LN BERT-style
+    layer everything after attention (output projection, feed-forward, both layer norms) is
+    per-token: it can be skipped for every other token. Keys and values still come from all tokens.
+    Applies to the BERT family with absolute positions and no decoder parts; other models run the
+    full forward.
+    """
+    config = getattr(model, "config", None)
+    layers = getattr(getattr(model, "encoder", None), "layer", None)
+    if config is None or not isinstance(layers, torch.nn.ModuleList) or len(layers) < 1:
+        return None
+    last = layers[-1]
+    if (
+        type(last).__name__ not in _POST_LN_LAYERS
+        or getattr(config, "is_decoder", False)
+        or getattr(config, "add_cross_attention", False)
+        or getattr(config, "position_embedding_type", "absolute") != "absolute"
+        or not hasattr(last, "attention")
+        or not all(hasattr(last.attention.self, name) for name in ("query", "key", "value", "num_attention_heads"))
+    ):
+        return None
+    return last
+
+
+@contextlib.contextmanager
+def _without_last_layer(model: Any) -> Iterator[None]:
+    """Temporarily drop the model's last encoder layer; always restored."""
+    layers = model.encoder.layer
+    model.encoder.layer = torch.nn.ModuleList(list(layers)[:-1])
+    try:
+        yield
+    finally:
+        model.encoder.layer = layers
+
+
+def _last_layer_rows(last: Any, hidden: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+    """Output of ``last`` at the flat positions ``rows`` of ``hidden`` (batch x length x width).
+
+    Same arithmetic as the layer's own forward in eval mode: scaled dot-product attention of every
+    token (queries at all positions keep one kernel call), then the per-token output projection,
+    feed-forward and layer norms only at ``rows``.
+    """
+    attention = last.attention.self
+    batch, length, width = hidden.shape
+    heads = attention.num_attention_heads
+
+    def split(x: torch.Tensor) -> torch.Tensor:
+        return x.view(batch, length, heads, width // heads).transpose(1, 2)
+
+    q, k, v = (split(layer(hidden)) for layer in (attention.query, attention.key, attention.value))
+    context = torch.nn.functional.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(batch * length, width)
+    residual = hidden.reshape(batch * length, width)
+    attended = last.attention.output(context.index_select(0, rows), residual.index_select(0, rows))
+    return last.output(last.intermediate(attended), attended)
 
 
 def _encode_units(
@@ -271,37 +333,41 @@ def _encode_units(
     (n_items, n_layers, hidden) for several.
     """
     model = encoder.model
-    pad_id = encoder.tokenizer.pad_token_id if encoder.tokenizer.pad_token_id is not None else 0
     last_layer = encoder.num_layers
     need_all_states = layers != (last_layer,)
+    shortcut = None if (need_all_states or pooling == "pooler") else _last_layer_shortcut(model)
     for batch in _batches(units, batch_tokens):
-        width = max(len(u.ids) for u in batch)
-        ids = np.full((len(batch), width), pad_id, dtype=np.int64)
-        attention = np.zeros((len(batch), width), dtype=np.int64)
-        for row, unit in enumerate(batch):
-            ids[row, : len(unit.ids)] = unit.ids
-            attention[row, : len(unit.ids)] = 1
-        input_ids = torch.from_numpy(ids).to(encoder.device)
-        attention_mask = torch.from_numpy(attention).to(encoder.device)
-        with encoder.inference():
-            output = model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=need_all_states)
+        width = len(batch[0].ids)
+        input_ids = torch.from_numpy(np.stack([unit.ids for unit in batch])).to(encoder.device)
         item_ids = np.asarray([i for unit in batch for i in unit.item_ids], dtype=np.int64)
         if pooling == "pooler":
+            with encoder.inference():
+                output = model(input_ids=input_ids)
             out[item_ids] = output.pooler_output.float().cpu().numpy().reshape((len(item_ids),) + out.shape[1:])
-        else:
-            states = [output.hidden_states[k] for k in layers] if need_all_states else [output.last_hidden_state]
-            flat_index, segment = _gather_plan(batch, width, pooling)
-            flat_index_t = torch.from_numpy(flat_index).to(encoder.device)
-            segment_t = torch.from_numpy(segment).to(encoder.device)
-            counts = torch.bincount(segment_t, minlength=len(item_ids)).clamp_min(1).unsqueeze(1)
-            per_layer = []
-            for state in states:
-                rows = state.reshape(-1, state.shape[-1]).float().index_select(0, flat_index_t)
-                summed = torch.zeros(len(item_ids), rows.shape[1], dtype=torch.float32, device=rows.device)
-                summed.index_add_(0, segment_t, rows)
-                per_layer.append(summed / counts)
-            stacked = per_layer[0] if len(per_layer) == 1 else torch.stack(per_layer, dim=1)
-            out[item_ids] = stacked.cpu().numpy().reshape((len(item_ids),) + out.shape[1:])
+            continue
+        flat_index, segment = _gather_plan(batch, width, pooling)
+        segment_t = torch.from_numpy(segment).to(encoder.device)
+        counts = torch.bincount(segment_t, minlength=len(item_ids)).clamp_min(1).unsqueeze(1)
+        with encoder.inference():
+            # Rows of a batch have one length: no padding, so no attention mask is needed.
+            if shortcut is not None:
+                needed, inverse = np.unique(flat_index, return_inverse=True)
+                with _without_last_layer(model):
+                    below = model(input_ids=input_ids).last_hidden_state
+                rows = _last_layer_rows(shortcut, below, torch.from_numpy(needed).to(encoder.device))
+                gathered = [rows.float().index_select(0, torch.from_numpy(inverse.reshape(-1)).to(encoder.device))]
+            else:
+                output = model(input_ids=input_ids, output_hidden_states=need_all_states)
+                states = [output.hidden_states[k] for k in layers] if need_all_states else [output.last_hidden_state]
+                flat_index_t = torch.from_numpy(flat_index).to(encoder.device)
+                gathered = [state.reshape(-1, state.shape[-1]).float().index_select(0, flat_index_t) for state in states]
+        per_layer = []
+        for rows in gathered:
+            summed = torch.zeros(len(item_ids), rows.shape[1], dtype=torch.float32, device=rows.device)
+            summed.index_add_(0, segment_t, rows)
+            per_layer.append(summed / counts)
+        stacked = per_layer[0] if len(per_layer) == 1 else torch.stack(per_layer, dim=1)
+        out[item_ids] = stacked.cpu().numpy().reshape((len(item_ids),) + out.shape[1:])
         if progress is not None:
             progress.update(int(sum(len(u.ids) for u in batch)))
 

@@ -9,7 +9,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -50,9 +50,9 @@ def to_jsonable(obj: Any) -> Any:
     """
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if hasattr(obj, "to_dict") and callable(obj.to_dict) and not isinstance(obj, dict):
+    if hasattr(obj, "to_dict") and callable(obj.to_dict) and not isinstance(obj, Mapping):
         return to_jsonable(obj.to_dict())
-    if isinstance(obj, dict):
+    if isinstance(obj, Mapping):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple, set, frozenset)):
         return [to_jsonable(v) for v in obj]

@@ -65,6 +65,9 @@ def normalize_word(word: str, *, case_sensitive: bool) -> str:
     return collapsed if case_sensitive else collapsed.lower()
 
 
+_SENTENCE_OPENERS = " \t\n\"'“‘«([{-–—"
+
+
 class WordMatcher:
     """Finds whole-word occurrences of a fixed word list.
 
@@ -75,24 +78,41 @@ class WordMatcher:
         reported under the word as written in ``words``.
     case_sensitive : bool
         Match case exactly (for cased tokenizers) or not (for lowercasing tokenizers).
+    sentence_initial_capital : bool, default True
+        With ``case_sensitive=True``, also match a lowercase word written with a capital first
+        letter at the start of the text ("She left." holds "she"), reported under the word as
+        listed. Elsewhere a capital still makes a different word ("Rose" the name, not "rose").
     """
 
-    def __init__(self, words: Sequence[str], *, case_sensitive: bool = False):
+    def __init__(self, words: Sequence[str], *, case_sensitive: bool = False, sentence_initial_capital: bool = True):
         self.words = list(dict.fromkeys(words))
         self.case_sensitive = case_sensitive
-        self._pattern = compile_word_pattern(self.words, case_sensitive=case_sensitive)
         self._canonical: dict[str, str] = {}
         for w in self.words:
             self._canonical.setdefault(normalize_word(w, case_sensitive=case_sensitive), w)
+        self._initial_only: dict[str, str] = {}
+        if case_sensitive and sentence_initial_capital:
+            for key, w in list(self._canonical.items()):
+                capitalized = key[:1].upper() + key[1:]
+                if capitalized != key and capitalized not in self._canonical:
+                    self._initial_only.setdefault(capitalized, w)
+        self._pattern = compile_word_pattern([*self.words, *self._initial_only], case_sensitive=case_sensitive)
 
     def finditer(self, sentence: str) -> Iterable[tuple[str, int, int]]:
         """Yield ``(word, start, end)`` for each occurrence, ``sentence[start:end]`` being the match."""
         for m in self._pattern.finditer(sentence):
             key = normalize_word(m.group(0), case_sensitive=self.case_sensitive)
-            yield self._canonical[key], m.start(), m.end()
+            word = self._canonical.get(key)
+            if word is None:
+                if sentence[: m.start()].strip(_SENTENCE_OPENERS):
+                    continue  # a capitalized form away from the start is another word
+                word = self._initial_only[key]
+            yield word, m.start(), m.end()
 
     def find(self, sentence: str) -> list[tuple[str, int, int]]:
         return list(self.finditer(sentence))
 
     def contains_any(self, sentence: str) -> bool:
-        return self._pattern.search(sentence) is not None
+        if not self._initial_only:
+            return self._pattern.search(sentence) is not None
+        return next(iter(self.finditer(sentence)), None) is not None

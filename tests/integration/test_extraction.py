@@ -126,10 +126,12 @@ def test_cased_tokenizer_matches_case_exactly():
     cased = BertTokenizerFast(vocab_file=str(embedded_model_path() / "vocab.txt"), do_lower_case=False)
     encoder = Encoder.from_model(model, cased, device="cpu")
     assert encoder.do_lower_case is False
-    result = embed_words(encoder, ["Engineer and engineer."], ["engineer"], progress=False)
-    assert result.spans.tolist() == [[13, 21]]
-    insensitive = embed_words(encoder, ["Engineer and engineer."], ["engineer"], case_sensitive=False, progress=False)
+    result = embed_words(encoder, ["An Engineer and engineer."], ["engineer"], progress=False)
+    assert result.spans.tolist() == [[16, 24]]
+    insensitive = embed_words(encoder, ["An Engineer and engineer."], ["engineer"], case_sensitive=False, progress=False)
     assert len(insensitive) == 2
+    initial = embed_words(encoder, ["Engineer, the engineer."], ["engineer"], progress=False)
+    assert initial.spans.tolist() == [[0, 8], [14, 22]]  # a capital at the start is the same word
 
 
 def test_cache_round_trips_bit_exactly_and_is_reused(tiny_encoder, tmp_path, monkeypatch):
@@ -224,3 +226,21 @@ def test_unknown_on_missing(tiny_encoder):
 def test_a_single_string_is_not_a_corpus(tiny_encoder):
     with pytest.raises(InvalidParameterError, match="sentences"):
         embed_words(tiny_encoder, "The nurse.", ["nurse"], progress=False)
+
+
+def test_last_layer_shortcut_matches_full_forward_and_restores_the_model(tiny_encoder, monkeypatch):
+    import probekit._embedding as engine
+
+    assert engine._last_layer_shortcut(tiny_encoder.model) is not None
+    fast = embed_words(tiny_encoder, SENTENCES, WORDS, progress=False)
+    monkeypatch.setattr(engine, "_last_layer_shortcut", lambda model: None)
+    full = embed_words(tiny_encoder, SENTENCES, WORDS, progress=False)
+    np.testing.assert_allclose(fast.embeddings, full.embeddings, atol=1e-5)
+    assert len(tiny_encoder.model.encoder.layer) == tiny_encoder.num_layers
+
+    layers = tiny_encoder.model.encoder.layer
+    with pytest.raises(RuntimeError, match="boom"):
+        with engine._without_last_layer(tiny_encoder.model):
+            assert len(tiny_encoder.model.encoder.layer) == tiny_encoder.num_layers - 1
+            raise RuntimeError("boom")
+    assert tiny_encoder.model.encoder.layer is layers  # restored after the error

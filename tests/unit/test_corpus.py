@@ -320,11 +320,17 @@ def test_template_corpus_custom_words_and_sampling():
 
 def brute_force(sentences, words, exclude, case_sensitive):
     """Per word: the distinct sentences (first occurrence) that contain it as a whole word and
-    no excluded word other than itself; one regex per word and sentence."""
+    no excluded word other than itself; one regex per word and sentence. Case-sensitive matching
+    also takes a capitalized first letter at the very start, unless that form is listed itself."""
     flags = 0 if case_sensitive else re.IGNORECASE
+    listed = set(words) | set(exclude)
 
     def has(word, s):
-        return re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", s, flags) is not None
+        if re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", s, flags) is not None:
+            return True
+        capitalized = word[:1].upper() + word[1:]
+        return (case_sensitive and capitalized != word and capitalized not in listed
+                and re.match(re.escape(capitalized) + r"(?!\w)", s) is not None)
 
     def same(a, b):
         return a == b if case_sensitive else a.lower() == b.lower()
@@ -396,7 +402,7 @@ def test_select_sentences_case_handling():
     corpus = ["She left.", "she left early.", "SHE LEFT!", "The shed."]
     assert len(select_sentences(corpus, ["she"]).sentences_for("she")) == 3
     sel = select_sentences(corpus, ["she"], case_sensitive=True)
-    assert sel.sentences_for("she") == ("she left early.",)
+    assert sel.sentences_for("she") == ("She left.", "she left early.")  # a capital at the start is the same word
     sel = select_sentences(corpus, ["She", "she"])  # case variants are one word
     assert sel.words == ("She",) and len(sel.sentences_for("She")) == 3
     sel = select_sentences(corpus, ["She", "she"], case_sensitive=True)
@@ -477,7 +483,9 @@ def test_select_sentences_uses_one_compiled_pattern(monkeypatch):
         calls.append(1)
         return compile_word_pattern(words, case_sensitive=case_sensitive)
 
-    monkeypatch.setattr(corpus_module, "compile_word_pattern", counting)
+    import probekit._wordmatch as wordmatch_module
+
+    monkeypatch.setattr(wordmatch_module, "compile_word_pattern", counting)
     select_sentences(random_corpus(200, seed=3), ["he", "nurse"], exclude_words=["she"], on_missing="ignore")
     assert len(calls) == 1
 
@@ -514,3 +522,17 @@ def test_trie_pattern_equals_flat_alternation():
         flat = _flat_pattern(words if cs else [w.lower() for w in words], cs)
         trie = compile_word_pattern(words, case_sensitive=cs)
         assert [m.span() for m in flat.finditer(text)] == [m.span() for m in trie.finditer(text)], (words, text)
+
+
+def test_cased_matching_accepts_a_capital_only_at_the_start():
+    from probekit import select_sentences
+    from probekit._wordmatch import WordMatcher
+
+    corpus = ["She left early.", "Then she left.", "The Nurse arrived.", "\u201cNurse!\u201d he said.", "A rose and Rose."]
+    selection = select_sentences(corpus, ["she", "nurse", "rose"], case_sensitive=True, on_missing="ignore")
+    assert selection.sentences_for("she") == ("She left early.", "Then she left.")
+    assert selection.sentences_for("nurse") == ("\u201cNurse!\u201d he said.",)
+    matcher = WordMatcher(["rose", "Rose"], case_sensitive=True)
+    assert [w for w, _, _ in matcher.find("Rose saw a rose.")] == ["Rose", "rose"]
+    strict = WordMatcher(["she"], case_sensitive=True, sentence_initial_capital=False)
+    assert strict.find("She left.") == []
