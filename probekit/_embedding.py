@@ -31,7 +31,7 @@ WORD_POOLINGS = ("first", "mean", "last")
 SENTENCE_POOLINGS = ("mean", "cls", "pooler")
 ON_MISSING = ("warn", "error", "ignore")
 # Bump when a change alters the numbers the engine produces, so old cache entries are not reused.
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2
 _CHUNK_SENTENCES = 4096
 
 
@@ -192,6 +192,18 @@ def _text_digest(texts: Sequence[str]) -> str:
         digest.update(text.encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()
+
+
+def _extraction_meta(encoder: Encoder, sentences: Sequence[str], **extra: Any) -> dict[str, Any]:
+    """What extracted numbers depend on: provenance of a result and part of its cache key."""
+    return {
+        "model_fingerprint": encoder.fingerprint,
+        "text_digest": _text_digest(sentences),
+        **extra,
+        "dtype": str(encoder.dtype).replace("torch.", ""),
+        "engine_version": ENGINE_VERSION,
+        "max_length": encoder.max_length,
+    }
 
 
 # ------------------------------------------------------------------------------------ tokenization
@@ -475,15 +487,7 @@ def embed_words(
     missing = tuple(w for w in words if w not in set(occ_word))
     _report_missing(missing, len(words), on_missing)
 
-    meta = {
-        "model_fingerprint": encoder.fingerprint,
-        "text_digest": _text_digest(sentences),
-        "words_digest": _text_digest(words),
-        "case_sensitive": case_sensitive,
-        "dtype": str(encoder.dtype).replace("torch.", ""),
-        "engine_version": ENGINE_VERSION,
-        "max_length": encoder.max_length,
-    }
+    meta = _extraction_meta(encoder, sentences, words_digest=_text_digest(words), case_sensitive=case_sensitive)
     cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
     key = cache_key(kind="words", layers=layers, pooling=pooling, **meta)
     if cache is not None and (hit := cache.load(key)) is not None:
@@ -627,13 +631,7 @@ def embed_sentences(
         if getattr(encoder.model, "pooler", None) is None:
             raise InvalidParameterError("pooling", pooling, ["mean", "cls"], "this model has no pooler")
     batch_tokens = batch_tokens or default_batch_tokens(encoder.device)
-    meta = {
-        "model_fingerprint": encoder.fingerprint,
-        "text_digest": _text_digest(sentences),
-        "dtype": str(encoder.dtype).replace("torch.", ""),
-        "engine_version": ENGINE_VERSION,
-        "max_length": encoder.max_length,
-    }
+    meta = _extraction_meta(encoder, sentences)
     cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
     key = cache_key(kind="sentences", layers=layers, pooling=pooling, **meta)
     if cache is not None and (hit := cache.load(key)) is not None:
