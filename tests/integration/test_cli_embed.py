@@ -21,10 +21,11 @@ def corpus_file(tmp_path):
 
 def test_embed_words_writes_npz_with_provenance(tiny_checkpoints, corpus_file, tmp_path, capsys):
     out = tmp_path / "emb.npz"
-    code = main([
-        "embed", "--model", str(tiny_checkpoints["base"]), "--corpus", str(corpus_file),
-        "--words", "nurse,engineer,absent", "--layer", "0,-1", "--out", str(out), "--no-progress",
-    ])
+    with pytest.warns(UserWarning, match="no sentence.*absent"):
+        code = main([
+            "embed", "--model", str(tiny_checkpoints["base"]), "--corpus", str(corpus_file),
+            "--words", "nurse,engineer,absent", "--layer", "0,-1", "--out", str(out), "--no-progress",
+        ])
     assert code == 0
     assert "no sentence for: absent" in capsys.readouterr().out
     with np.load(out, allow_pickle=False) as data:
