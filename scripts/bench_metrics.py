@@ -5,11 +5,13 @@
    in the same run. Prints the largest absolute difference between the two and the speed ratio
    (target: >= 100x).
 2. 1,000,000 rows x 28 classes x 8 groups: the whole ``evaluate_predictions`` report on CPU
-   (target: < 2 s), then the same with class probabilities.
+   (target: < 2 s), without and then with class probabilities (``y_prob``, 1,000,000 x 28), and how
+   long the per-class probability panels take in threads and in one thread. ``--reference`` also
+   times the previous run-based panels and checks the numbers are bit-for-bit the same.
 
 fairlearn is a test-only dependency: without it part 1 prints a notice and only times probekit.
 
-Usage: python scripts/bench_metrics.py [--rows N] [--repeats R] [--no-probabilities]
+Usage: python scripts/bench_metrics.py [--rows N] [--repeats R] [--no-probabilities] [--reference] [--skip-part1]
 """
 
 from __future__ import annotations
@@ -95,12 +97,12 @@ def part1(n: int, repeats: int) -> None:
     print(f"speed ratio fairlearn / probekit: {t_fl / t_ours:,.0f}x (target >= 100x)")
 
 
-def part2(n: int, repeats: int, with_probabilities: bool) -> None:
+def part2(n: int, repeats: int, with_probabilities: bool, reference: bool) -> None:
     from probekit.extrinsic import evaluate_predictions
 
     rng = np.random.default_rng(1)
     K, G = 28, 8
-    print(f"\n== Part 2: whole evaluate_predictions report, {n:,} rows x {K} classes x {G} groups")
+    print(f"\n== Part 2: whole evaluate_predictions report, {n:,} rows x {K} classes x {G} groups (target: < 2 s on CPU)")
     y_true = rng.integers(0, K, n)
     y_pred = np.where(rng.random(n) < 0.7, y_true, rng.integers(0, K, n))
     groups = np.array([f"group_{k}" for k in range(G)])[rng.integers(0, G, n)]
@@ -108,11 +110,12 @@ def part2(n: int, repeats: int, with_probabilities: bool) -> None:
         warnings.simplefilter("ignore")
         evaluate_predictions(y_true[:1000], y_pred[:1000], groups[:1000])  # warm-up (imports)
         t, report = best_time(lambda: evaluate_predictions(y_true, y_pred, groups), repeats)
-    print(f"report without probabilities: {t:.3f} s (best of {repeats}; target < 2 s) "
+    print(f"whole report WITHOUT probabilities: {t:.3f} s (best of {repeats}) "
           f"-> {len(report.metrics)} metrics, by_group {report.by_group.shape}")
     t_boot, _ = best_time(lambda: evaluate_predictions(y_true, y_pred, groups, n_bootstrap=200, random_state=0), 1)
-    print(f"report with 200 bootstrap replicates (percentile CIs): {t_boot:.3f} s")
+    print(f"whole report with 200 bootstrap replicates (percentile CIs): {t_boot:.3f} s")
     if not with_probabilities:
+        print(f"summary: whole report without y_prob {t:.3f} s (y_prob not timed: --no-probabilities)")
         return
     logits = rng.normal(size=(n, K))
     logits[np.arange(n), y_pred] += 3.0
@@ -121,8 +124,30 @@ def part2(n: int, repeats: int, with_probabilities: bool) -> None:
     del logits
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        t_prob, _ = best_time(lambda: evaluate_predictions(y_true, y_pred, groups, y_prob=prob), 1)
-    print(f"report with probabilities (AvgGF, Borkan AUCs/AEGs, Jigsaw; one sort per class): {t_prob:.3f} s")
+        t_first, report_p = best_time(lambda: evaluate_predictions(y_true, y_pred, groups, y_prob=prob), 1)
+        t_prob, _ = best_time(lambda: evaluate_predictions(y_true, y_pred, groups, y_prob=prob), repeats)
+    print(f"whole report WITH probabilities (y_prob {n:,} x {K} float64; adds AvgGF, Borkan AUCs/AEGs, ROC AUC, "
+          f"Jigsaw): {t_prob:.3f} s (best of {repeats}; first call {t_first:.3f} s) "
+          f"-> {len(report_p.metrics)} metrics, by_group {report_p.by_group.shape}")
+
+    # where the time with probabilities goes: the per-class panels (one sort per class), threaded and not
+    from probekit.extrinsic._inputs import factorize
+    from probekit.extrinsic._panel import _default_workers, class_panels, sorted_probability_panel
+
+    g_codes, _ = factorize(groups, "groups")
+    workers = _default_workers(n, K)
+    t_pan, (panels, _) = best_time(lambda: class_panels(prob, y_true, g_codes, G, range(K)), repeats)
+    t_one, _ = best_time(lambda: class_panels(prob, y_true, g_codes, G, range(K), workers=1), 1)
+    print(f"  of which the {K} probability panels: {t_pan:.3f} s in {workers} thread(s); {t_one:.3f} s in one thread "
+          f"({t_one / K * 1e3:.0f} ms per class: bit-key sort per group, one merge, O(n) sums)")
+    if reference:
+        t_ref = time.perf_counter()
+        ref = [sorted_probability_panel(prob[:, c], y_true == c, g_codes, G) for c in range(K)]
+        t_ref = time.perf_counter() - t_ref
+        same = all(np.array_equal(p[k], r[k], equal_nan=True) for p, r in zip(panels, ref) for k in r)
+        print(f"  run-based reference (the previous implementation) on the same panels: {t_ref:.3f} s "
+              f"-> {t_ref / t_pan:.1f}x slower; numbers {'bit-for-bit identical' if same else 'DIFFERENT'}")
+    print(f"summary: whole report without y_prob {t:.3f} s, with y_prob {t_prob:.3f} s (target < 2 s)")
 
 
 def main() -> None:
@@ -130,9 +155,13 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-probabilities", action="store_true")
+    parser.add_argument("--reference", action="store_true",
+                        help="also time the run-based reference panels (the previous implementation, ~10 s) and compare")
+    parser.add_argument("--skip-part1", action="store_true")
     args = parser.parse_args()
-    part1(args.rows, args.repeats)
-    part2(args.rows, max(1, args.repeats // 2 + 1), not args.no_probabilities)
+    if not args.skip_part1:
+        part1(args.rows, args.repeats)
+    part2(args.rows, max(1, args.repeats // 2 + 1), not args.no_probabilities, args.reference)
 
 
 if __name__ == "__main__":

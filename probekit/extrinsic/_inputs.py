@@ -201,18 +201,21 @@ def check_probabilities(
         raise InvalidParameterError(
             name, f"array of shape {prob.shape}", f"shape ({n}, {n_classes}) = (n_examples, n_classes)"
         )
-    bad = ~np.isfinite(prob)
-    if bad.any():
-        raise _missing_error(name, bad.any(axis=1))
-    out_of_range = (prob < -1e-9) | (prob > 1 + 1e-9)
-    if out_of_range.any():
+    # two reductions decide (NaN and infinities propagate to the min / max); the row masks that name
+    # the offending rows are only built when something is wrong
+    lo, hi = (float(prob.min()), float(prob.max())) if prob.size else (0.0, 0.0)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise _missing_error(name, (~np.isfinite(prob)).any(axis=1))
+    if lo < -1e-9 or hi > 1 + 1e-9:
+        out_of_range = (prob < -1e-9) | (prob > 1 + 1e-9)
         rows = np.flatnonzero(out_of_range.any(axis=1))
         raise InvalidParameterError(
             name, f"values outside [0, 1] at row(s) {rows[:5].tolist()}", "probabilities in [0, 1]"
         )
     if not one_d:
         sums = prob.sum(axis=1)
-        off = np.abs(sums - 1.0) > atol
+        dev = sums - 1.0
+        off = np.abs(dev, out=dev) > atol
         if off.any():
             rows = np.flatnonzero(off)
             raise InvalidParameterError(

@@ -1,10 +1,11 @@
 """``evaluate_predictions``: every extrinsic fairness number of a predictions set, in one report.
 
 The report is built from one confusion-count tensor (one ``np.bincount``), the literature metrics
-of the declarative table, one sort per class for the probability-based metrics, and the
-counterfactual version of the engine when source-example ids are given. Bootstrap intervals of the
-count-based metrics resample the confusion counts within groups (a multinomial draw per group is the
-stratified row bootstrap), so they cost almost nothing even for millions of rows.
+of the declarative table, one sort per class for the probability-based metrics (classes in
+parallel threads, see ``_panel``), and the counterfactual version of the engine when source-example
+ids are given. Bootstrap intervals of the count-based metrics resample the confusion counts within
+groups (a multinomial draw per group is the stratified row bootstrap), so they cost almost nothing
+even for millions of rows.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from probekit.extrinsic._confusion import confusion_tensor, ovr_from_confusion, 
 from probekit.extrinsic._generalized import evaluated_classes, result_from_encoded, scalar_metric_blocks
 from probekit.extrinsic._inputs import Encoded, encode_inputs, resolve_group
 from probekit.extrinsic._literature_metrics import LITERATURE_METRICS
+from probekit.extrinsic._panel import class_panels
 from probekit.extrinsic._significance import paired_group_test
-from probekit.extrinsic._threshold_agnostic import probability_panel
 from probekit.extrinsic._uncertainty import bca_interval, jackknife_counts, multinomial_bootstrap_counts
 from probekit.extrinsic._warnings import warn_undefined
 
@@ -413,10 +414,9 @@ def evaluate_predictions(
     # ---------------- probability-based metrics
     prob_by_group: dict[str, np.ndarray] = {}
     if enc.prob is not None:
-        panels = [probability_panel(enc.prob[:, c], enc.y_true == c, enc.group, G) for c in eval_codes]
+        panels, key_sums = class_panels(enc.prob, enc.y_true, enc.group, G, eval_codes)  # key_sums: (G, Ke)
         for key in ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg"):
             prob_by_group[key] = np.stack([p[key] for p in panels], axis=1)  # (G, Ke)
-        key_sums = np.stack([np.bincount(enc.group, weights=enc.prob[:, c], minlength=G) for c in eval_codes], axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             prob_by_group["mean_prob"] = key_sums / n_g[:, None]
         auc_keys = ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg")
