@@ -109,6 +109,19 @@ class WordEmbeddings:
             meta=dict(self.meta),
         )
 
+    def restrict_to(self, selection: Any) -> "WordEmbeddings":
+        """Only the occurrences of each word in the sentences selected *for that word*.
+
+        ``selection`` is a :class:`probekit.SentenceSelection` whose ``sentences`` were embedded. A
+        sentence selected for one word may hold another listed word whose own sentences were capped;
+        keeping that occurrence would break the per-word cap and its random sample.
+        """
+        allowed = {(word, int(index)) for word, indices in selection.indices.items() for index in indices}
+        keep = np.fromiter(
+            ((w, int(s)) in allowed for w, s in zip(self.words.tolist(), self.sentence_ids)), dtype=bool, count=len(self)
+        )
+        return self.subset(keep)
+
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {
             "embeddings": self.embeddings,
@@ -283,6 +296,8 @@ def _last_layer_shortcut(model: Any) -> Any | None:
     layers = getattr(getattr(model, "encoder", None), "layer", None)
     if config is None or not isinstance(layers, torch.nn.ModuleList) or len(layers) < 1:
         return None
+    if _has_forward_hooks(model):
+        return None  # a hook (e.g. a debiasing wrapper) must see the real forward of every module
     last = layers[-1]
     if (
         type(last).__name__ not in _POST_LN_LAYERS
@@ -294,6 +309,21 @@ def _last_layer_shortcut(model: Any) -> Any | None:
     ):
         return None
     return last
+
+
+def _has_forward_hooks(model: torch.nn.Module) -> bool:
+    """Whether any user hook watches the model's forward. transformers' own output-capturing hooks
+    (installed once ``output_hidden_states`` is used) only record outputs and are not counted."""
+    from torch.nn.modules import module as torch_module
+
+    def foreign(hooks: Any) -> bool:
+        return any(not getattr(h, "__module__", "").startswith("transformers.") for h in hooks.values())
+
+    for name in ("_global_forward_hooks", "_global_forward_pre_hooks"):
+        hooks = getattr(torch_module, name, None)
+        if hooks and foreign(hooks):
+            return True
+    return any(foreign(m._forward_hooks) or foreign(m._forward_pre_hooks) for m in model.modules())
 
 
 @contextlib.contextmanager
@@ -556,6 +586,9 @@ def embed_words(
         if bar is not None:
             bar.close()
 
+    if not keep.all():
+        lost = tuple(w for w in words if w not in missing and w not in set(np.asarray(occ_word)[keep].tolist()))
+        missing = missing + lost
     result_arrays = {
         "embeddings": out[keep],
         "words": np.asarray(occ_word, dtype=str)[keep] if n_occ else np.zeros(0, dtype="<U1"),

@@ -108,8 +108,11 @@ def _config_digest(config: Any) -> str:
 
 
 def _file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _state_dict_digest(model: torch.nn.Module) -> str:
@@ -117,19 +120,29 @@ def _state_dict_digest(model: torch.nn.Module) -> str:
     for name, tensor in sorted(model.state_dict().items()):
         digest.update(name.encode())
         digest.update(str(tuple(tensor.shape)).encode())
-        data = tensor.detach().to("cpu").contiguous()
+        data = tensor.detach().to("cpu").contiguous().reshape(-1)
         digest.update(data.view(torch.uint8).numpy().tobytes() if data.numel() else b"")
     return digest.hexdigest()
 
 
-def fingerprint(config: Any, *, weight_files: list[Path] | None = None, model: torch.nn.Module | None = None) -> str:
+def fingerprint(
+    config: Any,
+    *,
+    weight_files: list[Path] | None = None,
+    model: torch.nn.Module | None = None,
+    tokenizer: Any = None,
+) -> str:
     """A stable identifier of what a checkpoint computes.
 
-    SHA-256 over the config (minus save-time metadata) and either the digests of the weight files
-    (a checkpoint on disk) or the bytes of every tensor of the state dict (a model in memory, such
-    as a debiased or fine-tuned one). Shortened to 20 hex digits.
+    SHA-256 over the config (minus save-time metadata), the tokenizer's serialized definition, and
+    either the digests of the weight files (a checkpoint on disk) or the bytes of every tensor of
+    the state dict (a model in memory, such as a debiased or fine-tuned one). Shortened to 20 hex
+    digits.
     """
     digest = hashlib.sha256(_config_digest(config).encode())
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        digest.update(hashlib.sha256(backend.to_str().encode()).hexdigest().encode())
     if weight_files:
         for path in sorted(weight_files, key=lambda p: p.name):
             digest.update(path.name.encode())
@@ -203,7 +216,7 @@ class Encoder:
         resolved_device = resolve_device(device) if device is not None else next(model.parameters()).device
         resolved_dtype = resolve_dtype(dtype, resolved_device)
         base, mlm = _split_masked_lm(model)
-        base.to(resolved_device)
+        model.to(resolved_device)  # the whole model: a masked-LM head lives outside the base encoder
         return cls(
             model=base,
             tokenizer=tokenizer,
@@ -211,8 +224,16 @@ class Encoder:
             name_or_path=name,
             device=resolved_device,
             dtype=resolved_dtype,
-            fingerprint=fingerprint(base.config, model=model),
+            fingerprint=fingerprint(base.config, model=model, tokenizer=tokenizer),
         )
+
+    def refresh_fingerprint(self) -> str:
+        """Recompute :attr:`fingerprint` from the weights in memory (after changing them in place,
+        e.g. fine-tuning or debiasing), so caches and provenance do not reuse the old identity."""
+        self.fingerprint = fingerprint(
+            self.config, model=self.mlm_model if self.mlm_model is not None else self.model, tokenizer=self.tokenizer
+        )
+        return self.fingerprint
 
     @property
     def config(self) -> Any:
@@ -287,6 +308,14 @@ def _split_masked_lm(model: Any) -> tuple[Any, Any | None]:
 def _looks_like_local_path(name: str) -> bool:
     # Hub ids look like "name" or "org/name"; anything else path-like is a local path.
     return name.startswith((".", "/", "~")) or name.count("/") > 1 or Path(name).exists()
+
+
+def _dtype_keyword() -> str:
+    """transformers >= 4.56 takes ``dtype=``; older releases ``torch_dtype=``."""
+    import transformers
+
+    major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
+    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
 
 
 def _weight_files(directory: Path) -> list[Path]:
@@ -369,19 +398,27 @@ def load_encoder(
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()  # the 'newly initialized head' warning is what we test for below
     hf_logging.disable_progress_bar()
+    # Weights in fp32 whatever the checkpoint was saved in: reduced precision comes from autocast,
+    # so that the dtype reported (and put in cache keys and provenance) is the one computed in.
+    weight_kwargs = {**hf_kwargs, _dtype_keyword(): torch.float32}
     try:
         try:
-            mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **hf_kwargs)
+            mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **weight_kwargs)
         except ValueError:
             mlm, info = None, None  # the architecture has no masked-LM class
         if mlm is not None and _head_keys_missing(info.get("missing_keys", ()), mlm.base_model_prefix):
             logger.info("checkpoint %s has no masked-LM head; loading its base encoder only", display)
             mlm = None
-        if mlm is not None:
-            model = mlm.base_model
-        else:
+        if mlm is None:
             # Loaded on its own so that parts a masked-LM class drops (BERT's pooler) are kept.
-            model = AutoModel.from_pretrained(source, **hf_kwargs)
+            model = AutoModel.from_pretrained(source, **weight_kwargs)
+        elif any("pooler" in key for key in info.get("unexpected_keys", ())):
+            # A pre-training checkpoint: keep its pooler by giving the masked-LM model a full base encoder.
+            model = AutoModel.from_pretrained(source, **weight_kwargs)
+            setattr(mlm, mlm.base_model_prefix, model)
+            mlm.tie_weights()
+        else:
+            model = mlm.base_model
     except OSError as exc:
         raise ModelLoadError(f"could not load the weights of {display!r}: {exc}") from exc
     finally:
@@ -391,7 +428,7 @@ def load_encoder(
 
     (mlm if mlm is not None else model).to(resolved_device)
     weight_files = _weight_files(Path(source)) if is_local else None
-    fp = fingerprint(config, weight_files=weight_files, model=mlm if mlm is not None else model)
+    fp = fingerprint(config, weight_files=weight_files, model=mlm if mlm is not None else model, tokenizer=tokenizer)
     return Encoder(
         model=model,
         tokenizer=tokenizer,

@@ -76,10 +76,19 @@ class ProbeSuiteResult:
         return out
 
 
+def _pieces_in_context(tokenizer: Any, word: str) -> int:
+    """Number of tokens of ``word`` inside running text, located through the offset mapping (so a
+    byte-level BPE word counts with its leading space, as it appears in sentences)."""
+    text = f"the {word} ."
+    start, end = 4, 4 + len(word)
+    offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    return sum(1 for s, e in offsets if s < end and e > start and e > s)
+
+
 def _single_piece(encoder: Encoder, words: Sequence[str]) -> tuple[list[str], list[str]]:
     kept, dropped = [], []
     for word in words:
-        (kept if len(encoder.tokenizer.tokenize(word)) == 1 else dropped).append(word)
+        (kept if _pieces_in_context(encoder.tokenizer, word) == 1 else dropped).append(word)
     return kept, dropped
 
 
@@ -150,6 +159,12 @@ def run_probe_suite(
     all_gendered = set(female_attr) | set(male_attr)
     pairs = wordlists.load_attribute_pairs()
     all_gendered |= set(pairs.female) | set(pairs.male)
+    # The paper lists "maid" both as a female attribute and a female stereotype; stereotype words are
+    # never trained on (§3), so a word in both lists stays a stereotype only.
+    stereotype_words = set(female_stereo) | set(male_stereo)
+    in_both = sorted(stereotype_words & (set(female_attr) | set(male_attr)))
+    female_attr = [w for w in female_attr if w not in stereotype_words]
+    male_attr = [w for w in male_attr if w not in stereotype_words]
     dropped: dict[str, list[str]] = {}
     if single_piece_only:
         female_attr, dropped["female_attributes"] = _single_piece(encoder, female_attr)
@@ -168,10 +183,12 @@ def run_probe_suite(
     )
     common = dict(layer=layer, pooling="mean", case_sensitive=case_sensitive, on_missing="ignore",
                   cache_dir=cache_dir, progress=progress)
-    attributes = _restrict(embed_words(encoder, list(attribute_selection.sentences), female_attr + male_attr, **common),
-                           attribute_selection)
-    stereotypes = _restrict(embed_words(encoder, list(stereotype_selection.sentences), female_stereo + male_stereo, **common),
-                            stereotype_selection)
+    attributes = embed_words(
+        encoder, list(attribute_selection.sentences), female_attr + male_attr, **common
+    ).restrict_to(attribute_selection)
+    stereotypes = embed_words(
+        encoder, list(stereotype_selection.sentences), female_stereo + male_stereo, **common
+    ).restrict_to(stereotype_selection)
     logger.info("embedded %d attribute and %d stereotype occurrences", len(attributes), len(stereotypes))
 
     paper_seat = contextual_seat(
@@ -192,7 +209,7 @@ def run_probe_suite(
 
     lpbs = lpbs_report(
         encoder, list(zip(pairs.female, pairs.male)), female_stereo, male_stereo,
-        multi_piece=lpbs_multi_piece, random_state=seeds["lpbs"],
+        multi_piece=lpbs_multi_piece, n_permutations=n_permutations, random_state=seeds["lpbs"],
     )
 
     def by_gender(embeddings, female_words):
@@ -212,6 +229,7 @@ def run_probe_suite(
         "female_stereotypes": stereo_f.vocabulary,
         "male_stereotypes": stereo_m.vocabulary,
         "dropped_multi_piece": dropped,
+        "removed_from_attributes_as_stereotypes": in_both,
         "without_sentences": sorted(set(attribute_selection.missing) | set(stereotype_selection.missing)),
         "occurrences": {"attributes": len(attributes), "stereotypes": len(stereotypes)},
         "sentences": {"attributes": len(attribute_selection.sentences), "stereotypes": len(stereotype_selection.sentences)},
@@ -233,16 +251,3 @@ def run_probe_suite(
         },
     )
     return ProbeSuiteResult(seat=seat, lpbs=lpbs, probe=probe, words=words, provenance=provenance)
-
-
-def _restrict(embeddings, selection):
-    """Keep only the occurrences of each word in the sentences selected *for that word*.
-
-    A sentence selected for one word may hold another word of the list whose own sentences were
-    capped; counting it would break the per-word cap and the random sample."""
-    allowed = {(word, int(index)) for word, indices in selection.indices.items() for index in indices}
-    keep = np.fromiter(
-        ((w, int(s)) in allowed for w, s in zip(embeddings.words.tolist(), embeddings.sentence_ids)),
-        dtype=bool, count=len(embeddings),
-    )
-    return embeddings.subset(keep)

@@ -130,7 +130,11 @@ def plot_probe_chart(
         ("stereotype_accuracy", "stereotype accuracy"),
         ("stereotype_confidence", "stereotype confidence"),
     ]
-    values = np.array([[((run.get("probe") or {}).get(key) or np.nan) for key, _ in metrics] for run in runs], dtype=float)
+    def value(run: Mapping[str, Any], key: str) -> float:
+        found = (run.get("probe") or {}).get(key)
+        return np.nan if found is None else float(found)
+
+    values = np.array([[value(run, key) for key, _ in metrics] for run in runs], dtype=float)
     width = 0.8 / len(metrics)
     positions = np.arange(len(runs))
     fig, ax = plt.subplots(figsize=(max(5.0, 1.6 * len(runs) + 2.5), 4.0))

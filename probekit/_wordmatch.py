@@ -104,9 +104,11 @@ class WordMatcher:
             key = normalize_word(m.group(0), case_sensitive=self.case_sensitive)
             word = self._canonical.get(key)
             if word is None:
-                if sentence[: m.start()].strip(_SENTENCE_OPENERS):
-                    continue  # a capitalized form away from the start is another word
-                word = self._initial_only[key]
+                word = self._initial_only.get(key)
+                # A capitalized form away from the start is another word; a match whose lowercase
+                # differs from the listed word's ("İris", "ſhe") is none of the listed words.
+                if word is None or sentence[: m.start()].strip(_SENTENCE_OPENERS):
+                    continue
             yield word, m.start(), m.end()
 
     def find(self, sentence: str) -> list[tuple[str, int, int]]:

@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
             expected["standard_tests"] = list(expected["standard_tests"])
             if (
                 (provenance.get("model") or {}).get("fingerprint") == encoder.fingerprint
+                and (provenance.get("model") or {}).get("dtype") == encoder.describe()["dtype"]
                 and (provenance.get("seeds") or {}).get("random_state") == args.seed
                 and recorded.get("corpus_digest") == corpus.digest
                 and all(recorded.get(k) == v for k, v in expected.items())

@@ -56,10 +56,11 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidParameterError("--words", args.words, "at least one word, comma-separated")
     corpus = load_corpus(args)
     encoder = load_model(args)
-    parameters = {"layer": layer, "pooling": args.pooling, "corpus": corpus.name, "corpus_digest": corpus.digest}
+    pooling = args.pooling or "mean"
+    parameters = {"layer": layer, "pooling": pooling, "corpus": corpus.name, "corpus_digest": corpus.digest}
     if args.sentences:
         embeddings = embed_sentences(
-            encoder, list(corpus), pooling=args.pooling or "mean", layer=layer,
+            encoder, list(corpus), pooling=pooling, layer=layer,
             batch_tokens=args.batch_tokens, cache_dir=args.cache_dir, progress=not args.no_progress,
         )
         provenance = collect_provenance(model=encoder.describe(), parameters=parameters)
@@ -71,10 +72,10 @@ def run(args: argparse.Namespace) -> int:
             case_sensitive=not encoder.do_lower_case, on_missing=args.on_missing,
         )
         result = embed_words(
-            encoder, list(selection.sentences), words, layer=layer, pooling=args.pooling or "mean",
+            encoder, list(selection.sentences), words, layer=layer, pooling=pooling,
             on_missing="ignore", batch_tokens=args.batch_tokens, cache_dir=args.cache_dir,
             progress=not args.no_progress,
-        )
+        ).restrict_to(selection)
         provenance = collect_provenance(
             model=encoder.describe(), seeds={"max_per_word": args.seed}, wordlists={"words": words},
             parameters={**parameters, "max_per_word": args.max_per_word, "missing": list(selection.missing)},

@@ -91,3 +91,14 @@ def test_info_reports_the_masked_lm_head(tiny_checkpoints, capsys):
     assert "has_mlm_head   True" in out and "transformers" in out
     assert main(["info", "--model", str(tiny_checkpoints["base"])]) == 0
     assert "no masked-LM head" in capsys.readouterr().out
+
+
+def test_max_per_word_caps_occurrences(tiny_checkpoints, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(["The nurse and the engineer met."] * 1 + [f"Engineer {i} left." for i in range(5)]) + "\n",
+                      encoding="utf-8")
+    out = tmp_path / "capped.npz"
+    assert main(["embed", "--model", str(tiny_checkpoints["base"]), "--corpus", str(corpus), "--words", "nurse,engineer",
+                 "--max-per-word", "1", "--out", str(out), "--no-progress"]) == 0
+    with np.load(out, allow_pickle=False) as data:
+        assert sorted(data["words"].tolist()) == ["engineer", "nurse"]

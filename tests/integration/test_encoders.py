@@ -116,3 +116,58 @@ def test_embedded_default_encoder(embedded_encoder):
 @pytest.mark.integration
 def test_embedded_default_fingerprint_is_stable(embedded_encoder):
     assert load_encoder(device="cpu").fingerprint == embedded_encoder.fingerprint
+
+
+def test_half_precision_checkpoint_computes_in_float32(tmp_path):
+    from tests.conftest import build_tiny_model
+
+    model, tokenizer = build_tiny_model("base")
+    model.to(torch.bfloat16).save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    encoder = load_encoder(tmp_path, device="cpu")
+    assert {p.dtype for p in encoder.model.parameters()} == {torch.float32}
+    assert encoder.describe()["dtype"] == "float32"
+
+
+def test_pretraining_checkpoint_keeps_head_and_pooler(tmp_path):
+    from transformers import BertForPreTraining
+
+    from probekit import embed_sentences
+    from tests.conftest import _tiny_config, embedded_tokenizer
+
+    tokenizer = embedded_tokenizer()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(1)
+        pretraining = BertForPreTraining(_tiny_config(tokenizer.vocab_size)).eval()
+    pretraining.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    encoder = load_encoder(tmp_path, device="cpu")
+    assert encoder.has_mlm_head and encoder.model.pooler is not None
+    assert encoder.mlm_model.base_model is encoder.model  # one encoder serves both
+    decoder = encoder.mlm_model.get_output_embeddings().weight
+    assert decoder.data_ptr() == encoder.model.get_input_embeddings().weight.data_ptr()  # still tied
+    sentence = "The nurse smiled."
+    pooled = embed_sentences(encoder, [sentence], pooling="pooler", progress=False)
+    with torch.no_grad():
+        expected = pretraining.bert(**tokenizer(sentence, return_tensors="pt")).pooler_output[0].numpy()
+    np.testing.assert_allclose(pooled[0], expected, atol=1e-5)
+    with torch.no_grad():
+        encoding = tokenizer(sentence, return_tensors="pt")
+        logits = encoder.mlm_model(**encoding).logits
+        reference = pretraining(**encoding).prediction_logits
+    torch.testing.assert_close(logits, reference, atol=1e-4, rtol=1e-4)
+
+
+def test_fingerprint_handles_scalar_buffers_and_tokenizers(tiny_encoder):
+    from probekit._encoders import Encoder, fingerprint
+    from tests.conftest import build_tiny_model
+
+    model, tokenizer = build_tiny_model("base")
+    model.register_buffer("probekit_scalar", torch.tensor(3.0))
+    plain = fingerprint(model.config, model=model)
+    assert fingerprint(model.config, model=model, tokenizer=tokenizer) != plain
+    encoder = Encoder.from_model(model, tokenizer, device="cpu")
+    before = encoder.fingerprint
+    with torch.no_grad():
+        model.probekit_scalar += 1
+    assert encoder.refresh_fingerprint() != before

@@ -244,3 +244,31 @@ def test_last_layer_shortcut_matches_full_forward_and_restores_the_model(tiny_en
             assert len(tiny_encoder.model.encoder.layer) == tiny_encoder.num_layers - 1
             raise RuntimeError("boom")
     assert tiny_encoder.model.encoder.layer is layers  # restored after the error
+
+
+def test_hooks_on_the_model_turn_the_shortcut_off(tiny_encoder):
+    import probekit._embedding as engine
+
+    plain = embed_words(tiny_encoder, SENTENCES, WORDS, progress=False)
+    handle = tiny_encoder.model.encoder.layer[-1].register_forward_hook(
+        lambda module, inputs, output: (output[0] + 100.0,) + tuple(output[1:]) if isinstance(output, tuple) else output + 100.0
+    )
+    try:
+        assert engine._last_layer_shortcut(tiny_encoder.model) is None
+        hooked = embed_words(tiny_encoder, SENTENCES, WORDS, progress=False)
+        both = embed_words(tiny_encoder, SENTENCES, WORDS, layer=[0, -1], progress=False)
+    finally:
+        handle.remove()
+    np.testing.assert_allclose(hooked.embeddings, plain.embeddings + 100.0, atol=1e-4)
+    np.testing.assert_allclose(both.embeddings[:, 1], hooked.embeddings, atol=1e-5)
+
+
+def test_restrict_to_keeps_only_each_words_own_sentences(tiny_encoder):
+    from probekit import select_sentences
+
+    corpus = ["The nurse and the engineer talked."] * 1 + [f"The engineer number {i} left." for i in range(4)]
+    selection = select_sentences(corpus, ["nurse", "engineer"], max_per_word=1, random_state=0)
+    result = embed_words(tiny_encoder, list(selection.sentences), ["nurse", "engineer"], progress=False)
+    restricted = result.restrict_to(selection)
+    assert sorted(restricted.words.tolist()) == ["engineer", "nurse"]
+    assert len(result) >= len(restricted)

@@ -28,6 +28,10 @@ def test_suite_with_masked_lm_head_runs_lpbs(tiny_mlm_encoder):
     test = set(result["probe"]["test_words"]["female"]) | set(result["probe"]["test_words"]["male"])
     assert train and test and not train & test
     assert result["provenance"]["model"]["fingerprint"] == tiny_mlm_encoder.fingerprint
+    # "maid" is in the paper's attribute and stereotype lists: it is never trained on
+    assert result["words"]["removed_from_attributes_as_stereotypes"] == ["maid"]
+    assert "maid" not in train | test
+    assert "maid" not in result["words"]["female_attributes"]
     assert set(result["provenance"]["wordlists"]) >= {"female_attributes", "male_stereotypes"}
     # at most max_per_word occurrences' sentences per word (a word may occur twice in one sentence)
     assert result["words"]["occurrences"]["stereotypes"] <= 2 * 3 * len(

@@ -536,3 +536,12 @@ def test_cased_matching_accepts_a_capital_only_at_the_start():
     assert [w for w, _, _ in matcher.find("Rose saw a rose.")] == ["Rose", "rose"]
     strict = WordMatcher(["she"], case_sensitive=True, sentence_initial_capital=False)
     assert strict.find("She left.") == []
+
+
+def test_matches_whose_lowercase_differs_are_skipped_not_crashing():
+    from probekit._wordmatch import WordMatcher
+
+    for case_sensitive in (False, True):
+        matcher = WordMatcher(["she", "iris"], case_sensitive=case_sensitive)
+        for text in ["\u0130ris left.", "\u017fhe left.", "Then \u0130ris left."]:
+            assert all(word in {"she", "iris"} for word, _, _ in matcher.find(text))
