@@ -7,6 +7,7 @@ with any run of whitespace between their parts.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, Sequence
 
@@ -56,6 +57,12 @@ def compile_word_pattern(words: Iterable[str], *, case_sensitive: bool) -> re.Pa
     unique.discard("")
     if not unique:
         raise ValueError("compile_word_pattern needs at least one non-empty word")
+    return _compiled(frozenset(unique), case_sensitive)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(unique: frozenset[str], case_sensitive: bool) -> re.Pattern[str]:
+    # Cached: the probe suite and repeated extractions match the same lists many times.
     flags = 0 if case_sensitive else re.IGNORECASE
     return re.compile(r"(?<!\w)(?:" + _trie_alternation(unique) + r")(?!\w)", flags)
 
