@@ -91,9 +91,9 @@ class WordEmbeddings:
     def mean_per_word(self) -> tuple[list[str], np.ndarray]:
         """(words, array of the mean embedding of each word's occurrences)."""
         vocabulary = self.vocabulary
-        return vocabulary, np.stack([self.for_word(w).mean(axis=0) for w in vocabulary]) if vocabulary else (
-            np.zeros((0,) + self.embeddings.shape[1:], dtype=np.float32)
-        )
+        if not vocabulary:
+            return vocabulary, np.zeros((0,) + self.embeddings.shape[1:], dtype=np.float32)
+        return vocabulary, np.stack([self.for_word(w).mean(axis=0) for w in vocabulary])
 
     def subset(self, mask: np.ndarray) -> "WordEmbeddings":
         """The occurrences selected by a boolean mask or index array."""
@@ -514,7 +514,8 @@ def embed_words(
             occ_sentence.append(index)
             occ_word.append(word)
             occ_span.append((start, end))
-    missing = tuple(w for w in words if w not in set(occ_word))
+    found = set(occ_word)
+    missing = tuple(w for w in words if w not in found)
     _report_missing(missing, len(words), on_missing)
 
     meta = _extraction_meta(encoder, sentences, words_digest=_text_digest(words), case_sensitive=case_sensitive)
@@ -587,7 +588,8 @@ def embed_words(
             bar.close()
 
     if not keep.all():
-        lost = tuple(w for w in words if w not in missing and w not in set(np.asarray(occ_word)[keep].tolist()))
+        kept_words = set(np.asarray(occ_word)[keep].tolist())
+        lost = tuple(w for w in words if w not in missing and w not in kept_words)
         missing = missing + lost
     result_arrays = {
         "embeddings": out[keep],

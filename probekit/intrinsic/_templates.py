@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
+from probekit._corpus import indefinite_article
 from probekit.errors import InvalidParameterError
 
 WORD_SLOT = "{w}"
@@ -108,8 +109,6 @@ _MASS = {
     "gossip", "pink", "pretty", "blonde", "strong", "cheerleading", "feminism", "estrogen",
     "testosterone", "brotherhood", "maternity", "clergy", "money", "wealth", "power",
 }
-_AN_EXCEPTIONS = {"hour", "honest", "honor", "honour", "heir", "heiress", "herb"}
-_A_EXCEPTIONS_PREFIXES = ("uni", "use", "usu", "eu", "one", "ewe", "ure")
 
 
 # wordlists slot types -> bleached template kinds
@@ -162,16 +161,6 @@ def infer_word_kind(word: str) -> str:
     if lower.endswith("s") and not lower.endswith(("ss", "us", "is")):
         return "plural"
     return "noun"
-
-
-def indefinite_article(word: str) -> str:
-    """"an" before a vowel sound (by spelling, with the usual exceptions), else "a"."""
-    lower = word.lower()
-    if lower in _AN_EXCEPTIONS:
-        return "an"
-    if lower.startswith(_A_EXCEPTIONS_PREFIXES):
-        return "a"
-    return "an" if lower[:1] in "aeiou" else "a"
 
 
 def fill_template(template: str, word: str) -> str:
