@@ -42,6 +42,7 @@ from probekit.extrinsic._uncertainty import (
     bernstein_parameters,
     bernstein_sample_size,
     bootstrap_ci,
+    t_interval,
 )
 from probekit.extrinsic._warnings import UndefinedMetricWarning
 
@@ -87,6 +88,7 @@ __all__ = [
     "bernstein_sample_size",
     "bernstein_parameters",
     "bootstrap_ci",
+    "t_interval",
     "ConfidenceInterval",
     "friedman_test",
     "wilcoxon_test",

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 from scipy import special
+from scipy import stats as _scipy_stats
 
 from probekit.errors import InvalidParameterError
 from probekit.extrinsic._inputs import as_1d, factorize, resolve_group
@@ -21,6 +22,7 @@ __all__ = [
     "bca_interval",
     "multinomial_bootstrap_counts",
     "jackknife_counts",
+    "t_interval",
 ]
 
 
@@ -157,6 +159,46 @@ def bernstein_sample_size(
     while n > 1 and bernstein_halfwidth(n - 1, sigma2=sigma2, gamma=gamma, rho=rho, C=C) <= delta:
         n -= 1
     return int(n)
+
+
+# --------------------------------------------------------------------------------------------------
+# t-interval over repeated runs (cross-validation folds, seeds)
+
+
+def t_interval(values: Any, confidence: float = 0.95) -> dict[str, float]:
+    r"""Mean, sample standard deviation and Student-t confidence interval of repeated measurements.
+
+    For values :math:`x_1..x_k` (e.g. one metric over k cross-validation folds, as Tokpo et al.
+    2023 report "mean ± margin over folds"): :math:`\bar x \pm t_{(1+c)/2,\,k-1}\, s/\sqrt{k}`
+    with :math:`s` the sample standard deviation (ddof=1). NaN values (folds where the metric is
+    undefined) are left out and counted in ``n_missing``.
+
+    Parameters
+    ----------
+    values : array-like of shape (k,)
+    confidence : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    dict
+        ``mean``, ``std`` (ddof=1), ``margin`` (half-width), ``low``, ``high``, ``n`` (values used),
+        ``n_missing``, ``confidence``. With one value the std, margin and bounds are NaN; with none
+        everything but the counts is NaN.
+    """
+    if not 0 < confidence < 1:
+        raise InvalidParameterError("confidence", confidence, "a level in (0, 1)")
+    x = np.asarray(values, dtype=float).reshape(-1)
+    finite = x[~np.isnan(x)]
+    k = int(finite.size)
+    nan = float("nan")
+    mean = float(finite.mean()) if k else nan
+    std = float(finite.std(ddof=1)) if k > 1 else nan
+    margin = float(_scipy_stats.t.ppf((1.0 + confidence) / 2.0, k - 1) * std / math.sqrt(k)) if k > 1 else nan
+    return {
+        "mean": mean, "std": std, "margin": margin, "low": mean - margin, "high": mean + margin,
+        "n": k, "n_missing": int(x.size - k), "confidence": confidence,
+    }
 
 
 # --------------------------------------------------------------------------------------------------
