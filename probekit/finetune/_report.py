@@ -1,0 +1,170 @@
+"""Tables and figures of fine-tuning runs, built from saved ``metrics.json`` content only.
+
+The Markdown table follows the layout of Tokpo et al. (2023), Tables 3 and 4: one row per model and
+training-data setting (original, scrubbed, swapped), one column per metric (TPRD, FPRD, ACC-F,
+ACC-M, CF, CF-TPRD, CF-FPRD, CF-ACC-F, CF-ACC-M, then accuracy and macro-F1), each cell the mean
+over folds ± the half-width of the 95% Student-t interval. The figure shows TPRD and CF per run
+with those intervals and the per-fold values, and the signed per-class TPRD (female − male).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from probekit._io import atomic_path
+from probekit.errors import InputFileError
+from probekit.finetune._evaluate import METRIC_LABELS
+
+__all__ = ["load_finetune_results", "finetune_markdown", "plot_finetune_figure", "run_label", "TABLE_METRICS"]
+
+#: Columns of the Markdown table, in the paper's order.
+TABLE_METRICS = (
+    "tprd", "fprd", "acc_f", "acc_m", "cf", "cf_tprd", "cf_fprd", "cf_acc_f", "cf_acc_m", "accuracy", "macro_f1",
+)
+
+
+def load_finetune_results(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a ``metrics.json`` written by ``probekit finetune`` (the file or its directory)."""
+    file = Path(path)
+    if file.is_dir():
+        file = file / "metrics.json"
+    if not file.is_file():
+        raise InputFileError(f"no fine-tuning metrics file at {str(file)!r}")
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"{str(file)!r} is not a valid metrics.json: {exc}") from None
+    if "summary" not in data or "folds" not in data:
+        raise InputFileError(f"{str(file)!r} is not a fine-tuning metrics.json (no 'summary' and 'folds')")
+    return data
+
+
+def _num(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _cell(stats: Mapping[str, Any] | None, digits: int = 3) -> str:
+    if not stats:
+        return "n/a"
+    mean, margin = _num(stats.get("mean")), _num(stats.get("margin"))
+    if math.isnan(mean):
+        return "n/a"
+    if math.isnan(margin):
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {margin:.{digits}f}"
+
+
+def run_label(run: Mapping[str, Any]) -> str:
+    """A short model label of a run: its name or path (the last part of a path)."""
+    model = ((run.get("provenance") or {}).get("model") or {})
+    name = str(model.get("name_or_path") or "model").rstrip("/")
+    return name.split("/")[-1] if name.count("/") > 1 else name
+
+
+def _setting(run: Mapping[str, Any]) -> str:
+    settings = run.get("settings") or {}
+    return str(settings.get("setting", "?")) + (" (frozen)" if settings.get("frozen") else "")
+
+
+def finetune_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | None = None) -> str:
+    """Markdown tables of fine-tuning runs (Tokpo et al. 2023, Tables 3-4 layout, plus per-class TPRD).
+
+    Parameters
+    ----------
+    runs : sequence of mapping
+        Contents of ``metrics.json`` files (see :func:`load_finetune_results`).
+    labels : sequence of str, optional
+        Model label per run (default: :func:`run_label`).
+    """
+    labels = list(labels) if labels is not None else [run_label(r) for r in runs]
+    first = runs[0].get("settings", {}) if runs else {}
+    confidence = (next(iter(runs[0]["summary"]["metrics"].values()), {}) or {}).get("confidence", 0.95) if runs else 0.95
+    lines = ["# probekit fine-tuning: extrinsic bias", ""]
+    lines.append(
+        f"Data: {first.get('data', '?')}; mean over folds ± half-width of the {confidence:.0%} t-interval. "
+        "TPRD/FPRD: female − male per class, aggregated as the mean absolute value over classes; CF: mean "
+        "over test examples of |P(ŷ=y|x) − P(ŷ=y|x_cf)|; CF-*: the group metrics on the counterfactually "
+        "augmented test set."
+    )
+    lines += ["", "| Model | Setting | Folds | " + " | ".join(METRIC_LABELS[m] for m in TABLE_METRICS) + " |"]
+    lines.append("|" + "---|" * (3 + len(TABLE_METRICS)))
+    for label, run in zip(labels, runs):
+        summary = run["summary"]["metrics"]
+        cells = [_cell(summary.get(m)) for m in TABLE_METRICS]
+        lines.append(f"| {label} | {_setting(run)} | {len(run.get('folds', []))} | " + " | ".join(cells) + " |")
+
+    per_class_runs = [(label, run) for label, run in zip(labels, runs) if run["summary"].get("per_class", {}).get("tprd")]
+    if per_class_runs:
+        classes = list(dict.fromkeys(c for _, run in per_class_runs for c in run["summary"]["per_class"]["tprd"]))
+        lines += ["", "## TPRD per class (female − male)", ""]
+        lines.append("| Class | " + " | ".join(f"{label} {_setting(run)}" for label, run in per_class_runs) + " |")
+        lines.append("|" + "---|" * (1 + len(per_class_runs)))
+        for c in classes:
+            cells = [_cell(run["summary"]["per_class"]["tprd"].get(c)) for _, run in per_class_runs]
+            lines.append(f"| {c} | " + " | ".join(cells) + " |")
+
+    notes = []
+    for label, run in zip(labels, runs):
+        n_warn = sum(len(f.get("warnings", [])) for f in run.get("folds", []))
+        if n_warn:
+            notes.append(f"- {label} {_setting(run)}: {n_warn} undefined per-class cell(s) (NaN, left out of the aggregates); see metrics.json")
+        prov = run.get("provenance") or {}
+        model = prov.get("model") or {}
+        seeds = prov.get("seeds") or {}
+        notes.append(
+            f"- {label} {_setting(run)}: fingerprint {model.get('fingerprint', 'n/a')}, data digest "
+            f"{(run.get('settings') or {}).get('data_digest', 'n/a')}, seed {seeds.get('seed', 'n/a')}, "
+            f"probekit {prov.get('probekit_version', 'n/a')}"
+        )
+    lines += ["", "## Runs", "", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def plot_finetune_figure(
+    runs: Sequence[Mapping[str, Any]], path: str | os.PathLike, labels: Sequence[str] | None = None
+) -> Path:
+    """TPRD and CF per run (mean, t-interval, per-fold points) and the signed per-class TPRD, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    labels = list(labels) if labels is not None else [run_label(r) for r in runs]
+    names = [f"{label}\n{_setting(run)}" for label, run in zip(labels, runs)]
+    has_classes = any(run["summary"].get("per_class", {}).get("tprd") for run in runs)
+    fig, axes = plt.subplots(1, 3 if has_classes else 2, figsize=(13 if has_classes else 9, 4.2))
+    positions = np.arange(len(runs))
+    for ax, metric in zip(axes[:2], ("tprd", "cf")):
+        means = np.array([_num((run["summary"]["metrics"].get(metric) or {}).get("mean")) for run in runs])
+        margins = np.array([_num((run["summary"]["metrics"].get(metric) or {}).get("margin")) for run in runs])
+        ax.bar(positions, means, 0.6, yerr=np.where(np.isnan(margins), 0.0, margins), capsize=4, color="#4c72b0", alpha=0.8)
+        for k, run in enumerate(runs):
+            values = [_num(f["metrics"].get(metric)) for f in run.get("folds", [])]
+            ax.scatter(np.full(len(values), positions[k]), values, color="black", s=10, zorder=3)
+        ax.axhline(0.0, color="grey", linewidth=0.8)
+        ax.set_xticks(positions, names, fontsize=7)
+        ax.set_title(f"{METRIC_LABELS[metric]} (mean, 95% t-interval, folds)", fontsize=9)
+    if has_classes:
+        ax = axes[2]
+        classes = list(dict.fromkeys(c for run in runs for c in run["summary"].get("per_class", {}).get("tprd", {})))
+        width = 0.8 / max(len(runs), 1)
+        y = np.arange(len(classes))
+        for k, (run, name) in enumerate(zip(runs, names)):
+            per = run["summary"].get("per_class", {}).get("tprd", {})
+            vals = [_num((per.get(c) or {}).get("mean")) for c in classes]
+            ax.barh(y + (k - (len(runs) - 1) / 2) * width, vals, width, label=name.replace("\n", " "))
+        ax.axvline(0.0, color="grey", linewidth=0.8)
+        ax.set_yticks(y, classes, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_title("TPRD per class (female − male)", fontsize=9)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    with atomic_path(path, suffix=".tmp.png") as tmp:
+        fig.savefig(tmp, dpi=130, format="png")
+    plt.close(fig)
+    return Path(path)
