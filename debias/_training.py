@@ -1,0 +1,729 @@
+"""The one training loop of probekit: Hugging Face Accelerate, exact resume, reproducible randomness.
+
+CDA, Context-debias and downstream fine-tuning all train through :func:`train`. The loop owns
+what every method needs and no method should re-implement: AdamW with the usual weight-decay
+groups, a linear warm-up/decay schedule, gradient clipping, mixed precision (bf16 on GPU, fp32 on
+CPU by default), checkpoints that resume to the same weights, evaluation with best-checkpoint
+selection, and a switchable tqdm bar. The same code runs on CPU, on one GPU and on several GPUs
+under ``accelerate launch``.
+
+Reproducibility
+---------------
+Every random draw of step ``t`` is a pure function of one *base seed* and ``t``:
+
+* the batch order of epoch ``e`` comes from a ``torch.Generator`` seeded from (base seed, e);
+* the ``collate_fn`` of step ``t`` (e.g. masked-LM masking) receives a generator seeded from
+  (base seed, t, process index);
+* dropout in step ``t`` draws from the global RNG, which the loop forks (``torch.random.fork_rng``)
+  and seeds from (base seed, t, process index) for that step only, so the caller's global RNG
+  state is left exactly as it was.
+
+Nothing therefore depends on how many steps ran in this process, and a run resumed from a
+checkpoint recomputes exactly the steps an uninterrupted run would have taken: same final weights
+(bitwise on CPU). The base seed is ``TrainingConfig.seed``, or one draw from the
+``torch.Generator`` passed to :func:`train`.
+
+Checkpoints are directories ``step-NNNNNNNN`` holding ``model.safetensors``,
+``optimizer.safetensors`` and ``trainer_state.json`` (step, schedule, optimizer hyperparameters,
+loss history, evaluation history, the best weights in ``best.safetensors`` when an ``eval_fn`` is
+used). No pickle is read or written. Each is written to a temporary directory and renamed, so an
+interruption never leaves a half-written checkpoint behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import math
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from probekit.errors import InvalidParameterError
+
+__all__ = [
+    "TrainingConfig",
+    "TrainingResult",
+    "train",
+    "shuffled_batches",
+    "latest_checkpoint",
+]
+
+logger = logging.getLogger(__name__)
+
+MIXED_PRECISION = ("no", "bf16", "fp16")
+_CHECKPOINT_PREFIX = "step-"
+_STATE_FILE = "trainer_state.json"
+_FORMAT_VERSION = 1
+# Purposes mixed into derived seeds, so that the batch order, the collate randomness and the
+# dropout of a step never share a stream.
+_EPOCH_ORDER, _COLLATE, _DROPOUT = 1, 2, 3
+# Settings that may change between an interrupted run and its resumption without changing the result.
+_RESUME_FREE = frozenset({"checkpoint_every", "keep_checkpoints", "log_every"})
+
+
+# ---------------------------------------------------------------------------------------------
+# configuration and result
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """Hyperparameters of one training run.
+
+    Parameters
+    ----------
+    learning_rate : float
+        Peak learning rate of AdamW.
+    max_steps : int, optional
+        Optimizer steps to take. Exactly one of ``max_steps`` and ``epochs`` is set.
+    epochs : int, optional
+        Passes over the data (``max_steps = epochs * batches per epoch``).
+    batch_size : int
+        Examples per optimizer step, over all processes together (each of ``n`` processes gets
+        ``batch_size / n`` of every batch, so the result does not depend on the number of GPUs
+        beyond floating-point reduction order).
+    warmup_ratio : float
+        Fraction of the steps over which the learning rate rises linearly from 0; it then falls
+        linearly to 0 at the last step (``transformers.get_linear_schedule_with_warmup``).
+    weight_decay : float
+        AdamW decoupled weight decay, applied to matrices only (not to biases and norm weights).
+    adam_epsilon : float
+    max_grad_norm : float, optional
+        Clip the global gradient norm to this value; ``None`` disables clipping.
+    mixed_precision : {"no", "bf16", "fp16"}, optional
+        ``None``: the value of ``ACCELERATE_MIXED_PRECISION`` when ``accelerate launch`` set it,
+        else bf16 on a GPU that supports it (fp16 on one that does not) and ``"no"`` (fp32) on CPU.
+    device : {"cpu"}, optional
+        ``"cpu"`` forces the CPU; ``None`` lets Accelerate choose (the GPU of this process).
+    seed : int
+        Base seed of every random draw (see the module docstring), unless a generator is given.
+    checkpoint_every : int, optional
+        Save a checkpoint every this many steps (and always after the last step) when a
+        checkpoint directory is given. ``None``: only after the last step.
+    keep_checkpoints : int
+        How many of the most recent checkpoints to keep.
+    eval_every : int, optional
+        Call ``eval_fn`` every this many steps and after the last step. ``None``: ten times per run.
+    restore_best : bool
+        With an ``eval_fn``: load the weights of the best evaluation into the model at the end.
+    drop_last : bool
+        Drop the last, smaller batch of each epoch.
+    find_unused_parameters : bool
+        Passed to ``DistributedDataParallel`` (several processes only): set it when some trainable
+        parameters get no gradient in some steps.
+    log_every : int
+        Log the running loss every this many steps (``logging`` at INFO).
+    """
+
+    learning_rate: float = 5e-5
+    max_steps: int | None = None
+    epochs: int | None = None
+    batch_size: int = 32
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    adam_epsilon: float = 1e-8
+    max_grad_norm: float | None = 1.0
+    mixed_precision: str | None = None
+    device: str | None = None
+    seed: int = 0
+    checkpoint_every: int | None = None
+    keep_checkpoints: int = 1
+    eval_every: int | None = None
+    restore_best: bool = True
+    drop_last: bool = False
+    find_unused_parameters: bool = False
+    log_every: int = 50
+
+    def __post_init__(self) -> None:
+        if (self.max_steps is None) == (self.epochs is None):
+            raise InvalidParameterError(
+                "max_steps/epochs", (self.max_steps, self.epochs), "exactly one of max_steps and epochs"
+            )
+        for name in ("max_steps", "epochs", "checkpoint_every", "eval_every"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+                raise InvalidParameterError(name, value, "a positive integer or None")
+        for name in ("batch_size", "keep_checkpoints", "log_every"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise InvalidParameterError(name, value, "a positive integer")
+        if not (isinstance(self.learning_rate, (int, float)) and math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise InvalidParameterError("learning_rate", self.learning_rate, "a positive number")
+        if not (0.0 <= self.warmup_ratio < 1.0):
+            raise InvalidParameterError("warmup_ratio", self.warmup_ratio, "a number in [0, 1)")
+        if not self.weight_decay >= 0:
+            raise InvalidParameterError("weight_decay", self.weight_decay, "a number >= 0")
+        if self.max_grad_norm is not None and not self.max_grad_norm > 0:
+            raise InvalidParameterError("max_grad_norm", self.max_grad_norm, "a positive number or None")
+        if self.mixed_precision is not None and self.mixed_precision not in MIXED_PRECISION:
+            raise InvalidParameterError("mixed_precision", self.mixed_precision, (*MIXED_PRECISION, None))
+        if self.device not in (None, "cpu"):
+            raise InvalidParameterError("device", self.device, "'cpu' or None (Accelerate chooses)")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
+            raise InvalidParameterError("seed", self.seed, "an integer")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class TrainingResult:
+    """What :func:`train` did.
+
+    Attributes
+    ----------
+    steps : int
+        Optimizer steps taken in total (over all sessions when resumed).
+    losses : list of float
+        Training loss of every step (mean over processes).
+    terms : dict of str -> list of float
+        Further values returned by ``loss_fn`` (e.g. the two terms of a composite loss), per step.
+    eval_history : list of (int, float)
+        ``(step, value)`` of every evaluation.
+    best_step, best_value : int or None, float or None
+        The evaluation with the lowest value; its weights are in the model when ``restore_best``.
+    resumed_from : int or None
+        Step of the checkpoint this session started from.
+    base_seed : int
+        The seed every random draw was derived from.
+    seconds, steps_per_second : float
+        Wall time of the steps taken in this session, and their rate.
+    mixed_precision, device : str
+    num_processes : int
+    config : dict
+    """
+
+    steps: int
+    losses: list[float]
+    terms: dict[str, list[float]]
+    eval_history: list[tuple[int, float]]
+    best_step: int | None
+    best_value: float | None
+    resumed_from: int | None
+    base_seed: int
+    seconds: float
+    steps_per_second: float
+    mixed_precision: str
+    device: str
+    num_processes: int
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["eval_history"] = [list(item) for item in self.eval_history]
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """The result without per-step histories (for provenance files)."""
+        out = self.to_dict()
+        losses = out.pop("losses")
+        out.pop("terms")
+        n = max(1, min(10, len(losses) // 10 or 1))
+        out["first_loss"] = float(np.mean(losses[:n])) if losses else None
+        out["last_loss"] = float(np.mean(losses[-n:])) if losses else None
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# seeds and batch order
+
+
+def derive_seed(base_seed: int, *keys: int) -> int:
+    """A 63-bit seed for one purpose, mixed from the base seed and integer keys (NumPy SeedSequence)."""
+    words = np.random.SeedSequence([int(base_seed) & 0xFFFFFFFFFFFFFFFF, *(int(k) for k in keys)]).generate_state(2)
+    return int((int(words[0]) << 31) ^ int(words[1])) & 0x7FFFFFFFFFFFFFFF
+
+
+def _seeded_generator(seed: int) -> torch.Generator:
+    generator = torch.Generator()
+    generator.manual_seed(seed)
+    return generator
+
+
+def shuffled_batches(n_examples: int, batch_size: int, *, drop_last: bool = False) -> Callable[[torch.Generator], list[list[int]]]:
+    """The default batch order: a fresh random permutation each epoch, cut into batches.
+
+    Returns a function ``generator -> list of index lists``; :func:`train` calls it once per epoch
+    with a generator seeded from (base seed, epoch). Other orders (e.g. length-sorted buckets) are
+    functions of the same shape; they must return the same number of batches every epoch.
+    """
+
+    def plan(generator: torch.Generator) -> list[list[int]]:
+        order = torch.randperm(n_examples, generator=generator).tolist()
+        batches = [order[i:i + batch_size] for i in range(0, n_examples, batch_size)]
+        if drop_last and batches and len(batches[-1]) < batch_size:
+            batches.pop()
+        return batches
+
+    return plan
+
+
+@contextlib.contextmanager
+def _seeded_global_rng(seed: int, device: torch.device) -> Iterator[None]:
+    """Seed the global RNG of the CPU and of ``device`` for one step, restoring both afterwards.
+
+    Dropout draws from the global RNG; seeding it inside ``fork_rng`` makes dropout a function of
+    the step without touching the caller's random state.
+    """
+    devices = [device.index if device.index is not None else torch.cuda.current_device()] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=devices, device_type="cuda"):
+        torch.default_generator.manual_seed(seed)
+        if devices:
+            torch.cuda.manual_seed(seed)  # the current device only
+        yield
+
+
+# ---------------------------------------------------------------------------------------------
+# accelerator, optimizer
+
+
+def _auto_mixed_precision(config: TrainingConfig) -> str:
+    if config.mixed_precision is not None:
+        return config.mixed_precision
+    from_launcher = os.environ.get("ACCELERATE_MIXED_PRECISION")
+    if from_launcher in MIXED_PRECISION:
+        return from_launcher
+    if config.device != "cpu" and torch.cuda.is_available():
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+    return "no"
+
+
+def _make_accelerator(config: TrainingConfig, mixed_precision: str) -> Any:
+    from accelerate import Accelerator
+    from accelerate.utils import DistributedDataParallelKwargs
+
+    kwargs = dict(
+        cpu=config.device == "cpu",
+        mixed_precision=mixed_precision,
+        kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=config.find_unused_parameters)],
+    )
+    try:
+        return Accelerator(**kwargs)
+    except ValueError as exc:
+        # Accelerate keeps one process-wide state; a later run in the same process with another
+        # precision (e.g. fp32 CDA on CPU, then bf16 fine-tuning) must start it afresh.
+        if "already been initialized" not in str(exc):
+            raise
+        from accelerate.state import AcceleratorState
+
+        logger.debug("resetting Accelerate's process-wide state: %s", exc)
+        AcceleratorState._reset_state(reset_partial_state=False)
+        return Accelerator(**kwargs)
+
+
+def _parameter_groups(module: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
+    """Trainable parameters, matrices with weight decay and vectors (biases, norm weights) without."""
+    decay, no_decay, seen = [], [], set()
+    for _, parameter in module.named_parameters():
+        if not parameter.requires_grad or id(parameter) in seen:
+            continue
+        seen.add(id(parameter))
+        (decay if parameter.ndim >= 2 else no_decay).append(parameter)
+    if not decay and not no_decay:
+        raise InvalidParameterError("module", type(module).__name__, "a module with trainable parameters (requires_grad=True)")
+    groups = []
+    if decay:
+        groups.append({"params": decay, "weight_decay": weight_decay})
+    if no_decay:
+        groups.append({"params": no_decay, "weight_decay": 0.0})
+    return groups
+
+
+# ---------------------------------------------------------------------------------------------
+# checkpoints
+
+
+def _checkpoints(directory: Path) -> list[Path]:
+    if not directory.is_dir():
+        return []
+    found = []
+    for path in directory.iterdir():
+        if path.is_dir() and path.name.startswith(_CHECKPOINT_PREFIX) and (path / _STATE_FILE).is_file():
+            try:
+                found.append((int(path.name[len(_CHECKPOINT_PREFIX):]), path))
+            except ValueError:
+                continue
+    return [path for _, path in sorted(found)]
+
+
+def latest_checkpoint(directory: str | os.PathLike) -> Path | None:
+    """The most recent complete checkpoint in ``directory``, or ``None``."""
+    found = _checkpoints(Path(directory))
+    return found[-1] if found else None
+
+
+def _cpu_state(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    # One clone per key: tied weights become separate tensors, which safetensors can store.
+    return {k: v.detach().to("cpu", copy=True).contiguous() for k, v in module.state_dict().items()}
+
+
+def _save_checkpoint(
+    directory: Path,
+    step: int,
+    module: torch.nn.Module,
+    optimizer: Any,
+    scheduler: Any,
+    scaler: Any,
+    state: dict[str, Any],
+    best_state: dict[str, torch.Tensor] | None,
+    keep: int,
+) -> Path:
+    from safetensors.torch import save_file
+
+    from probekit._io import dumps_json
+
+    directory.mkdir(parents=True, exist_ok=True)
+    final = directory / f"{_CHECKPOINT_PREFIX}{step:08d}"
+    tmp = directory / f".{final.name}.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    try:
+        save_file(_cpu_state(module), str(tmp / "model.safetensors"))
+        optimizer_state = optimizer.state_dict()
+        tensors, scalars = {}, {}
+        for index, values in optimizer_state["state"].items():
+            for name, value in values.items():
+                if torch.is_tensor(value):
+                    tensors[f"{index}.{name}"] = value.detach().to("cpu", copy=True).contiguous()
+                else:
+                    scalars[f"{index}.{name}"] = value
+        save_file(tensors, str(tmp / "optimizer.safetensors"))
+        if best_state is not None:
+            save_file(best_state, str(tmp / "best.safetensors"))
+        full_state = {
+            **state,
+            "format_version": _FORMAT_VERSION,
+            "optimizer_param_groups": optimizer_state["param_groups"],
+            "optimizer_scalars": scalars,
+            "scheduler": scheduler.state_dict(),
+            "scaler": scaler.state_dict() if scaler is not None else None,
+        }
+        (tmp / _STATE_FILE).write_text(json.dumps(full_state, indent=1), encoding="utf-8")
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    for old in _checkpoints(directory)[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def _load_checkpoint(path: Path, module: torch.nn.Module, optimizer: Any, scheduler: Any, scaler: Any) -> tuple[dict[str, Any], dict[str, torch.Tensor] | None]:
+    from safetensors.torch import load_file
+
+    state = json.loads((path / _STATE_FILE).read_text(encoding="utf-8"))
+    if state.get("format_version") != _FORMAT_VERSION:
+        raise InvalidParameterError("checkpoint", str(path), f"a checkpoint of format version {_FORMAT_VERSION}")
+    module.load_state_dict(load_file(str(path / "model.safetensors")), strict=True)
+    tensors = load_file(str(path / "optimizer.safetensors"))
+    per_param: dict[int, dict[str, Any]] = {}
+    for key, value in [*tensors.items(), *state["optimizer_scalars"].items()]:
+        index, name = key.split(".", 1)
+        per_param.setdefault(int(index), {})[name] = value
+    groups = state["optimizer_param_groups"]
+    for group in groups:
+        if isinstance(group.get("betas"), list):
+            group["betas"] = tuple(group["betas"])
+    optimizer.load_state_dict({"state": per_param, "param_groups": groups})
+    scheduler.load_state_dict(state["scheduler"])
+    if scaler is not None and state.get("scaler") is not None:
+        scaler.load_state_dict(state["scaler"])
+    best = load_file(str(path / "best.safetensors")) if (path / "best.safetensors").is_file() else None
+    return state, best
+
+
+def _check_resumable(state: Mapping[str, Any], config: TrainingConfig, base_seed: int, n_examples: int, path: Path) -> None:
+    saved = {k: v for k, v in state["config"].items() if k not in _RESUME_FREE}
+    current = {k: v for k, v in config.to_dict().items() if k not in _RESUME_FREE}
+    differing = sorted(k for k in set(saved) | set(current) if saved.get(k) != current.get(k))
+    if state["base_seed"] != base_seed:
+        differing.append(f"base seed ({state['base_seed']} vs {base_seed})")
+    if state["n_examples"] != n_examples:
+        differing.append(f"number of examples ({state['n_examples']} vs {n_examples})")
+    if differing:
+        raise InvalidParameterError(
+            "resume", str(path), "a checkpoint made with the same settings and data",
+            "these differ from the interrupted run: " + ", ".join(differing)
+            + "; resume with the original settings, or start over in an empty checkpoint directory",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# the loop
+
+
+def _default_loss(module: torch.nn.Module, batch: Any) -> Any:
+    output = module(**batch) if isinstance(batch, Mapping) else module(batch)
+    return output.loss if hasattr(output, "loss") else output
+
+
+def _split_loss(output: Any) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    if isinstance(output, Mapping):
+        if "loss" not in output:
+            raise InvalidParameterError("loss_fn", sorted(output), "a tensor, or a mapping with the key 'loss'")
+        return output["loss"], {k: v for k, v in output.items() if k != "loss"}
+    if not torch.is_tensor(output):
+        raise InvalidParameterError("loss_fn", type(output).__name__, "a scalar tensor or a mapping with 'loss'")
+    return output, {}
+
+
+def train(
+    module: torch.nn.Module,
+    dataset: Sequence[Any],
+    config: TrainingConfig,
+    *,
+    collate_fn: Callable[[list[Any], torch.Generator], Any],
+    loss_fn: Callable[[torch.nn.Module, Any], Any] | None = None,
+    batch_order: Callable[[torch.Generator], Sequence[Sequence[int]]] | None = None,
+    generator: torch.Generator | None = None,
+    checkpoint_dir: str | os.PathLike | None = None,
+    resume: bool = False,
+    eval_fn: Callable[[torch.nn.Module], float] | None = None,
+    callback: Callable[[int, dict[str, float]], None] | None = None,
+    progress: bool = True,
+    description: str = "training",
+) -> TrainingResult:
+    """Train ``module`` in place with AdamW on batches of ``dataset``, through Hugging Face Accelerate.
+
+    Each step takes the next batch of the epoch's order, shards it over the processes, builds
+    tensors with ``collate_fn``, computes ``loss_fn(module, batch)``, back-propagates
+    (``accelerator.backward``), clips the gradient norm, and steps AdamW and the linear schedule:
+
+    .. math:: \\eta_t = \\eta \\min\\left(\\frac{t}{t_w}, \\frac{T - t}{T - t_w}\\right),
+       \\qquad t_w = \\lfloor \\text{warmup ratio} \\cdot T \\rfloor
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+        The trainable module (parameters with ``requires_grad=True`` are trained). For several
+        processes it is wrapped in ``DistributedDataParallel``: the forward pass must go through
+        ``module(...)`` (wrap a model and its objective in one ``nn.Module`` when the loss needs more
+        than a forward call). Trained in place; left in eval mode.
+    dataset : sequence
+        Examples, indexable by position (e.g. token-id lists).
+    config : TrainingConfig
+    collate_fn : callable
+        ``collate_fn(examples, generator) -> batch`` (tensors, or a mapping of tensors, moved to the
+        device by the loop). ``generator`` is a CPU ``torch.Generator`` seeded for this step and
+        process: use it for any random choice (masking), so that the step is reproducible.
+    loss_fn : callable, optional
+        ``loss_fn(module, batch)`` returning a scalar tensor, or a mapping with ``"loss"`` and
+        further scalar tensors to log (kept in ``TrainingResult.terms``). Default:
+        ``module(**batch).loss`` (or the output itself when it has no ``loss``).
+    batch_order : callable, optional
+        ``generator -> list of index lists`` for one epoch (see :func:`shuffled_batches`, the default).
+    generator : torch.Generator, optional
+        Source of the base seed (one draw); default ``config.seed``.
+    checkpoint_dir : path, optional
+        Where checkpoints go (see ``config.checkpoint_every``). A finished run leaves its last step
+        there, so that calling again with ``resume=True`` returns at once with the final weights.
+    resume : bool
+        Continue from the latest checkpoint in ``checkpoint_dir`` (start afresh when there is none).
+        The settings and data must be those of the interrupted run. Without ``resume`` an existing
+        checkpoint is an error rather than silently overwritten.
+    eval_fn : callable, optional
+        ``eval_fn(module) -> float``, lower is better, called in eval mode without gradients every
+        ``config.eval_every`` steps and after the last; with ``config.restore_best`` the best
+        weights are loaded at the end.
+    callback : callable, optional
+        ``callback(step, values)`` after every step (and its checkpoint); raising stops training.
+    progress : bool
+        Show a tqdm bar (main process only).
+    description : str
+        Label of the bar and the log lines.
+
+    Returns
+    -------
+    TrainingResult
+    """
+    from transformers import get_linear_schedule_with_warmup
+
+    if not isinstance(module, torch.nn.Module):
+        raise InvalidParameterError("module", type(module).__name__, "a torch.nn.Module")
+    n_examples = len(dataset)
+    if n_examples == 0:
+        raise InvalidParameterError("dataset", "empty", "at least one example")
+    loss_fn = loss_fn or _default_loss
+    batch_order = batch_order or shuffled_batches(n_examples, config.batch_size, drop_last=config.drop_last)
+    base_seed = int(config.seed)
+    if generator is not None:
+        base_seed = int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device).item())
+
+    mixed_precision = _auto_mixed_precision(config)
+    accelerator = _make_accelerator(config, mixed_precision)
+    world, rank = accelerator.num_processes, accelerator.process_index
+
+    def epoch_plan(epoch: int) -> list[list[int]]:
+        plan = [list(batch) for batch in batch_order(_seeded_generator(derive_seed(base_seed, _EPOCH_ORDER, epoch)))]
+        return [batch for batch in plan if len(batch) >= world]  # every process needs an example
+
+    plan = epoch_plan(0)
+    batches_per_epoch = len(plan)
+    if batches_per_epoch == 0:
+        raise InvalidParameterError("batch_size", config.batch_size, f"at most the number of examples ({n_examples})")
+    total_steps = int(config.max_steps) if config.max_steps is not None else int(config.epochs) * batches_per_epoch
+    warmup_steps = int(config.warmup_ratio * total_steps)
+    eval_every = config.eval_every or max(1, total_steps // 10)
+
+    optimizer = torch.optim.AdamW(
+        _parameter_groups(module, config.weight_decay), lr=config.learning_rate, eps=config.adam_epsilon
+    )
+    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
+    prepared, optimizer = accelerator.prepare(module, optimizer)
+    trainable = [p for group in optimizer.param_groups for p in group["params"]]
+    unwrapped = accelerator.unwrap_model(prepared)
+    scaler = getattr(accelerator, "scaler", None)
+
+    losses: list[float] = []
+    terms: dict[str, list[float]] = {}
+    eval_history: list[tuple[int, float]] = []
+    best_step: int | None = None
+    best_value: float | None = None
+    best_state: dict[str, torch.Tensor] | None = None
+    start_step, resumed_from = 0, None
+
+    directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
+    if directory is not None:
+        last = latest_checkpoint(directory)
+        if last is not None and not resume:
+            raise InvalidParameterError(
+                "resume", False, "True to continue, or an empty checkpoint directory",
+                f"{directory} already holds a checkpoint ({last.name}) of an earlier run",
+            )
+        if last is not None:
+            state, best_state = _load_checkpoint(last, unwrapped, optimizer, scheduler, scaler)
+            _check_resumable(state, config, base_seed, n_examples, last)
+            start_step = resumed_from = int(state["step"])
+            losses = list(state["losses"])
+            terms = {k: list(v) for k, v in state["terms"].items()}
+            eval_history = [(int(s), float(v)) for s, v in state["eval_history"]]
+            best_step, best_value = state["best_step"], state["best_value"]
+            logger.info("%s: resuming from %s (step %d of %d)", description, last, start_step, total_steps)
+        elif resume:
+            logger.info("%s: no checkpoint in %s; starting afresh", description, directory)
+
+    def checkpoint_state(step: int) -> dict[str, Any]:
+        return {
+            "step": step, "total_steps": total_steps, "base_seed": base_seed, "n_examples": n_examples,
+            "config": config.to_dict(), "losses": losses, "terms": terms,
+            "eval_history": [list(e) for e in eval_history], "best_step": best_step, "best_value": best_value,
+        }
+
+    def evaluate(step: int) -> None:
+        nonlocal best_step, best_value, best_state
+        unwrapped.eval()
+        with torch.no_grad(), accelerator.autocast():
+            value = float(eval_fn(unwrapped))
+        eval_history.append((step, value))
+        if best_value is None or value < best_value:
+            best_step, best_value = step, value
+            best_state = _cpu_state(unwrapped)
+        logger.info("%s: step %d, evaluation %.6g (best %.6g at step %d)", description, step, value, best_value, best_step)
+
+    from tqdm.auto import tqdm
+
+    bar = tqdm(
+        total=total_steps, initial=start_step, desc=description, unit="step", dynamic_ncols=True,
+        disable=not progress or not accelerator.is_local_main_process,
+    )
+    started = time.perf_counter()
+    try:
+        epoch_of_plan = 0
+        for step in range(start_step, total_steps):
+            epoch, position = divmod(step, batches_per_epoch)
+            if epoch != epoch_of_plan:
+                plan, epoch_of_plan = epoch_plan(epoch), epoch
+                if len(plan) != batches_per_epoch:
+                    raise InvalidParameterError(
+                        "batch_order", f"{len(plan)} batches in epoch {epoch}", f"{batches_per_epoch} batches every epoch"
+                    )
+            shard = plan[position][rank::world]
+            collate_generator = _seeded_generator(derive_seed(base_seed, _COLLATE, step, rank))
+            batch = collate_fn([dataset[i] for i in shard], collate_generator)
+            batch = _to_device(batch, accelerator.device)
+            prepared.train()
+            with _seeded_global_rng(derive_seed(base_seed, _DROPOUT, step, rank), accelerator.device):
+                loss, extra = _split_loss(loss_fn(prepared, batch))
+                if not torch.isfinite(loss.detach()):
+                    raise FloatingPointError(f"{description}: the loss is {loss.item()} at step {step + 1}")
+                accelerator.backward(loss)
+            if config.max_grad_norm is not None:
+                accelerator.clip_grad_norm_(trainable, config.max_grad_norm)
+            optimizer.step()
+            if not getattr(optimizer, "step_was_skipped", False):  # fp16 overflow: keep the schedule in step
+                scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+
+            logged = {"loss": loss.detach(), **{k: v.detach() for k, v in extra.items()}}
+            values = {k: float(accelerator.reduce(v.float().reshape(()), reduction="mean")) for k, v in logged.items()}
+            losses.append(values["loss"])
+            for key, value in values.items():
+                if key != "loss":
+                    terms.setdefault(key, []).append(value)
+            done = step + 1
+            if eval_fn is not None and (done % eval_every == 0 or done == total_steps):
+                evaluate(done)
+            if directory is not None and (done == total_steps or (config.checkpoint_every and done % config.checkpoint_every == 0)):
+                if accelerator.is_main_process:
+                    _save_checkpoint(directory, done, unwrapped, optimizer, scheduler, scaler, checkpoint_state(done), best_state, config.keep_checkpoints)
+                accelerator.wait_for_everyone()
+            if done % config.log_every == 0:
+                recent = losses[-config.log_every:]
+                logger.info("%s: step %d/%d, loss %.5g", description, done, total_steps, float(np.mean(recent)))
+            bar.update(1)
+            bar.set_postfix(loss=f"{values['loss']:.4g}", refresh=False)
+            if callback is not None:
+                callback(done, values)
+    finally:
+        bar.close()
+        seconds = time.perf_counter() - started
+        _remove_forward_patch(accelerator, prepared, module)
+        module.eval()
+
+    if eval_fn is not None and config.restore_best and best_state is not None:
+        unwrapped.load_state_dict(best_state, strict=True)
+        logger.info("%s: restored the best weights (step %s, evaluation %.6g)", description, best_step, best_value)
+    ran = total_steps - start_step
+    return TrainingResult(
+        steps=total_steps,
+        losses=losses,
+        terms=terms,
+        eval_history=eval_history,
+        best_step=best_step,
+        best_value=best_value,
+        resumed_from=resumed_from,
+        base_seed=base_seed,
+        seconds=seconds,
+        steps_per_second=ran / seconds if ran and seconds > 0 else float("nan"),
+        mixed_precision=mixed_precision,
+        device=str(accelerator.device),
+        num_processes=world,
+        config=config.to_dict(),
+    )
+
+
+def _remove_forward_patch(accelerator: Any, prepared: torch.nn.Module, module: torch.nn.Module) -> None:
+    """Undo Accelerate's mixed-precision patching of ``forward`` so the caller's module is plain again."""
+    import types
+
+    accelerator.unwrap_model(prepared, keep_fp32_wrapper=False)
+    patched = module.__dict__.get("forward")
+    if isinstance(patched, types.MethodType) and patched.__func__ is type(module).forward:
+        del module.__dict__["forward"]
+
+
+def _to_device(batch: Any, device: torch.device) -> Any:
+    from accelerate.utils import send_to_device
+
+    return send_to_device(batch, device)
