@@ -23,6 +23,7 @@ __all__ = [
     "load_paper_attributes",
     "load_paper_stereotypes",
     "load_names",
+    "NAME_SOURCES",
     "load_seat_test",
     "seat_test_names",
     "load_seat_tests",
@@ -145,20 +146,45 @@ def load_paper_stereotypes() -> GenderedTermSets:
     )
 
 
-@functools.lru_cache(maxsize=None)
-def load_names() -> NameLists:
-    """Common English female and male first names, aligned as swap pairs (289 each).
+NAME_SOURCES: tuple[str, ...] = ("builtin", "census")
 
-    Natural counterparts share a line (Danielle/Daniel, Paula/Paul); the others are paired in
-    order of commonness. Unisex names are left out. ``common_words`` lists names that are also
-    ordinary words (Will, Mark, Rose, ...).
+
+def load_names(source: str = "builtin") -> NameLists:
+    """Female and male first names, aligned as swap pairs.
+
+    Parameters
+    ----------
+    source : {"builtin", "census"}
+        ``"builtin"``: 289 pairs of common English first names (``name_pairs.tsv``); natural
+        counterparts share a line (Danielle/Daniel, Paula/Paul), the others are paired in order
+        of commonness; unisex names are left out; ``common_words`` lists names that are also
+        ordinary words (Will, Mark, Rose, ...).
+        ``"census"``: the built-in pairs followed by about 3,400 further female and 600 male
+        names of the 1990 US Census first-name files (public domain; ``census_name_pairs.tsv``,
+        built by ``scripts/build_census_names.py``) without unisex names and names that are
+        English words, paired by census rank. Female names outnumber male ones, so a census
+        male name can have several female partners (its first line is its swap partner).
     """
+    if source not in NAME_SOURCES:
+        raise InvalidParameterError("source", source, NAME_SOURCES)
+    return _load_names(source)
+
+
+@functools.lru_cache(maxsize=None)
+def _load_names(source: str) -> NameLists:
     pairs = _tsv_pairs("name_pairs.tsv")
+    where = f"wordlists/data/name_pairs.tsv, common English given names, {_OWN}"
+    if source == "census":
+        pairs += _tsv_pairs("census_name_pairs.tsv")
+        where += (
+            "; + wordlists/data/census_name_pairs.tsv, US Census Bureau 1990 first-name files "
+            "(public domain) via the MIT-licensed `names` package"
+        )
     return NameLists(
         female=tuple(p[0] for p in pairs),
         male=tuple(p[1] for p in pairs),
         common_words=frozenset(_words("names_common_words.txt")),
-        source=f"wordlists/data/name_pairs.tsv, common English given names, {_OWN}",
+        source=where,
     )
 
 

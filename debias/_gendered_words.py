@@ -1,0 +1,283 @@
+"""The gendered vocabulary shared by :func:`debias.swap` and :func:`debias.scrub`, and the rules
+that decide whether a whole-word match really is that word.
+
+One compiled regular expression (a prefix tree over every word, from
+:func:`probekit._wordmatch._trie_alternation`) finds candidates in one C-level scan per text; a
+dictionary lookup and a few context rules per match decide what it is. Matching is whole-word:
+"he" never matches inside "the", "her" never inside "Hermann", "man" never inside "manager".
+
+The vocabulary
+--------------
+- attribute pairs of :func:`wordlists.load_attribute_pairs` in both directions, with the extra
+  counterparts (her -> his | him, ...);
+- the paper's attribute words without a counterpart (diva, maid, womb, ...; scrubbed, never
+  swapped);
+- the titles Mr, Mrs, Ms, Miss, Mister;
+- first names of a :class:`wordlists.NameLists` (``names="builtin"``, ``"census"``, your own, or
+  ``None`` for no names).
+
+Rules (why each exists)
+-----------------------
+- ``ms`` only as "Ms"/"Ms." ("10 ms" are milliseconds, "MS" multiple sclerosis or a degree).
+- ``miss`` only as "Miss" followed by a capitalized word ("Miss Smith"); "miss" is a verb.
+- names that are ordinary words (Will, Mark, Rose, May, ...; ``NameLists.common_words``) only
+  capitalized and not at the start of a sentence (after "Mr."/"Dr." they count).
+- master/masters not before "'s", "degree", "of", "in", "program" ("Master's degree", "Master of
+  Science"); host/hosts, buck, ram, tailor, steward only as nouns after a determiner or
+  possessive ("a host", not "hosts a show" or "a host of") and never in capitals ("RAM").
+- a word right after a letter and an apostrophe is a part of a name ("O'Neil"), not a word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import wordlists
+from probekit._wordmatch import _trie_alternation
+from probekit.errors import InvalidParameterError
+
+__all__ = ["Term", "GenderedVocabulary", "get_vocabulary", "NameSpec"]
+
+NameSpec = Any  # "builtin" | "census" | wordlists.NameLists | None
+
+# Match rules (small ints: the per-match dispatch is on the hot path).
+ANY = 0
+TITLE_CASE_ONLY = 1
+NAME_WORD = 2
+BEFORE_CAPITALIZED = 3
+MASTER = 4
+NOUN_ONLY = 5
+
+#: Which gender a term belongs to (scrub removes both; provenance counts them).
+FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
+
+#: "Mr" is ambiguous in reverse (Mrs and Ms both map to Mr). We map Mr -> Ms: like Mr, Ms says
+#: nothing about marriage; "Mrs" -> "Mr" -> "Ms" is therefore not an involution.
+TITLE_SWAPS: Mapping[str, str] = {"mr": "ms", "mrs": "mr", "ms": "mr", "miss": "mister", "mister": "miss"}
+
+#: Words that are possessive determiners *and* object/standalone pronouns; the swapper resolves them.
+AMBIGUOUS_PRONOUNS = frozenset({"her", "his"})
+
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister"})
+_NOUN_ONLY_WORDS = frozenset({"host", "hosts", "buck", "ram", "tailor", "steward"})
+_MASTER_WORDS = frozenset({"master", "masters"})
+_MASTER_BLOCKERS = frozenset({"degree", "degrees", "of", "in", "program", "programme", "programs", "thesis", "level"})
+_DETERMINERS = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "his", "her", "their", "our", "my", "your", "its",
+     "each", "every", "one", "no", "some", "any", "another"}
+)
+_TITLE_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "rev", "st", "sr", "jr", "fr"})
+# Characters that may stand between a sentence end and the next word.
+_OPENERS = frozenset(" \t\r\n\"'“‘«([{-–—")
+_SENTENCE_ENDS = frozenset(".!?…:;")
+
+_NEXT_TOKEN = re.compile(r"\s*(?:(\w+)|(\S))?")
+_PREV_WORD = re.compile(r"(\w+)\W*\Z")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One entry of the vocabulary.
+
+    Attributes
+    ----------
+    word : str
+        The word in lowercase (the lookup key).
+    counterpart : str or None
+        What :func:`debias.swap` writes, as stored (names capitalized), before case matching;
+        ``None`` for "her"/"his" (resolved from context) and for words without a counterpart
+        (scrubbed only).
+    kind : {"attribute", "name", "title"}
+    gender : {"female", "male", "neutral"}
+    rule : int
+        Which context rule applies (see the module docstring).
+    """
+
+    word: str
+    counterpart: str | None
+    kind: str
+    gender: str
+    rule: int = ANY
+
+
+def recase(template: str, word: str) -> str:
+    """``word`` in the case pattern of ``template``: she->he, She->He, SHE->HE; john->mary.
+
+    A lowercase template gives a lowercase word (names too, so uncased corpora stay uncased and
+    swapping back restores the text); a capitalized one capitalizes the first letter and keeps
+    the rest as stored ("McKenzie").
+    """
+    if template.islower():
+        return word.lower()
+    if len(template) > 1 and template.isupper():
+        return word.upper()
+    if template[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def next_token(text: str, end: int) -> tuple[str | None, str | None, int]:
+    """The token after position ``end``: ``(word, punctuation, its end)``; both ``None`` at the end."""
+    m = _NEXT_TOKEN.match(text, end)
+    return m.group(1), m.group(2), m.end()
+
+
+def previous_word(text: str, start: int) -> str | None:
+    """The word before ``start`` (skipping non-word characters), or ``None``."""
+    m = _PREV_WORD.search(text, max(0, start - 40), start)
+    return m.group(1) if m else None
+
+
+def is_sentence_initial(text: str, start: int) -> bool:
+    """True if only openers (spaces, quotes, brackets, dashes) stand between ``start`` and the
+    start of the text or a sentence end; a full stop after a title ("Dr.") does not end one."""
+    i = start - 1
+    while i >= 0 and text[i] in _OPENERS:
+        i -= 1
+    if i < 0:
+        return True
+    if text[i] not in _SENTENCE_ENDS:
+        return False
+    if text[i] == ".":
+        before = previous_word(text, i)
+        if before is not None and before.lower() in _TITLE_ABBREVIATIONS and text[i - len(before):i] == before:
+            return False
+    return True
+
+
+class GenderedVocabulary:
+    """The gendered words and first names to find, with one compiled whole-word pattern.
+
+    Parameters
+    ----------
+    names : {"builtin", "census"}, wordlists.NameLists or None
+        First names to include: ``"builtin"`` (289 pairs, :func:`wordlists.load_names`),
+        ``"census"`` (the built-in pairs plus about 4,000 names of the 1990 US Census,
+        ``wordlists.load_names("census")``), your own :class:`wordlists.NameLists`, or ``None``.
+
+    Use :func:`get_vocabulary` to share one instance per name list.
+    """
+
+    def __init__(self, names: NameSpec = "census"):
+        self.names: wordlists.NameLists | None = resolve_names(names)
+        self.names_label = names if isinstance(names, str) else ("none" if names is None else "custom")
+        self.pairs = wordlists.load_attribute_pairs()
+        self.terms: dict[str, Term] = self._build_terms()
+        words = set(self.terms)
+        # The curly apostrophe is as common as the straight one in edited text ("ma’am").
+        words |= {w.replace("'", "’") for w in words if "'" in w}
+        for w in [w for w in words if "’" in w]:
+            self.terms.setdefault(w, self.terms[w.replace("’", "'")])
+        self.pattern: re.Pattern[str] = re.compile(
+            r"(?<!\w)(?<!\w['’])(?:" + _trie_alternation(sorted(words)) + r")(?!\w)", re.IGNORECASE
+        )
+
+    def _build_terms(self) -> dict[str, Term]:
+        terms: dict[str, Term] = {}
+        swap_map = self.pairs.swap_map
+        female = {w.lower() for w in self.pairs.female} | {a.lower() for a, _ in self.pairs.extra_swaps}
+        for word in swap_map.words:
+            gender = FEMALE if word in female else MALE
+            if word in AMBIGUOUS_PRONOUNS:
+                counterpart = None
+            elif word in TITLE_SWAPS:
+                continue
+            else:
+                counterpart = swap_map[word][0]
+            rule = NOUN_ONLY if word in _NOUN_ONLY_WORDS else MASTER if word in _MASTER_WORDS else ANY
+            terms[word] = Term(word, counterpart, "attribute", gender, rule)
+        for word, counterpart in TITLE_SWAPS.items():
+            gender = MALE if word in ("mr", "mister") else FEMALE
+            rule = TITLE_CASE_ONLY if word == "ms" else BEFORE_CAPITALIZED if word == "miss" else ANY
+            terms[word] = Term(word, counterpart.capitalize(), "title", gender, rule)
+        female_paper, male_paper = wordlists.load_paper_attributes()
+        for words, gender in ((female_paper, FEMALE), (male_paper, MALE)):
+            for w in words:
+                terms.setdefault(w.lower(), Term(w.lower(), None, "attribute", gender))
+        if self.names is not None:
+            common = {w.lower() for w in self.names.common_words}
+            name_map = self.names.swap_map
+            female_names = {n.lower() for n in self.names.female}
+            for key in name_map.words:
+                if key in terms:
+                    continue  # a gendered word first ("Guy" the name is rarer than "guy")
+                gender = FEMALE if key in female_names else MALE
+                terms[key] = Term(key, name_map[key][0], "name", gender, NAME_WORD if key in common else ANY)
+        return terms
+
+    def accepts(self, term: Term, text: str, start: int, end: int) -> bool:
+        """Whether the match ``text[start:end]`` of ``term`` is that word in this context."""
+        rule = term.rule
+        if rule == ANY:
+            return True
+        found = text[start:end]
+        if rule == TITLE_CASE_ONLY:
+            return found[:1].isupper() and found[1:].islower()
+        if rule == NAME_WORD:
+            return found[:1].isupper() and found[1:].islower() and not is_sentence_initial(text, start)
+        if rule == BEFORE_CAPITALIZED:
+            word, _, _ = next_token(text, end)
+            return (
+                found[:1].isupper() and found[1:].islower() and word is not None
+                and word[:1].isupper() and text[end:end + 1].isspace()
+            )
+        if rule == MASTER:
+            if text.startswith(("'s", "’s", "'", "’"), end):
+                return False
+            word, _, _ = next_token(text, end)
+            return word is None or word.lower() not in _MASTER_BLOCKERS
+        if rule == NOUN_ONLY:
+            if len(found) > 1 and found.isupper():
+                return False
+            before = previous_word(text, start)
+            if before is None or before.lower() not in _DETERMINERS:
+                return False
+            word, _, _ = next_token(text, end)
+            return word is None or word.lower() != "of"
+        return True
+
+    def describe(self) -> dict[str, Any]:
+        """Provenance: the lists used, with their digests."""
+        names = self.names
+        return {
+            "attribute_pairs": {"name": self.pairs.name, "digest": self.pairs.digest, "n_pairs": len(self.pairs)},
+            "paper_attributes_digest": wordlists.load_paper_attributes().digest,
+            "name_list": None if names is None else {
+                "label": self.names_label,
+                "source": names.source,
+                "digest": names.digest,
+                "n_female": len(set(names.female)),
+                "n_male": len(set(names.male)),
+            },
+            "title_swaps": dict(TITLE_SWAPS),
+            "n_terms": len(self.terms),
+        }
+
+
+def resolve_names(names: NameSpec) -> wordlists.NameLists | None:
+    """``"builtin"``/``"census"`` -> the list from :func:`wordlists.load_names`; a NameLists or None as is."""
+    if names is None or isinstance(names, wordlists.NameLists):
+        return names
+    if isinstance(names, str) and names.lower() in ("none", "no", "off"):
+        return None
+    if isinstance(names, str) and names in ("builtin", "census"):
+        return wordlists.load_names(names)
+    raise InvalidParameterError("names", names, "'builtin', 'census', 'none', a wordlists.NameLists or None")
+
+
+_CACHE: dict[Any, tuple[Any, GenderedVocabulary]] = {}
+
+
+def get_vocabulary(names: NameSpec = "census") -> GenderedVocabulary:
+    """A shared :class:`GenderedVocabulary` for ``names`` (built once per name list)."""
+    key = names if isinstance(names, str) or names is None else id(names)
+    hit = _CACHE.get(key)
+    if hit is not None and (hit[0] is names or isinstance(names, str) or names is None):
+        return hit[1]
+    vocabulary = GenderedVocabulary(names)
+    if len(_CACHE) > 16:
+        _CACHE.clear()
+    _CACHE[key] = (names, vocabulary)
+    return vocabulary
