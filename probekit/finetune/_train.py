@@ -1,0 +1,419 @@
+"""Training the downstream classifier: full fine-tuning through the shared loop, or a frozen encoder.
+
+Full fine-tuning (the default; Tokpo et al. 2023, §4: 4 epochs, learning rate 2e-5, sequence length
+100, one linear layer on the encoder) runs through :func:`debias._training.train`, the one
+Accelerate loop of probekit: AdamW with decoupled weight decay, a linear warm-up/decay schedule,
+gradient clipping, bf16 autocast on GPU (fp32 on CPU), checkpoints at every epoch end that resume
+to the same weights, and the same code on CPU, one GPU or several GPUs under ``accelerate launch``.
+This module adds what is specific to classification: tokenization truncated to ``max_length``,
+length-sorted buckets (each batch holds texts of similar length, so padding is small) with dynamic
+padding (each batch is padded to its own longest text), and prediction of class probabilities.
+
+``frozen=True`` keeps the encoder fixed: the sentence vectors are computed once by the extraction
+engine (:func:`probekit.embed_sentences`, the same masked mean as
+:class:`~probekit.finetune._model.EncoderClassifier`, projection included for projected encoders)
+and the linear layer is fitted by L2-regularized multinomial logistic regression (scikit-learn,
+lbfgs). That is the same model as the linear layer trained with cross-entropy, solved to
+convergence instead of for a number of epochs, so ``epochs`` and ``learning_rate`` do not apply.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import math
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import torch
+
+from probekit.errors import InvalidParameterError
+from probekit.finetune._model import POOLINGS, EncoderClassifier
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "FinetuneConfig",
+    "TrainedClassifier",
+    "train_classifier",
+    "tokenize_texts",
+    "truncate_texts",
+    "length_bucketed_batches",
+    "pad_batch",
+    "measure_step_seconds",
+]
+
+
+@dataclass(frozen=True)
+class FinetuneConfig:
+    """Hyperparameters of the downstream classifier (defaults: Tokpo et al. 2023, §4).
+
+    Parameters
+    ----------
+    epochs : int
+        Passes over the training data (full fine-tuning).
+    learning_rate : float
+        Peak AdamW learning rate of every parameter, encoder and linear layer.
+    batch_size : int
+    max_length : int
+        Longest input in tokens, special tokens included; longer texts are truncated.
+    warmup_ratio : float
+        Fraction of the steps with a linearly rising learning rate; it then decays linearly to 0.
+    weight_decay : float
+    max_grad_norm : float
+        Gradient clipping (global norm).
+    pooling : {"mean", "cls"}
+        Sentence vector read by the linear layer (see :mod:`probekit.finetune._model`).
+    frozen : bool
+        Keep the encoder fixed and fit the linear layer on embeddings computed once.
+    C : float
+        Inverse L2 strength of the frozen path's logistic regression.
+    bucket_batches : int
+        Length-sorted buckets hold this many batches: texts are shuffled, cut into buckets, sorted
+        by length within a bucket, cut into batches, and the batches shuffled.
+    mixed_precision : {"no", "bf16", "fp16"}, optional
+        ``None``: bf16 on a GPU (fp16 where bf16 is unsupported), fp32 on CPU.
+    device : {"cpu"}, optional
+        ``"cpu"`` forces the CPU; ``None`` lets Accelerate choose.
+    seed : int
+        Seed of the classifier's initialization, the batch order and dropout.
+    """
+
+    epochs: int = 4
+    learning_rate: float = 2e-5
+    batch_size: int = 16
+    max_length: int = 100
+    warmup_ratio: float = 0.1
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+    pooling: str = "mean"
+    frozen: bool = False
+    C: float = 1.0
+    bucket_batches: int = 50
+    mixed_precision: str | None = None
+    device: str | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("epochs", "batch_size", "bucket_batches"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise InvalidParameterError(name, value, "a positive integer")
+        if isinstance(self.max_length, bool) or not isinstance(self.max_length, (int, np.integer)) or self.max_length < 3:
+            raise InvalidParameterError("max_length", self.max_length, "an integer >= 3 (special tokens included)")
+        for name in ("learning_rate", "C", "max_grad_norm"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise InvalidParameterError(name, value, "a positive number")
+        if self.pooling not in POOLINGS:
+            raise InvalidParameterError("pooling", self.pooling, POOLINGS)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
+            raise InvalidParameterError("seed", self.seed, "an integer")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def training_config(self, *, steps_per_epoch: int) -> Any:
+        """The shared loop's :class:`debias._training.TrainingConfig` (a checkpoint at every epoch end)."""
+        from debias._training import TrainingConfig
+
+        return TrainingConfig(
+            learning_rate=float(self.learning_rate), epochs=int(self.epochs), batch_size=int(self.batch_size),
+            warmup_ratio=float(self.warmup_ratio), weight_decay=float(self.weight_decay),
+            max_grad_norm=float(self.max_grad_norm), mixed_precision=self.mixed_precision, device=self.device,
+            seed=int(self.seed), checkpoint_every=int(steps_per_epoch), keep_checkpoints=1,
+            log_every=max(1, int(steps_per_epoch)),
+        )
+
+
+# ------------------------------------------------------------------------------------------ tokens
+
+
+def tokenize_texts(tokenizer: Any, texts: Sequence[str], max_length: int) -> list[dict[str, list[int]]]:
+    """Token ids truncated to ``max_length`` (special tokens included) and the pooling mask
+    (1 on the text's own tokens, 0 on special tokens)."""
+    encoded = tokenizer(
+        list(texts), truncation=True, max_length=int(max_length), return_special_tokens_mask=True,
+        return_attention_mask=False, return_token_type_ids=False,
+    )
+    return [
+        {"input_ids": ids, "pool_mask": [1 - s for s in special]}
+        for ids, special in zip(encoded["input_ids"], encoded["special_tokens_mask"])
+    ]
+
+
+def truncate_texts(tokenizer: Any, texts: Sequence[str], max_length: int) -> list[str]:
+    """Each text cut after its last token that fits in ``max_length`` with the special tokens
+    (the frozen path: the extraction engine then sees what full fine-tuning sees)."""
+    n_special = int(sum(tokenizer("a", return_special_tokens_mask=True)["special_tokens_mask"]))
+    keep = int(max_length) - n_special
+    encoded = tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True, return_attention_mask=False)
+    out = []
+    for text, offsets in zip(texts, encoded["offset_mapping"]):
+        out.append(text if len(offsets) <= keep else text[: offsets[keep - 1][1]] if keep > 0 else "")
+    return out
+
+
+def length_bucketed_batches(
+    lengths: Sequence[int], batch_size: int, *, bucket_batches: int = 50
+) -> Callable[[torch.Generator], list[list[int]]]:
+    """Batch order of one epoch with length-sorted buckets, for the shared loop's ``batch_order``.
+
+    The examples are shuffled with the epoch's generator and cut into buckets of
+    ``bucket_batches * batch_size``; within a bucket they are sorted by length and cut into batches;
+    the batches of all buckets are then shuffled. Batches hold texts of similar length (little
+    padding) while the order stays random; the number of batches is the same every epoch.
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    n = int(lengths.size)
+    bucket = int(bucket_batches) * int(batch_size)
+
+    def plan(generator: torch.Generator) -> list[list[int]]:
+        order = torch.randperm(n, generator=generator).numpy()
+        batches: list[list[int]] = []
+        for start in range(0, n, bucket):
+            part = order[start:start + bucket]
+            part = part[np.argsort(lengths[part], kind="stable")]
+            batches += [part[i:i + batch_size].tolist() for i in range(0, part.size, batch_size)]
+        shuffle = torch.randperm(len(batches), generator=generator).tolist()
+        return [batches[i] for i in shuffle]
+
+    return plan
+
+
+def pad_batch(examples: Sequence[dict[str, Any]], pad_token_id: int) -> dict[str, torch.Tensor]:
+    """Dynamic padding: pad to the longest example of the batch; attention and pooling masks."""
+    width = max(len(e["input_ids"]) for e in examples)
+    n = len(examples)
+    ids = torch.full((n, width), int(pad_token_id), dtype=torch.long)
+    attention = torch.zeros((n, width), dtype=torch.long)
+    pool = torch.zeros((n, width), dtype=torch.long)
+    for row, example in enumerate(examples):
+        k = len(example["input_ids"])
+        ids[row, :k] = torch.as_tensor(example["input_ids"], dtype=torch.long)
+        attention[row, :k] = 1
+        pool[row, :k] = torch.as_tensor(example["pool_mask"], dtype=torch.long)
+    batch = {"input_ids": ids, "attention_mask": attention, "pool_mask": pool}
+    if "label" in examples[0]:
+        batch["labels"] = torch.as_tensor([int(e["label"]) for e in examples], dtype=torch.long)
+    return batch
+
+
+# ------------------------------------------------------------------------------------------ models
+
+
+class TrainedClassifier:
+    """A trained downstream classifier: class probabilities for texts.
+
+    Attributes
+    ----------
+    module : EncoderClassifier or None
+        The fine-tuned encoder and linear layer (full fine-tuning).
+    head : sklearn LogisticRegression or None
+        The linear layer fitted on frozen embeddings (``frozen=True``).
+    training : dict
+        What training did (steps, losses, seconds, resumed_from, ...).
+    """
+
+    def __init__(self, encoder: Any, config: FinetuneConfig, *, module: Any = None, head: Any = None,
+                 training: dict[str, Any] | None = None, embed: Callable[[Sequence[str]], np.ndarray] | None = None):
+        self.encoder = encoder
+        self.config = config
+        self.module = module
+        self.head = head
+        self.training = training or {}
+        self._embed = embed
+
+    def predict_proba(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
+        """Class probabilities, shape (n_texts, n_classes), float64 (softmax in fp32)."""
+        if self.head is not None:
+            return self.head.predict_proba(self._embed(texts)).astype(np.float64)
+        return _predict_module(self.module, self.encoder.tokenizer, texts, self.config, progress=progress)
+
+
+def _autocast(device: torch.device, mixed_precision: str | None) -> Any:
+    import contextlib
+
+    if device.type != "cuda":
+        return contextlib.nullcontext()
+    if mixed_precision == "no":
+        return contextlib.nullcontext()
+    dtype = torch.float16 if mixed_precision == "fp16" or not torch.cuda.is_bf16_supported() else torch.bfloat16
+    return torch.autocast(device_type="cuda", dtype=dtype)
+
+
+def _predict_module(module: EncoderClassifier, tokenizer: Any, texts: Sequence[str], config: FinetuneConfig,
+                    *, progress: bool = False) -> np.ndarray:
+    from tqdm.auto import tqdm
+
+    examples = tokenize_texts(tokenizer, texts, config.max_length)
+    order = np.argsort([len(e["input_ids"]) for e in examples], kind="stable")
+    device = next(module.parameters()).device
+    batch_size = max(1, 4 * int(config.batch_size))  # no gradients: larger batches fit
+    out = np.zeros((len(examples), module.classifier.out_features), dtype=np.float64)
+    module.eval()
+    with torch.inference_mode(), _autocast(device, config.mixed_precision):
+        for start in tqdm(range(0, len(order), batch_size), desc="predicting", disable=not progress, leave=False):
+            rows = order[start:start + batch_size]
+            batch = pad_batch([examples[i] for i in rows], tokenizer.pad_token_id)
+            batch = {k: v.to(device) for k, v in batch.items()}
+            logits = module(**batch).logits.float()
+            out[rows] = torch.softmax(logits, dim=-1).double().cpu().numpy()
+    return out
+
+
+def _new_module(encoder: Any, num_labels: int, config: FinetuneConfig) -> EncoderClassifier:
+    # A fresh copy of the pre-trained weights for every run: folds never see each other's training.
+    model = copy.deepcopy(encoder.model).to("cpu")
+    model.train()
+    for parameter in model.parameters():
+        parameter.requires_grad_(True)
+    return EncoderClassifier(
+        model, num_labels, pooling=config.pooling, projection=getattr(encoder, "output_projection", None),
+        head_init_seed=config.seed,
+    )
+
+
+def train_classifier(
+    encoder: Any,
+    texts: Sequence[str],
+    labels: Sequence[int],
+    num_labels: int,
+    config: FinetuneConfig,
+    *,
+    checkpoint_dir: str | os.PathLike | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    description: str = "fine-tuning",
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+) -> TrainedClassifier:
+    """Train the classifier on ``texts`` with integer ``labels`` in ``[0, num_labels)``.
+
+    Parameters
+    ----------
+    encoder : probekit.Encoder
+        Its weights are copied, never changed; a projected encoder's projection is applied to the
+        pooled vector in every forward pass.
+    texts, labels, num_labels
+    config : FinetuneConfig
+    checkpoint_dir : path, optional
+        Epoch-end checkpoints of the shared loop (full fine-tuning); with ``resume`` an interrupted
+        run continues from the last one and reaches the same weights.
+    resume : bool
+    progress : bool
+    description : str
+    embed : callable, optional
+        ``texts -> embeddings`` for the frozen path (default: :func:`probekit.embed_sentences` with
+        the configured pooling on ``texts`` truncated to ``max_length``).
+
+    Returns
+    -------
+    TrainedClassifier
+    """
+    labels_arr = np.asarray(labels, dtype=np.int64)
+    if len(texts) != labels_arr.size:
+        raise InvalidParameterError("labels", f"length {labels_arr.size}", f"one label per text ({len(texts)})")
+    if labels_arr.size == 0:
+        raise InvalidParameterError("texts", "empty", "at least one training text")
+    if labels_arr.min() < 0 or labels_arr.max() >= num_labels:
+        raise InvalidParameterError("labels", sorted(set(labels_arr.tolist()))[:10], f"integers in [0, {num_labels})")
+    if config.frozen:
+        return _train_frozen(encoder, texts, labels_arr, num_labels, config, embed=embed, progress=progress)
+    from debias._training import train
+
+    examples = tokenize_texts(encoder.tokenizer, texts, config.max_length)
+    for example, label in zip(examples, labels_arr.tolist()):
+        example["label"] = label
+    steps_per_epoch = math.ceil(len(examples) / config.batch_size)
+    module = _new_module(encoder, num_labels, config)
+    pad_id = encoder.tokenizer.pad_token_id
+    result = train(
+        module, examples, config.training_config(steps_per_epoch=steps_per_epoch),
+        collate_fn=lambda batch, generator: pad_batch(batch, pad_id),
+        batch_order=length_bucketed_batches(
+            [len(e["input_ids"]) for e in examples], config.batch_size, bucket_batches=config.bucket_batches
+        ),
+        checkpoint_dir=checkpoint_dir, resume=resume, progress=progress, description=description,
+    )
+    return TrainedClassifier(encoder, config, module=module, training=result.summary() | {"losses": result.losses})
+
+
+def default_embedder(encoder: Any, config: FinetuneConfig, *, cache_dir: str | os.PathLike | None = None,
+                     progress: bool = False) -> Callable[[Sequence[str]], np.ndarray]:
+    """``texts -> sentence vectors`` through the extraction engine, truncated to ``max_length``."""
+    from probekit._embedding import embed_sentences
+
+    def embed(texts: Sequence[str]) -> np.ndarray:
+        cut = truncate_texts(encoder.tokenizer, texts, config.max_length)
+        return embed_sentences(encoder, cut, pooling=config.pooling, cache_dir=cache_dir, progress=progress)
+
+    return embed
+
+
+def _train_frozen(encoder: Any, texts: Sequence[str], labels: np.ndarray, num_labels: int, config: FinetuneConfig,
+                  *, embed: Callable | None, progress: bool) -> TrainedClassifier:
+    from sklearn.linear_model import LogisticRegression
+
+    embed = embed or default_embedder(encoder, config, progress=progress)
+    started = time.perf_counter()
+    features = embed(texts)
+    if np.unique(labels).size < 2:
+        raise InvalidParameterError("labels", np.unique(labels).tolist(), "at least two classes in the training data")
+    head = LogisticRegression(C=float(config.C), max_iter=2000)
+    head.fit(features, labels)
+    if head.classes_.size != num_labels:
+        # a class absent from this training set: give it probability 0 in a full-width output
+        head = _FullWidthHead(head, num_labels)
+    seconds = time.perf_counter() - started
+    return TrainedClassifier(
+        encoder, config, head=head, embed=embed,
+        training={"frozen": True, "solver": "lbfgs", "n_iter": int(np.max(getattr(head, "n_iter_", [0]))),
+                  "seconds": seconds, "n_examples": int(labels.size)},
+    )
+
+
+class _FullWidthHead:
+    def __init__(self, head: Any, num_labels: int):
+        self.head, self.num_labels = head, num_labels
+        self.n_iter_ = getattr(head, "n_iter_", [0])
+
+    def predict_proba(self, features: np.ndarray) -> np.ndarray:
+        out = np.zeros((features.shape[0], self.num_labels))
+        out[:, self.head.classes_] = self.head.predict_proba(features)
+        return out
+
+
+def measure_step_seconds(encoder: Any, texts: Sequence[str], num_labels: int, config: FinetuneConfig, *, steps: int = 2) -> float:
+    """Seconds per optimizer step of full fine-tuning, timed on a throwaway copy of the model
+    (for the run-time estimate printed before a long run; the first, warm-up step is not counted)."""
+    texts = list(texts)[: max(config.batch_size, 1) * (steps + 1)]
+    if not texts:
+        return float("nan")
+    examples = tokenize_texts(encoder.tokenizer, texts, config.max_length)
+    for example in examples:
+        example["label"] = 0
+    module = _new_module(encoder, num_labels, config)
+    device = encoder.device if config.device is None else torch.device("cpu")
+    module.to(device)
+    optimizer = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=config.learning_rate)
+    timings = []
+    with torch.random.fork_rng(devices=[]):
+        for step in range(steps + 1):
+            chunk = examples[step * config.batch_size:(step + 1) * config.batch_size] or examples[: config.batch_size]
+            batch = {k: v.to(device) for k, v in pad_batch(chunk, encoder.tokenizer.pad_token_id).items()}
+            started = time.perf_counter()
+            with _autocast(device, config.mixed_precision):
+                loss = module(**batch).loss
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            if step:
+                timings.append(time.perf_counter() - started)
+    del module, optimizer
+    return float(np.mean(timings))
