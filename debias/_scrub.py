@@ -1,0 +1,187 @@
+"""Attribute scrubbing: remove every gendered word and first name from a text (the "attribute
+scrubbing" training-data setting of Tokpo et al. 2023, after De-Arteaga et al. 2019).
+
+The words removed are those :func:`debias.swap` would change -- the attribute pairs of
+:mod:`wordlists` and their extra counterparts, the titles Mr/Mrs/Ms/Miss/Mister, first names --
+plus the paper's attribute words that have no counterpart (diva, maid, womb, ...), under the
+same whole-word matching and context rules (see :mod:`debias._gendered_words`): "shell",
+"manager" and "Hermann" stay, "10 ms" stays, "a Master's degree" stays.
+
+Without a placeholder the word goes with its clitic ("she's" -> "", "John's" -> "") and a title
+with its full stop ("Mr." -> ""), and the text is tidied so that it stays readable: no doubled
+space where a word was, no space before punctuation ("I saw her." -> "I saw."), none after an
+opening bracket. With a placeholder ("_") only the word itself is replaced and nothing else moves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from debias._gendered_words import ANY, GenderedVocabulary, NameSpec, get_vocabulary
+from debias._swap import Span
+from probekit.errors import InvalidParameterError
+
+__all__ = ["ScrubResult", "scrub", "scrub_texts", "describe_scrub"]
+
+_CLITIC = re.compile(r"['’](?:s|d|ll|re|ve|m)(?!\w)", re.IGNORECASE)
+_HORIZONTAL_SPACE = " \t"
+# After one of these the next word needs no space before it.
+_OPENING = frozenset("([{“‘«")
+# Before one of these no space is wanted.
+_CLOSING = frozenset(".,;:!?)]}”’»…%")
+
+
+@dataclass(frozen=True)
+class ScrubResult:
+    """The scrubbed text and what was removed.
+
+    Attributes
+    ----------
+    text : str
+        The text without gendered words and first names.
+    spans : tuple of Span
+        Every removed word with its position in the original text; ``replacement`` is the
+        placeholder or ``""``. Without a placeholder the span covers the word with its clitic
+        ("she's") or a title's full stop ("Mr."); the whitespace tidied around it is not listed.
+    """
+
+    text: str
+    spans: tuple[Span, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.spans)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "spans": [list(s) for s in self.spans]}
+
+
+def _check_placeholder(placeholder: str | None) -> None:
+    if placeholder is not None and not isinstance(placeholder, str):
+        raise InvalidParameterError("placeholder", placeholder, "a string (e.g. '_') or None to delete words")
+
+
+def _removals(vocabulary: GenderedVocabulary, text: str, *, whole: bool) -> list[tuple[int, int]]:
+    """Spans to remove: the accepted matches, with clitic or title full stop when ``whole``."""
+    spans = []
+    terms = vocabulary.terms
+    for m in vocabulary.pattern.finditer(text):
+        start, end = m.span()
+        term = terms.get(m.group().lower())
+        if term is None or (term.rule != ANY and not vocabulary.accepts(term, text, start, end)):
+            continue
+        if whole:
+            if term.kind == "title" and text.startswith(".", end):
+                end += 1
+            else:
+                clitic = _CLITIC.match(text, end)
+                if clitic:
+                    end = clitic.end()
+        spans.append((start, end))
+    return spans
+
+
+def _delete(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without ``spans``, with the spacing around each hole tidied."""
+    out: list[str] = []
+    position = 0
+    for start, end in spans:
+        out.append(text[position:start])
+        position = end
+        following = text[position:position + 1]
+        if following and following in _HORIZONTAL_SPACE:
+            last = _last_char(out)
+            if last is None or last in _HORIZONTAL_SPACE or last in _OPENING or last == "\n":
+                while position < len(text) and text[position] in _HORIZONTAL_SPACE:
+                    position += 1
+        elif not following or following in _CLOSING or following == "\n":
+            _strip_trailing_space(out)
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _last_char(out: list[str]) -> str | None:
+    for piece in reversed(out):
+        if piece:
+            return piece[-1]
+    return None
+
+
+def _strip_trailing_space(out: list[str]) -> None:
+    for i in range(len(out) - 1, -1, -1):
+        stripped = out[i].rstrip(_HORIZONTAL_SPACE)
+        out[i] = stripped
+        if stripped:
+            return
+
+
+def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "census") -> ScrubResult:
+    """``text`` without gendered words and first names (attribute scrubbing).
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+    placeholder : str, optional
+        Put this in place of each removed word ("_", "[MASK]"); by default words are deleted and
+        the spacing tidied.
+    names : {"census", "builtin", "none"}, wordlists.NameLists or None, default "census"
+        First names to remove (see :func:`debias.swap`).
+
+    Returns
+    -------
+    ScrubResult
+        ``text`` and the removed ``spans``.
+
+    Examples
+    --------
+    >>> scrub("Mr. Smith told her that Mary's brother is a nurse.").text
+    'Smith told that is a nurse.'
+    >>> scrub("She is a manager.", placeholder="_").text
+    '_ is a manager.'
+    """
+    _check_placeholder(placeholder)
+    vocabulary = get_vocabulary(names)
+    removals = _removals(vocabulary, text, whole=placeholder is None)
+    if not removals:
+        return ScrubResult(text, ())
+    spans = tuple(Span(s, e, text[s:e], placeholder or "") for s, e in removals)
+    if placeholder is None:
+        return ScrubResult(_delete(text, removals), spans)
+    pieces, position = [], 0
+    for s, e in removals:
+        pieces += [text[position:s], placeholder]
+        position = e
+    pieces.append(text[position:])
+    return ScrubResult("".join(pieces), spans)
+
+
+def scrub_texts(texts: Iterable[str], *, placeholder: str | None = None, names: NameSpec = "census") -> list[str]:
+    """:func:`scrub` over many texts, returning the scrubbed texts only.
+
+    ``None`` entries (missing values in tables) are passed through unchanged.
+    """
+    _check_placeholder(placeholder)
+    vocabulary = get_vocabulary(names)
+    if placeholder is not None:
+        terms, accepts, sub = vocabulary.terms, vocabulary.accepts, vocabulary.pattern.sub
+
+        def replace(m: re.Match[str]) -> str:
+            term = terms.get(m.group().lower())
+            if term is None or (term.rule != ANY and not accepts(term, m.string, m.start(), m.end())):
+                return m.group()
+            return placeholder
+
+        return [t if t is None else sub(replace, t) for t in texts]
+    out = []
+    for t in texts:
+        removals = None if t is None else _removals(vocabulary, t, whole=True)
+        out.append(_delete(t, removals) if removals else t)
+    return out
+
+
+def describe_scrub(placeholder: str | None = None, names: NameSpec = "census") -> dict[str, Any]:
+    """Provenance of :func:`scrub`: the lists used and their digests, the placeholder."""
+    return {"intervention": "scrub", "placeholder": placeholder, **get_vocabulary(names).describe()}

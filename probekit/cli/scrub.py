@@ -1,0 +1,29 @@
+"""``probekit scrub FILE --out OUT``: every text of a file without gendered words and first names."""
+
+from __future__ import annotations
+
+import argparse
+
+from probekit.cli._interventions import add_file_arguments, finish
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "scrub",
+        help="remove gendered words and first names from the texts of a file",
+        description="Write every text of FILE without gendered words and first names (debias.scrub, "
+        "attribute scrubbing), deleting them or putting --placeholder in their place.",
+    )
+    add_file_arguments(parser)
+    parser.add_argument("--placeholder", default=None, metavar="X", help="replace each removed word by X (e.g. _) instead of deleting it")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from debias import scrub_file
+
+    result = scrub_file(
+        args.file, args.out, column=args.column, output_column=args.output_column, placeholder=args.placeholder,
+        names=args.names, format=args.format, progress=not args.no_progress,
+    )
+    return finish(args, result)
