@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from debias._gendered_words import ANY, GenderedVocabulary, NameSpec, get_vocabulary
-from debias._swap import Span
+from debias._swap import Span, _check_text
 from probekit.errors import InvalidParameterError
 
 __all__ = ["ScrubResult", "scrub", "scrub_texts", "describe_scrub"]
@@ -67,10 +67,9 @@ def _removals(vocabulary: GenderedVocabulary, text: str, *, whole: bool) -> list
     """Spans to remove: the accepted matches, with clitic or title full stop when ``whole``."""
     spans = []
     terms = vocabulary.terms
-    for m in vocabulary.pattern.finditer(text):
-        start, end = m.span()
-        term = terms.get(m.group().lower())
-        if term is None or (term.rule != ANY and not vocabulary.accepts(term, text, start, end)):
+    for start, end, key in vocabulary.find(text):
+        term = terms[key]
+        if term.rule != ANY and not vocabulary.accepts(term, text, start, end):
             continue
         if whole:
             if term.kind == "title" and text.startswith(".", end):
@@ -117,6 +116,24 @@ def _strip_trailing_space(out: list[str]) -> None:
             return
 
 
+def _scrub_text(vocabulary: GenderedVocabulary, text: str, placeholder: str | None) -> str:
+    removals = _removals(vocabulary, text, whole=placeholder is None)
+    if not removals:
+        return text
+    if placeholder is None:
+        return _delete(text, removals)
+    return _fill(text, removals, placeholder)
+
+
+def _fill(text: str, removals: list[tuple[int, int]], placeholder: str) -> str:
+    pieces, position = [], 0
+    for s, e in removals:
+        pieces += [text[position:s], placeholder]
+        position = e
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
 def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "census") -> ScrubResult:
     """``text`` without gendered words and first names (attribute scrubbing).
 
@@ -143,6 +160,7 @@ def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "censu
     '_ is a manager.'
     """
     _check_placeholder(placeholder)
+    _check_text(text)
     vocabulary = get_vocabulary(names)
     removals = _removals(vocabulary, text, whole=placeholder is None)
     if not removals:
@@ -150,12 +168,7 @@ def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "censu
     spans = tuple(Span(s, e, text[s:e], placeholder or "") for s, e in removals)
     if placeholder is None:
         return ScrubResult(_delete(text, removals), spans)
-    pieces, position = [], 0
-    for s, e in removals:
-        pieces += [text[position:s], placeholder]
-        position = e
-    pieces.append(text[position:])
-    return ScrubResult("".join(pieces), spans)
+    return ScrubResult(_fill(text, removals, placeholder), spans)
 
 
 def scrub_texts(texts: Iterable[str], *, placeholder: str | None = None, names: NameSpec = "census") -> list[str]:
@@ -164,21 +177,16 @@ def scrub_texts(texts: Iterable[str], *, placeholder: str | None = None, names: 
     ``None`` entries (missing values in tables) are passed through unchanged.
     """
     _check_placeholder(placeholder)
+    if isinstance(texts, str):
+        raise InvalidParameterError("texts", texts, "a list of strings, not one string (use scrub for one text)")
     vocabulary = get_vocabulary(names)
-    if placeholder is not None:
-        terms, accepts, sub = vocabulary.terms, vocabulary.accepts, vocabulary.pattern.sub
-
-        def replace(m: re.Match[str]) -> str:
-            term = terms.get(m.group().lower())
-            if term is None or (term.rule != ANY and not accepts(term, m.string, m.start(), m.end())):
-                return m.group()
-            return placeholder
-
-        return [t if t is None else sub(replace, t) for t in texts]
     out = []
-    for t in texts:
-        removals = None if t is None else _removals(vocabulary, t, whole=True)
-        out.append(_delete(t, removals) if removals else t)
+    for text in texts:
+        if text is None:
+            out.append(None)
+            continue
+        _check_text(text)
+        out.append(_scrub_text(vocabulary, text, placeholder))
     return out
 
 

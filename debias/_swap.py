@@ -25,7 +25,6 @@ Ms; lady -> lord, gentleman -> lady; see :func:`unambiguous_words`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
@@ -38,6 +37,7 @@ from debias._gendered_words import (
     next_token,
     recase,
 )
+from probekit.errors import InvalidParameterError
 
 __all__ = ["Span", "SwapResult", "swap", "swap_texts", "describe_swap", "unambiguous_words", "NOT_NOUN_PHRASE_START"]
 
@@ -133,23 +133,48 @@ def noun_phrase_follows(text: str, end: int) -> bool:
     return True
 
 
-def _replacement(vocabulary: GenderedVocabulary, text: str, start: int, end: int) -> str | None:
-    """The counterpart of the match ``text[start:end]`` in its case, or ``None`` to keep it."""
+def _replacement(vocabulary: GenderedVocabulary, text: str, start: int, end: int, key: str) -> str | None:
+    """The counterpart of the match ``text[start:end]`` (lowercase ``key``) in its case, or
+    ``None`` to keep it."""
     found = text[start:end]
-    term = vocabulary.terms.get(found.lower())
-    if term is None:
-        return None  # an IGNORECASE match whose lowercase is no listed word ("ſhe")
+    if found == key:
+        fast = vocabulary.plain_lower.get(key)
+        if fast is not None:
+            return fast
+    else:
+        fast = vocabulary.plain_title.get(found)
+        if fast is not None:
+            return fast
+    term = vocabulary.terms[key]
     if term.rule != ANY and not vocabulary.accepts(term, text, start, end):
         return None
     counterpart = term.counterpart
     if counterpart is None:
-        if term.word not in AMBIGUOUS_PRONOUNS:
+        if key not in AMBIGUOUS_PRONOUNS:
             return None  # no counterpart (diva, maid, ...): only scrubbing removes it
-        if term.word == "her":
+        if key == "her":
             counterpart = "his" if noun_phrase_follows(text, end) else "him"
         else:
             counterpart = "her" if noun_phrase_follows(text, end) else "hers"
     return recase(found, counterpart)
+
+
+def _swap_spans(vocabulary: GenderedVocabulary, text: str) -> tuple[str, tuple[Span, ...]]:
+    pieces: list[str] = []
+    spans: list[Span] = []
+    position = 0
+    for start, end, key in vocabulary.find(text):
+        replacement = _replacement(vocabulary, text, start, end, key)
+        if replacement is None or replacement == text[start:end]:
+            continue
+        pieces.append(text[position:start])
+        pieces.append(replacement)
+        spans.append(Span(start, end, text[start:end], replacement))
+        position = end
+    if not spans:
+        return text, ()
+    pieces.append(text[position:])
+    return "".join(pieces), tuple(spans)
 
 
 def swap(text: str, *, names: NameSpec = "census") -> SwapResult:
@@ -177,23 +202,14 @@ def swap(text: str, *, names: NameSpec = "census") -> SwapResult:
     >>> swap("The book is his.").text
     'The book is hers.'
     """
-    vocabulary = get_vocabulary(names)
-    pieces: list[str] = []
-    spans: list[Span] = []
-    position = 0
-    for m in vocabulary.pattern.finditer(text):
-        start, end = m.span()
-        replacement = _replacement(vocabulary, text, start, end)
-        if replacement is None or replacement == m.group():
-            continue
-        pieces.append(text[position:start])
-        pieces.append(replacement)
-        spans.append(Span(start, end, m.group(), replacement))
-        position = end
-    if not spans:
-        return SwapResult(text, ())
-    pieces.append(text[position:])
-    return SwapResult("".join(pieces), tuple(spans))
+    _check_text(text)
+    swapped, spans = _swap_spans(get_vocabulary(names), text)
+    return SwapResult(swapped, spans)
+
+
+def _check_text(text: Any) -> None:
+    if not isinstance(text, str):
+        raise InvalidParameterError("text", text, "a string (use swap_texts/scrub_texts for many texts)")
 
 
 def swap_texts(texts: Iterable[str], *, names: NameSpec = "census") -> list[str]:
@@ -209,16 +225,42 @@ def swap_texts(texts: Iterable[str], *, names: NameSpec = "census") -> list[str]
     -------
     list of str
         ``swap(t).text`` for each ``t``, in order.
+
+    Examples
+    --------
+    Counterfactual pairs for Sent-debias or two-sided CDA:
+
+    >>> originals = ["She is a nurse.", "My brother called."]
+    >>> list(zip(originals, swap_texts(originals)))
+    [('She is a nurse.', 'He is a nurse.'), ('My brother called.', 'My sister called.')]
     """
+    if isinstance(texts, str):
+        raise InvalidParameterError("texts", texts, "a list of strings, not one string (use swap for one text)")
     vocabulary = get_vocabulary(names)
-    sub = vocabulary.pattern.sub
+    out = []
+    for text in texts:
+        if text is None:
+            out.append(None)
+            continue
+        _check_text(text)
+        out.append(_swap_text(vocabulary, text))
+    return out
 
-    def replace(m: re.Match[str]) -> str:
-        found = m.group()
-        replacement = _replacement(vocabulary, m.string, m.start(), m.end())
-        return found if replacement is None else replacement
 
-    return [t if t is None else sub(replace, t) for t in texts]
+def _swap_text(vocabulary: GenderedVocabulary, text: str) -> str:
+    """:func:`_swap_spans` without building the spans (the batch path)."""
+    pieces: list[str] = []
+    position = 0
+    for start, end, key in vocabulary.find(text):
+        replacement = _replacement(vocabulary, text, start, end, key)
+        if replacement is not None:
+            pieces.append(text[position:start])
+            pieces.append(replacement)
+            position = end
+    if not pieces:
+        return text
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def describe_swap(names: NameSpec = "census") -> dict[str, Any]:
