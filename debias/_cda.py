@@ -1,0 +1,477 @@
+"""Counterfactual data augmentation (CDA) as continued masked-LM pre-training.
+
+Webster et al. (2020) and Barikeri et al. (2021) debias a pre-trained encoder by continuing its
+masked-language-model training on a corpus augmented with gender-swapped counterfactuals
+(Zmigrod et al. 2019). Two-sided CDA trains on every sentence *and* its counterfactual, so that
+"she is a nurse" and "he is a nurse" are equally likely to the model:
+
+.. math:: \\mathcal{L} = -\\frac{1}{|M|} \\sum_{(s, t) \\in M} \\log p_\\theta(s_t \\mid \\tilde s),
+   \\qquad s \\in S \\cup \\operatorname{swap}(S)
+
+where :math:`M` are the masked positions: 15% of the non-special tokens of each sentence, of which
+80% are replaced by the mask token, 10% by a random token and 10% left unchanged (Devlin et al.
+2019). Tokpo et al. (2023) evaluate CDA intrinsically (SEAT, LPBS, the gender probe) and
+downstream.
+
+The counterfactuals come from :func:`debias.swap_texts`. Encoders without a masked-LM head (the
+embedded default) need ``add_mlm_head=True``: a head is built from the model's configuration with
+its decoder tied to the input embeddings, warmed up with the encoder frozen, then trained with it.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import warnings
+from typing import Any, Callable, Sequence
+
+import torch
+
+from debias._checkpoint import save_debiased_checkpoint
+from debias._training import TrainingConfig, TrainingResult, train
+from probekit.errors import InvalidParameterError, MissingMLMHeadError, ProbekitError
+
+__all__ = ["CDA", "mask_tokens", "add_mlm_head"]
+
+logger = logging.getLogger(__name__)
+
+_HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")  # BERT, RoBERTa, ALBERT masked-LM heads
+
+
+# ---------------------------------------------------------------------------------------------
+# masking
+
+
+def mask_tokens(
+    input_ids: torch.Tensor,
+    candidates: torch.Tensor,
+    *,
+    mask_token_id: int,
+    vocab_size: int,
+    generator: torch.Generator,
+    probability: float = 0.15,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT's masking (Devlin et al. 2019): choose ``probability`` of the candidate positions;
+    replace 80% of them by the mask token, 10% by a uniformly random token, leave 10% unchanged.
+
+    Parameters
+    ----------
+    input_ids : LongTensor (batch, length)
+    candidates : BoolTensor (batch, length)
+        Positions that may be masked (not special tokens, not padding).
+    mask_token_id, vocab_size : int
+    generator : torch.Generator
+        All draws come from it.
+    probability : float
+
+    Returns
+    -------
+    (inputs, labels)
+        The corrupted ids, and labels equal to the original id at the chosen positions and -100
+        elsewhere. At least one position per batch is chosen, so the loss is always defined.
+    """
+    chosen = (torch.rand(input_ids.shape, generator=generator) < probability) & candidates
+    if not chosen.any() and candidates.any():
+        flat = candidates.flatten().nonzero().flatten()
+        pick = flat[torch.randint(len(flat), (1,), generator=generator)]
+        chosen.view(-1)[pick] = True
+    labels = torch.where(chosen, input_ids, torch.full_like(input_ids, -100))
+    action = torch.rand(input_ids.shape, generator=generator)
+    random_tokens = torch.randint(vocab_size, input_ids.shape, generator=generator, dtype=input_ids.dtype)
+    inputs = torch.where(chosen & (action < 0.8), torch.full_like(input_ids, mask_token_id), input_ids)
+    inputs = torch.where(chosen & (action >= 0.8) & (action < 0.9), random_tokens, inputs)
+    return inputs, labels
+
+
+class _MaskedLMCollator:
+    """Pads token-id lists into a batch and masks it with the step's generator."""
+
+    def __init__(self, tokenizer: Any, vocab_size: int, probability: float):
+        self.pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
+        self.mask_id = int(tokenizer.mask_token_id)
+        self.special = torch.tensor(sorted(set(tokenizer.all_special_ids)), dtype=torch.long)
+        self.vocab_size = int(vocab_size)
+        self.probability = probability
+
+    def __call__(self, examples: list[list[int]], generator: torch.Generator) -> dict[str, torch.Tensor]:
+        width = max(len(e) for e in examples)
+        ids = torch.full((len(examples), width), self.pad_id, dtype=torch.long)
+        attention = torch.zeros((len(examples), width), dtype=torch.long)
+        for row, example in enumerate(examples):
+            ids[row, : len(example)] = torch.tensor(example, dtype=torch.long)
+            attention[row, : len(example)] = 1
+        candidates = attention.bool() & ~torch.isin(ids, self.special)
+        inputs, labels = mask_tokens(
+            ids, candidates, mask_token_id=self.mask_id, vocab_size=self.vocab_size,
+            generator=generator, probability=self.probability,
+        )
+        return {"input_ids": inputs, "attention_mask": attention, "labels": labels}
+
+
+# ---------------------------------------------------------------------------------------------
+# the model
+
+
+def _masked_lm_head(mlm: Any) -> torch.nn.Module | None:
+    for name in _HEAD_ATTRIBUTES:
+        head = getattr(mlm, name, None)
+        if isinstance(head, torch.nn.Module):
+            return head
+    return None
+
+
+class _MaskedLMObjective(torch.nn.Module):
+    """The masked-LM loss, with the head applied to the masked positions only.
+
+    Equal to ``mlm(..., labels=labels).loss`` (mean cross-entropy over the masked positions) but the
+    vocabulary projection, the largest matrix product of the model, runs on ~15% of the tokens.
+    Architectures whose head is not one module fall back to the model's own loss.
+    """
+
+    def __init__(self, mlm: Any):
+        super().__init__()
+        self.mlm = mlm
+        self._head = _masked_lm_head(mlm)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        if self._head is None:
+            return self.mlm(input_ids=input_ids, attention_mask=attention_mask, labels=labels).loss
+        hidden = self.mlm.base_model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        chosen = labels != -100
+        logits = self._head(hidden[chosen])
+        return torch.nn.functional.cross_entropy(logits.float(), labels[chosen])
+
+
+def add_mlm_head(model: Any, *, generator: torch.Generator) -> Any:
+    """A masked-LM model around ``model`` (a base encoder such as ``BertModel``) with a new head.
+
+    The head is built from the model's configuration (``AutoModelForMaskedLM.from_config``),
+    initialized with a seed drawn from ``generator``, and its decoder is tied to the input word
+    embeddings, as in BERT's pre-training. ``model`` itself (with its pooler, if any) becomes the
+    base of the new model, so it shares its weights.
+
+    Raises
+    ------
+    ProbekitError
+        The architecture has no masked-LM class, or its decoder could not be tied.
+    """
+    from transformers import AutoModelForMaskedLM
+
+    config = copy.deepcopy(model.config)
+    config.tie_word_embeddings = True
+    seed = int(torch.randint(0, 2**62, (1,), generator=generator).item())
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.default_generator.manual_seed(seed)  # the new head's initialization, reproducible
+            mlm = AutoModelForMaskedLM.from_config(config)
+    except ValueError as exc:
+        raise ProbekitError(
+            f"cannot add a masked-LM head to a {type(model).__name__}: transformers has no masked-LM class for "
+            f"model type {config.model_type!r} ({exc})"
+        ) from None
+    setattr(mlm, mlm.base_model_prefix, model)
+    mlm.tie_weights()
+    if mlm.get_output_embeddings().weight is not mlm.get_input_embeddings().weight:
+        raise ProbekitError(f"could not tie the new masked-LM decoder of {type(mlm).__name__} to the input embeddings")
+    return mlm.to(next(model.parameters()).device).eval()
+
+
+# ---------------------------------------------------------------------------------------------
+# CDA
+
+
+class CDA:
+    """Two-sided counterfactual data augmentation by continued masked-LM training.
+
+    Hyperparameters are set here; :meth:`fit` trains a copy of an encoder (the encoder passed is not
+    changed); :meth:`save` writes a Hugging Face checkpoint with ``debias.json``.
+
+    Parameters
+    ----------
+    steps : int
+        Optimizer steps of masked-LM training (after the head warm-up).
+    batch_size : int
+        Sentences per step (originals and counterfactuals drawn together).
+    learning_rate : float
+        Peak AdamW learning rate (linear warm-up over ``warmup_ratio`` of the steps, then decay).
+    max_length : int
+        Longest input in tokens; longer sentences are truncated.
+    mlm_probability : float
+        Share of the tokens masked (0.15, Devlin et al. 2019).
+    add_mlm_head : bool
+        Allow an encoder without a masked-LM head: add one (:func:`add_mlm_head`), warm it up for
+        ``head_warmup_steps`` with the encoder frozen at ``head_learning_rate``, then train both. The
+        warning and ``debias.json`` say so. Without it a head-less encoder is an error.
+    head_warmup_steps : int
+    head_learning_rate : float
+    warmup_ratio, weight_decay, max_grad_norm : float
+        See :class:`debias.TrainingConfig`.
+    mixed_precision : {"no", "bf16", "fp16"}, optional
+        Default: bf16 on a GPU, fp32 on CPU.
+    checkpoint_every : int, optional
+        Checkpoint interval in steps when :meth:`fit` gets a ``checkpoint_dir``.
+    seed : int
+        Seed of every random draw when :meth:`fit` gets no generator.
+
+    Attributes
+    ----------
+    model_ : transformers masked-LM model
+        The trained model (on the training device).
+    tokenizer_
+    history_ : TrainingResult
+        The masked-LM training; ``head_history_`` the head warm-up (or ``None``).
+    data_ : dict
+        Corpus name and digest, numbers of sentences and counterfactuals.
+    head_added_ : bool
+    record_ : dict
+        The content of ``debias.json``.
+    """
+
+    method = "cda"
+
+    def __init__(
+        self,
+        *,
+        steps: int = 500,
+        batch_size: int = 32,
+        learning_rate: float = 5e-5,
+        max_length: int = 128,
+        mlm_probability: float = 0.15,
+        add_mlm_head: bool = False,
+        head_warmup_steps: int = 100,
+        head_learning_rate: float = 1e-3,
+        warmup_ratio: float = 0.1,
+        weight_decay: float = 0.01,
+        max_grad_norm: float | None = 1.0,
+        mixed_precision: str | None = None,
+        checkpoint_every: int | None = None,
+        seed: int = 0,
+    ):
+        self.steps = steps
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.max_length = max_length
+        self.mlm_probability = mlm_probability
+        self.add_mlm_head = add_mlm_head
+        self.head_warmup_steps = head_warmup_steps
+        self.head_learning_rate = head_learning_rate
+        self.warmup_ratio = warmup_ratio
+        self.weight_decay = weight_decay
+        self.max_grad_norm = max_grad_norm
+        self.mixed_precision = mixed_precision
+        self.checkpoint_every = checkpoint_every
+        self.seed = seed
+
+    def get_params(self) -> dict[str, Any]:
+        return {
+            name: getattr(self, name)
+            for name in (
+                "steps", "batch_size", "learning_rate", "max_length", "mlm_probability", "add_mlm_head",
+                "head_warmup_steps", "head_learning_rate", "warmup_ratio", "weight_decay", "max_grad_norm",
+                "mixed_precision", "checkpoint_every", "seed",
+            )
+        }
+
+    def _check_params(self) -> None:
+        for name in ("steps", "batch_size", "max_length"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidParameterError(name, value, "a positive integer")
+        if isinstance(self.head_warmup_steps, bool) or not isinstance(self.head_warmup_steps, int) or self.head_warmup_steps < 0:
+            raise InvalidParameterError("head_warmup_steps", self.head_warmup_steps, "an integer >= 0")
+        if not 0.0 < self.mlm_probability < 1.0:
+            raise InvalidParameterError("mlm_probability", self.mlm_probability, "a number in (0, 1)")
+        if self.max_length < 3:
+            raise InvalidParameterError("max_length", self.max_length, "at least 3 (two special tokens and a word)")
+
+    def _config(self, encoder: Any, *, steps: int, learning_rate: float, warmup_ratio: float) -> TrainingConfig:
+        return TrainingConfig(
+            learning_rate=learning_rate, max_steps=steps, batch_size=self.batch_size, warmup_ratio=warmup_ratio,
+            weight_decay=self.weight_decay, max_grad_norm=self.max_grad_norm, mixed_precision=self.mixed_precision,
+            device="cpu" if encoder.device.type == "cpu" else None, seed=self.seed,
+            checkpoint_every=self.checkpoint_every, find_unused_parameters=True,
+        )
+
+    # -- data --------------------------------------------------------------------------------
+
+    def _augmented_corpus(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
+        """The sentences that hold a gendered word (those the swap changes) and their counterfactuals."""
+        from probekit._corpus import _as_corpus, template_corpus
+
+        corpus = template_corpus() if corpus is None else _as_corpus(corpus)
+        try:
+            from debias._swap import describe_swap, swap_texts
+        except ImportError as exc:  # pragma: no cover - part of this package
+            raise ProbekitError(f"CDA needs debias.swap_texts, which could not be imported: {exc}") from exc
+        originals = list(corpus)
+        swapped = swap_texts(originals)
+        pairs = [(o, s) for o, s in zip(originals, swapped) if o != s]
+        if not pairs:
+            raise InvalidParameterError(
+                "corpus", corpus.name, "a corpus with sentences holding gendered words",
+                "no sentence holds a word that the gender swap changes",
+            )
+        sentences = [o for o, _ in pairs] + [s for _, s in pairs]
+        data = {
+            **corpus.describe(),
+            "n_gendered_sentences": len(pairs),
+            "n_training_sentences": len(sentences),
+            "augmentation": "two-sided: every gendered sentence and its counterfactual (debias.swap_texts)",
+            "swap": describe_swap(),
+        }
+        logger.info("CDA data: %d of %d sentences hold gendered words; %d training sentences with counterfactuals",
+                    len(pairs), len(corpus), len(sentences))
+        return sentences, data
+
+    # -- fitting -----------------------------------------------------------------------------
+
+    def _starting_model(self, encoder: Any, generator: torch.Generator) -> tuple[Any, bool]:
+        if encoder.has_mlm_head:
+            return copy.deepcopy(encoder.mlm_model), False
+        if not self.add_mlm_head:
+            raise MissingMLMHeadError(
+                f"CDA continues masked-LM training, but {encoder.name_or_path!r} has no masked-LM head; pass "
+                "add_mlm_head=True (CLI: --add-mlm-head) to add a head tied to the input embeddings, warmed up "
+                "with the encoder frozen, then trained with it"
+            )
+        message = (
+            f"{encoder.name_or_path!r} has no masked-LM head: adding a new one (decoder tied to the input embeddings), "
+            f"warmed up for {self.head_warmup_steps} steps with the encoder frozen; LPBS of the result reflects this new head"
+        )
+        logger.warning(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+        return add_mlm_head(copy.deepcopy(encoder.model), generator=generator), True
+
+    def fit(
+        self,
+        encoder: Any,
+        corpus: Any = None,
+        *,
+        generator: torch.Generator | None = None,
+        checkpoint_dir: Any = None,
+        resume: bool = False,
+        progress: bool = True,
+        callback: Callable[[int, dict[str, float]], None] | None = None,
+    ) -> "CDA":
+        """Train a copy of ``encoder`` on ``corpus`` and its counterfactuals.
+
+        Parameters
+        ----------
+        encoder : probekit.Encoder
+            Not modified.
+        corpus : Corpus or sequence of str, optional
+            Default: the built-in template corpus. Only sentences that hold a gendered word (that
+            :func:`debias.swap_texts` changes) are used, each with its counterfactual.
+        generator : torch.Generator, optional
+            Source of every random draw (the seed of the head's initialization, then the training's
+            base seed); default: ``seed``.
+        checkpoint_dir : path, optional
+            Checkpoints (``head/`` for the warm-up, ``mlm/`` for training); ``resume=True`` continues
+            an interrupted run to the same result.
+        progress : bool
+        callback : callable, optional
+            ``callback(step, values)`` after every masked-LM training step (see :func:`debias.train`).
+
+        Returns
+        -------
+        self
+        """
+        from pathlib import Path
+
+        self._check_params()
+        generator_given = generator is not None
+        if generator is None:
+            generator = torch.Generator().manual_seed(int(self.seed))
+        sentences, data = self._augmented_corpus(corpus)
+        tokenizer = encoder.tokenizer
+        if tokenizer.mask_token_id is None:
+            raise InvalidParameterError("encoder", encoder.name_or_path, "a tokenizer with a mask token")
+        model, head_added = self._starting_model(encoder, generator)
+        for name, parameter in model.base_model.named_parameters():
+            if name.startswith("pooler."):
+                parameter.requires_grad_(False)  # unused by the masked-LM loss
+        ids = tokenizer(sentences, truncation=True, max_length=self.max_length, add_special_tokens=True)["input_ids"]
+        collate = _MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability)
+        objective = _MaskedLMObjective(model)
+        directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
+
+        head_history = None
+        if head_added and self.head_warmup_steps > 0:
+            frozen = [p for p in model.base_model.parameters() if p.requires_grad]
+            for parameter in frozen:
+                parameter.requires_grad_(False)
+            try:
+                head_history = train(
+                    objective, ids, self._config(encoder, steps=self.head_warmup_steps, learning_rate=self.head_learning_rate, warmup_ratio=0.0),
+                    collate_fn=collate, generator=generator, checkpoint_dir=directory / "head" if directory else None,
+                    resume=resume, progress=progress, description="CDA: masked-LM head warm-up",
+                )
+            finally:
+                for parameter in frozen:
+                    parameter.requires_grad_(True)
+        history = train(
+            objective, ids, self._config(encoder, steps=self.steps, learning_rate=self.learning_rate, warmup_ratio=self.warmup_ratio),
+            collate_fn=collate, generator=generator, checkpoint_dir=directory / "mlm" if directory else None,
+            resume=resume, progress=progress, callback=callback, description="CDA: masked-LM training",
+        )
+
+        self.model_ = model.eval()
+        self.tokenizer_ = tokenizer
+        self.history_ = history
+        self.head_history_ = head_history
+        self.head_added_ = head_added
+        self.data_ = data
+        self.base_ = encoder.describe()
+        self.record_ = self._record(generator_given=generator_given)
+        return self
+
+    def _record(self, *, generator_given: bool) -> dict[str, Any]:
+        from probekit._provenance import collect_provenance
+
+        hyperparameters = self.get_params()
+        head = {"added": self.head_added_}
+        if self.head_added_:
+            head.update(
+                tied_to_input_embeddings=True,
+                warmup_steps=self.head_warmup_steps,
+                warmup_learning_rate=self.head_learning_rate,
+                note="the base checkpoint had no masked-LM head; a new head was built from its configuration, "
+                "warmed up with the encoder frozen, then trained with it",
+                warmup=self.head_history_.summary() if self.head_history_ is not None else None,
+            )
+        seeds = {
+            "seed": None if generator_given else self.seed,
+            "generator": "passed in" if generator_given else f"torch.Generator seeded with seed={self.seed}",
+            "base_seed": self.history_.base_seed,
+        }
+        return {
+            "method": self.method,
+            "reference": "two-sided counterfactual data augmentation as continued masked-LM training "
+            "(Webster et al. 2020; Barikeri et al. 2021; Tokpo et al. 2023)",
+            "hyperparameters": hyperparameters,
+            "data": self.data_,
+            "training": self.history_.summary(),
+            "mlm_head": head,
+            "base_model": self.base_,
+            "seeds": seeds,
+            "provenance": collect_provenance(model=self.base_, seeds=seeds, parameters=hyperparameters),
+        }
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise ProbekitError(f"this {type(self).__name__} is not fitted yet; call fit(encoder, corpus) first")
+
+    def save(self, out: Any, *, overwrite: bool = False) -> Any:
+        """Write the trained model, its tokenizer and ``debias.json`` to ``out`` (atomically).
+
+        ``probekit.load_encoder(out)`` loads it unchanged, with its masked-LM head.
+        """
+        self._check_fitted()
+        return save_debiased_checkpoint(self.model_, self.tokenizer_, out, self.record_, overwrite=overwrite)
+
+    def to_encoder(self, *, name: str | None = None) -> Any:
+        """The trained model as a :class:`probekit.Encoder` (shares its weights)."""
+        from probekit._encoders import Encoder
+
+        self._check_fitted()
+        return Encoder.from_model(self.model_, self.tokenizer_, name=name or f"cda({self.base_['name_or_path']})")

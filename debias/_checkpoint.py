@@ -1,0 +1,149 @@
+"""The output of the weight-changing methods: a plain Hugging Face checkpoint plus ``debias.json``.
+
+The directory holds what ``save_pretrained`` writes (``config.json``, ``model.safetensors``) and the
+tokenizer files, so :func:`probekit.load_encoder`, ``probekit probe --model DIR`` and any
+transformers code load it unchanged; ``debias.json`` says how it was made (method,
+hyperparameters, data, training, base model and its fingerprint, seeds, versions). The directory
+is written under a temporary name beside its destination and renamed at the end, so a failure
+never leaves a half-written checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+from probekit.errors import InvalidParameterError
+
+__all__ = ["DEBIAS_FILE", "check_output_dir", "save_debiased_checkpoint", "read_debias_record"]
+
+logger = logging.getLogger(__name__)
+
+#: Name of the JSON file describing how a debiased checkpoint was made.
+DEBIAS_FILE = "debias.json"
+RECORD_FORMAT = "probekit-debiased-checkpoint"
+RECORD_VERSION = 1
+
+
+def check_output_dir(out: str | os.PathLike, *, overwrite: bool = False, parameter: str = "out") -> Path:
+    """Check, before any long work, that ``out`` can be written: absent or empty (or ``overwrite``),
+    and its parent directory creatable and writable. Creates the parent, nothing else.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``out`` is a file, a non-empty directory without ``overwrite``, or cannot be created.
+    """
+    path = Path(out).expanduser()
+    if path.exists() and not path.is_dir():
+        raise InvalidParameterError(parameter, str(out), "a directory path", "a file of that name exists")
+    if path.is_dir() and any(path.iterdir()):
+        if not overwrite:
+            raise InvalidParameterError(
+                parameter, str(out), "a new or empty directory",
+                "it already holds files; choose another directory, or pass overwrite (--overwrite) to replace a debiased checkpoint there",
+            )
+        if not (path / DEBIAS_FILE).is_file():
+            raise InvalidParameterError(
+                parameter, str(out), "a new or empty directory, or a debiased checkpoint to overwrite",
+                f"it holds other files (no {DEBIAS_FILE}); it is not replaced",
+            )
+    parent = path.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.mkdtemp(prefix=f".{path.name}.probe-", dir=parent)
+        os.rmdir(probe)
+    except OSError as exc:
+        raise InvalidParameterError(parameter, str(out), "a directory that can be created and written", str(exc)) from None
+    return path
+
+
+def _is_main_process() -> bool:
+    try:
+        from accelerate import PartialState
+
+        return bool(PartialState().is_main_process)
+    except Exception:  # pragma: no cover - accelerate is a dependency; any failure means one process
+        return True
+
+
+def save_debiased_checkpoint(
+    model: Any,
+    tokenizer: Any,
+    out: str | os.PathLike,
+    record: Mapping[str, Any],
+    *,
+    overwrite: bool = False,
+) -> Path:
+    """Write ``model`` (``save_pretrained``, safetensors), ``tokenizer`` and ``debias.json`` to ``out``.
+
+    ``record`` is completed with the format name and version and the fingerprint of the written
+    checkpoint (the one :func:`probekit.load_encoder` will report for ``out``). With several
+    processes only the main one writes.
+
+    Returns
+    -------
+    Path
+        ``out``.
+    """
+    from transformers import AutoConfig, AutoTokenizer
+
+    from probekit._encoders import _weight_files, fingerprint
+    from probekit._io import dumps_json
+
+    target = check_output_dir(out, overwrite=overwrite)
+    if not _is_main_process():
+        return target
+    from transformers.utils import logging as hf_logging
+
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.absolute().parent))
+    bars = hf_logging.is_progress_bar_enabled()
+    try:
+        hf_logging.disable_progress_bar()  # one shard of a small model needs no bar
+        try:
+            model.save_pretrained(tmp, safe_serialization=True)
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
+        tokenizer.save_pretrained(tmp)
+        saved_fingerprint = fingerprint(
+            AutoConfig.from_pretrained(tmp, local_files_only=True),
+            weight_files=_weight_files(tmp),
+            tokenizer=AutoTokenizer.from_pretrained(tmp, use_fast=True, local_files_only=True),
+        )
+        full = {"format": RECORD_FORMAT, "format_version": RECORD_VERSION, **record, "fingerprint": saved_fingerprint}
+        (tmp / DEBIAS_FILE).write_text(dumps_json(full), encoding="utf-8")
+        _usual_permissions(tmp)
+        old = None
+        if target.exists():
+            # Empty, or replaced with overwrite=True: move it aside so the swap is one rename.
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.absolute().parent))
+            os.replace(target, old / "previous")
+        os.replace(tmp, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    logger.info("wrote the debiased checkpoint %s (fingerprint %s)", target, saved_fingerprint)
+    return target
+
+
+def _usual_permissions(directory: Path) -> None:
+    """mkdtemp makes a private directory; give the checkpoint the permissions of a plain mkdir."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(directory, 0o777 & ~umask)
+
+
+def read_debias_record(directory: str | os.PathLike) -> dict[str, Any]:
+    """The ``debias.json`` of a checkpoint written by CDA or Context-debias."""
+    path = Path(directory) / DEBIAS_FILE
+    if not path.is_file():
+        raise InvalidParameterError("directory", str(directory), f"a directory with {DEBIAS_FILE}")
+    return json.loads(path.read_text(encoding="utf-8"))

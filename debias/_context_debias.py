@@ -1,0 +1,674 @@
+"""Context-debias (Kaneko & Bollegala 2021): fine-tune an encoder so that the contextual
+embeddings of stereotype words are orthogonal to the gender attribute directions, while the
+hidden states of attribute sentences stay close to the original model's.
+
+For the layers :math:`\\ell \\in \\Lambda` being debiased (first, last or all hidden states),
+attribute groups :math:`g \\in \\{\\text{female}, \\text{male}\\}` and their mean attribute vectors
+:math:`v_{g,\\ell}`,
+
+.. math::
+
+    L_{orth} = \\operatorname*{mean}_{(t, x),\\, \\ell \\in \\Lambda}
+               \\sum_g \\langle E_\\ell(t, x; \\theta),\\ v_{g,\\ell} \\rangle^2
+
+    L_{reg} = \\operatorname*{mean}_{x \\in A,\\, w \\in x,\\, \\ell}
+              \\lVert E_\\ell(w, x; \\theta) - E_\\ell(w, x; \\theta_{pre}) \\rVert^2
+
+    L = \\alpha L_{orth} + \\beta L_{reg}, \\qquad \\alpha = 0.2,\\ \\beta = 0.8
+
+where :math:`(t, x)` runs over the occurrences of stereotype words ``t`` in sentences ``x`` that
+hold no attribute word (token level; at sentence level over every token of those sentences),
+:math:`A` are sentences holding attribute words, :math:`w` every token of them (padding never
+counts), and :math:`\\ell` in the regularizer runs over *all* hidden states, as in the paper.
+Hidden state 0 is the embedding layer's output, so ``layers="first"`` debiases the embedding
+layer, as in the authors' code.
+
+Choices where the paper and its code differ, or are silent
+----------------------------------------------------------
+- The attribute vectors :math:`v_{g,\\ell}` are the mean, over every occurrence of a female
+  (male) attribute word in the training attribute sentences, of its mean-pooled wordpiece
+  vectors at layer :math:`\\ell`, computed **once from the frozen original model** (the paper's
+  :math:`\\theta_{pre}`). The authors' code groups them per gender like this but recomputes them
+  from the model being trained at each epoch; the fixed target keeps the objective stationary and
+  lets :func:`orthogonality_term` measure every model against the same directions.
+- Sums are replaced by means (over occurrences, tokens and layers), so that the loss does not
+  grow with the batch size; the squared inner product is taken per occurrence (the paper's
+  formula), not of the batch mean (the authors' code).
+- A multi-wordpiece word is represented by the mean of its pieces.
+- The best checkpoint is the one with the lowest loss on a held-out dev split of the stereotype
+  and attribute sentences (the authors' ``--evaluate_during_training``), evaluated without dropout.
+- Warm-up 0 and weight decay 0, as in the authors' script.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import torch
+
+from debias._checkpoint import save_debiased_checkpoint
+from debias._training import TrainingConfig, derive_seed, train
+from probekit.errors import InvalidParameterError, ProbekitError
+
+__all__ = ["ContextDebias", "attribute_vectors", "orthogonality_term", "LAYER_CHOICES", "LEVEL_CHOICES"]
+
+logger = logging.getLogger(__name__)
+
+LAYER_CHOICES = ("first", "last", "all")
+LEVEL_CHOICES = ("token", "sentence")
+_STEREOTYPE, _ATTRIBUTE = 0, 1
+
+
+# ---------------------------------------------------------------------------------------------
+# data: sentences with the wordpiece positions of their words
+
+
+@dataclass(frozen=True)
+class _Example:
+    kind: int  # _STEREOTYPE or _ATTRIBUTE
+    text: str
+    ids: tuple[int, ...]
+    occurrences: tuple[tuple[int, ...], ...]  # wordpiece positions of each listed word
+
+
+def _layer_indices(layers: str, num_layers: int) -> tuple[int, ...]:
+    if layers not in LAYER_CHOICES:
+        raise InvalidParameterError("layers", layers, LAYER_CHOICES)
+    if layers == "first":
+        return (0,)
+    if layers == "last":
+        return (num_layers,)
+    return tuple(range(num_layers + 1))
+
+
+def _tokenize_with_words(
+    tokenizer: Any, sentences: Sequence[str], words: Sequence[str], *, kind: int, max_length: int, case_sensitive: bool
+) -> list[_Example]:
+    """Tokenize ``sentences`` and locate every whole-word occurrence of ``words`` in wordpieces.
+
+    Occurrences cut off by truncation are dropped; a sentence left without one is dropped.
+    """
+    from probekit._wordmatch import WordMatcher
+
+    matcher = WordMatcher(list(words), case_sensitive=case_sensitive)
+    encoded = tokenizer(
+        list(sentences), truncation=True, max_length=max_length, add_special_tokens=True,
+        return_offsets_mapping=True, return_special_tokens_mask=True,
+    )
+    examples = []
+    for sentence, ids, offsets, special in zip(
+        sentences, encoded["input_ids"], encoded["offset_mapping"], encoded["special_tokens_mask"]
+    ):
+        occurrences = []
+        for _, start, end in matcher.finditer(sentence):
+            pieces = tuple(
+                i for i, (s, e) in enumerate(offsets) if not special[i] and e > s and s < end and e > start
+            )
+            if pieces:
+                occurrences.append(pieces)
+        if occurrences:
+            examples.append(_Example(kind, sentence, tuple(ids), tuple(occurrences)))
+    return examples
+
+
+class _Collator:
+    """Pads examples and builds the selections of the two loss terms.
+
+    ``orth_pool`` (units x batch*length) averages the wordpieces of each stereotype occurrence
+    (token level) or picks each non-padding token of a stereotype sentence (sentence level);
+    ``reg_rows`` marks the attribute sentences.
+    """
+
+    def __init__(self, pad_id: int, level: str):
+        self.pad_id = pad_id
+        self.level = level
+
+    def __call__(self, examples: list[_Example], generator: torch.Generator | None = None) -> dict[str, torch.Tensor]:
+        width = max(len(e.ids) for e in examples)
+        n = len(examples)
+        ids = torch.full((n, width), self.pad_id, dtype=torch.long)
+        attention = torch.zeros((n, width), dtype=torch.long)
+        rows: list[list[tuple[int, float]]] = []
+        for r, example in enumerate(examples):
+            ids[r, : len(example.ids)] = torch.tensor(example.ids, dtype=torch.long)
+            attention[r, : len(example.ids)] = 1
+            if example.kind != _STEREOTYPE:
+                continue
+            if self.level == "token":
+                for pieces in example.occurrences:
+                    rows.append([(r * width + p, 1.0 / len(pieces)) for p in pieces])
+            else:
+                rows.extend([(r * width + p, 1.0)] for p in range(len(example.ids)))
+        pool = torch.zeros((len(rows), n * width))
+        for u, entries in enumerate(rows):
+            for column, weight in entries:
+                pool[u, column] = weight
+        reg_rows = torch.tensor([e.kind == _ATTRIBUTE for e in examples], dtype=torch.bool)
+        return {"input_ids": ids, "attention_mask": attention, "orth_pool": pool, "reg_rows": reg_rows}
+
+
+# ---------------------------------------------------------------------------------------------
+# the loss
+
+
+def _orthogonality_sum(
+    hidden_states: Sequence[torch.Tensor], orth_pool: torch.Tensor, vectors: torch.Tensor, layers: Sequence[int]
+) -> torch.Tensor:
+    """Sum over units and debiased layers of ``sum_g <h, v_g>^2``."""
+    batch, width, hidden = hidden_states[0].shape
+    pooled = torch.stack([orth_pool.to(hidden_states[l].dtype) @ hidden_states[l].reshape(batch * width, hidden) for l in layers], 1)
+    dots = torch.einsum("ulh,glh->ulg", pooled.float(), vectors[:, list(layers), :].float())
+    return dots.pow(2).sum()
+
+
+class _ContextDebiasObjective(torch.nn.Module):
+    """alpha * L_orth + beta * L_reg for one batch (see the module docstring).
+
+    The frozen original model is held outside the module's registry: it is neither trained, nor
+    saved in checkpoints, nor wrapped for data parallelism.
+    """
+
+    def __init__(self, model: Any, original: Any, vectors: torch.Tensor, layers: Sequence[int], alpha: float, beta: float):
+        super().__init__()
+        self.model = model
+        object.__setattr__(self, "_original", original)
+        self.register_buffer("attribute_vectors", vectors.detach().clone(), persistent=False)
+        self.layers = tuple(layers)
+        self.alpha = float(alpha)
+        self.beta = float(beta)
+
+    def sums(self, input_ids, attention_mask, orth_pool, reg_rows) -> tuple[torch.Tensor, int, torch.Tensor, int]:
+        hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states
+        zero = hidden[-1].sum() * 0.0  # keeps the graph when a term is absent from the batch
+        n_units = int(orth_pool.shape[0])
+        orth = _orthogonality_sum(hidden, orth_pool, self.attribute_vectors, self.layers) if n_units else zero
+        n_reg = 0
+        reg = zero
+        if bool(reg_rows.any()):
+            original = self._original
+            if next(original.parameters()).device != input_ids.device:
+                original.to(input_ids.device)
+            with torch.no_grad():
+                reference = original(
+                    input_ids=input_ids[reg_rows], attention_mask=attention_mask[reg_rows], output_hidden_states=True
+                ).hidden_states
+            keep = attention_mask[reg_rows].bool()
+            reg = sum(
+                (h[reg_rows][keep].float() - r[keep].float()).pow(2).sum() for h, r in zip(hidden, reference)
+            )
+            n_reg = int(keep.sum()) * len(hidden)
+        return orth, n_units * len(self.layers), reg, n_reg
+
+    def forward(self, input_ids, attention_mask, orth_pool, reg_rows) -> dict[str, torch.Tensor]:
+        orth, n_orth, reg, n_reg = self.sums(input_ids, attention_mask, orth_pool, reg_rows)
+        orth = orth / max(n_orth, 1)
+        reg = reg / max(n_reg, 1)
+        return {"loss": self.alpha * orth + self.beta * reg, "orthogonality": orth, "regularization": reg}
+
+
+def _dev_loss(objective: _ContextDebiasObjective, batches: list[dict[str, torch.Tensor]], device: torch.device) -> float:
+    """alpha * mean L_orth + beta * mean L_reg over the whole dev split (exact means, not of batches)."""
+    from accelerate.utils import send_to_device
+
+    totals = np.zeros(4)
+    for batch in batches:
+        orth, n_orth, reg, n_reg = objective.sums(**send_to_device(batch, device))
+        totals += (float(orth), n_orth, float(reg), n_reg)
+    return objective.alpha * totals[0] / max(totals[1], 1) + objective.beta * totals[2] / max(totals[3], 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# attribute vectors and the orthogonality measure
+
+
+def attribute_vectors(
+    encoder: Any,
+    sentences: Sequence[str],
+    female: Sequence[str],
+    male: Sequence[str],
+    *,
+    chunk_size: int = 2048,
+    progress: bool = False,
+) -> torch.Tensor:
+    """The per-layer mean attribute vectors :math:`v_{g,\\ell}` of Context-debias.
+
+    For each group g (female, male) and hidden state :math:`\\ell` (0 = embedding output), the mean
+    over every occurrence of a word of the group in ``sentences`` of its mean-pooled wordpiece
+    vectors, computed by the extraction engine (:func:`probekit.embed_words`) with ``encoder``.
+
+    Returns
+    -------
+    torch.Tensor, shape (2, num_layers + 1, hidden), float32
+        Row 0 female, row 1 male.
+
+    Raises
+    ------
+    InvalidParameterError
+        No occurrence of one group's words in ``sentences``.
+    """
+    from probekit._embedding import embed_words
+
+    female_set, male_set = set(female), set(male)
+    layers = list(range(encoder.num_layers + 1))
+    sums = np.zeros((2, len(layers), encoder.hidden_size))
+    counts = np.zeros(2)
+    sentences = list(sentences)
+    for start in range(0, len(sentences), chunk_size):
+        found = embed_words(
+            encoder, sentences[start:start + chunk_size], [*female, *male], layer=layers, pooling="mean",
+            on_missing="ignore", progress=progress,
+        )
+        for g, group in enumerate((female_set, male_set)):
+            rows = np.fromiter((w in group for w in found.words.tolist()), dtype=bool, count=len(found))
+            sums[g] += found.embeddings[rows].astype(np.float64).sum(axis=0)
+            counts[g] += rows.sum()
+    for g, name in enumerate(("female", "male")):
+        if counts[g] == 0:
+            raise InvalidParameterError(
+                f"{name} attribute words", f"{len(female if g == 0 else male)} words",
+                "words that occur in the attribute sentences", "none of them occurs",
+            )
+    return torch.from_numpy(sums / counts[:, None, None]).float()
+
+
+def orthogonality_term(
+    encoder: Any,
+    sentences: Sequence[str],
+    stereotypes: Sequence[str],
+    vectors: torch.Tensor,
+    *,
+    layers: str = "all",
+    level: str = "token",
+    max_length: int = 128,
+    batch_size: int = 64,
+) -> float:
+    """Context-debias's :math:`L_{orth}` of ``encoder`` on ``sentences``, without dropout.
+
+    .. math:: \\operatorname*{mean}_{(t, x),\\, \\ell \\in \\Lambda} \\sum_g \\langle E_\\ell(t, x), v_{g,\\ell} \\rangle^2
+
+    over the occurrences of ``stereotypes`` in ``sentences`` (token level) or every token of the
+    sentences holding one (sentence level). Use the same ``vectors`` (from the original model,
+    :func:`attribute_vectors`) to compare an encoder before and after debiasing, on held-out
+    sentences.
+    """
+    _check_choice("level", level, LEVEL_CHOICES)
+    layer_ids = _layer_indices(layers, encoder.num_layers)
+    case_sensitive = not encoder.do_lower_case
+    examples = _tokenize_with_words(
+        encoder.tokenizer, sentences, stereotypes, kind=_STEREOTYPE, max_length=max_length, case_sensitive=case_sensitive
+    )
+    if not examples:
+        raise InvalidParameterError("sentences", f"{len(sentences)} sentences", "sentences holding a stereotype word")
+    collate = _Collator(_pad_id(encoder.tokenizer), level)
+    vectors = vectors.to(encoder.device)
+    total, count = 0.0, 0
+    with encoder.inference():
+        for start in range(0, len(examples), batch_size):
+            batch = collate(examples[start:start + batch_size])
+            batch = {k: v.to(encoder.device) for k, v in batch.items()}
+            hidden = encoder.model(
+                input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], output_hidden_states=True
+            ).hidden_states
+            total += float(_orthogonality_sum(hidden, batch["orth_pool"], vectors, layer_ids))
+            count += int(batch["orth_pool"].shape[0]) * len(layer_ids)
+    return total / count
+
+
+def _pad_id(tokenizer: Any) -> int:
+    return int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
+
+
+def _check_choice(parameter: str, value: Any, valid: Sequence[str]) -> None:
+    if value not in valid:
+        raise InvalidParameterError(parameter, value, valid)
+
+
+def _words_of(value: Any, parameter: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise InvalidParameterError(parameter, value, "a list of words, not one string")
+    words = tuple(getattr(value, "words", value))
+    if not words or not all(isinstance(w, str) and w.strip() for w in words):
+        raise InvalidParameterError(parameter, value, "a non-empty list of words")
+    return words
+
+
+# ---------------------------------------------------------------------------------------------
+# Context-debias
+
+
+class ContextDebias:
+    """Context-debias (Kaneko & Bollegala 2021) on any encoder, with or without a masked-LM head.
+
+    Hyperparameters are set here; :meth:`fit` trains a copy of an encoder (the encoder passed is
+    not changed); :meth:`save` writes a Hugging Face checkpoint with ``debias.json``. An encoder
+    with a masked-LM head keeps it (its decoder stays tied to the debiased input embeddings), so
+    LPBS runs on the result.
+
+    Parameters
+    ----------
+    alpha, beta : float
+        Weights of the orthogonality and regularization terms (paper: 0.2, 0.8).
+    layers : {"all", "first", "last"}
+        Hidden states debiased by the orthogonality term (0 = embedding output). The paper's best
+        setting is "all" at token level.
+    level : {"token", "sentence"}
+        Orthogonality of the stereotype word's own vector, or of every token of its sentence.
+    steps : int
+        Optimizer steps.
+    batch_size : int
+        Sentences per step (stereotype and attribute sentences drawn together).
+    learning_rate : float
+        AdamW learning rate (paper: 5e-5).
+    max_length : int
+        Longest input in tokens.
+    dev_size : int or float
+        Held-out sentences of each kind (stereotype, attribute) for choosing the best checkpoint:
+        a count (at most a fifth of the kind) or a fraction.
+    eval_every : int, optional
+        Dev evaluation interval in steps (default: ten times per run, and at the end).
+    max_per_word : int, optional
+        Cap on the sentences per word (drawn with the seed); default: all.
+    warmup_ratio, weight_decay, max_grad_norm : float
+        See :class:`debias.TrainingConfig` (defaults of the authors' script: no warm-up, no decay).
+    mixed_precision : {"no", "bf16", "fp16"}, optional
+    checkpoint_every : int, optional
+    seed : int
+
+    Attributes
+    ----------
+    model_ : transformers model
+        The debiased model (the masked-LM model when the encoder has a head).
+    tokenizer_
+    attribute_vectors_ : torch.Tensor (2, num_layers + 1, hidden)
+        The female and male mean attribute vectors of the original model.
+    history_ : TrainingResult
+        Per-step loss and its two terms (``terms["orthogonality"]``, ``terms["regularization"]``),
+        dev evaluations, the best step.
+    data_ : dict
+    record_ : dict
+        The content of ``debias.json``.
+    """
+
+    method = "context-debias"
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 0.2,
+        beta: float = 0.8,
+        layers: str = "all",
+        level: str = "token",
+        steps: int = 300,
+        batch_size: int = 32,
+        learning_rate: float = 5e-5,
+        max_length: int = 128,
+        dev_size: int | float = 256,
+        eval_every: int | None = None,
+        max_per_word: int | None = None,
+        warmup_ratio: float = 0.0,
+        weight_decay: float = 0.0,
+        max_grad_norm: float | None = 1.0,
+        mixed_precision: str | None = None,
+        checkpoint_every: int | None = None,
+        seed: int = 0,
+    ):
+        self.alpha = alpha
+        self.beta = beta
+        self.layers = layers
+        self.level = level
+        self.steps = steps
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.max_length = max_length
+        self.dev_size = dev_size
+        self.eval_every = eval_every
+        self.max_per_word = max_per_word
+        self.warmup_ratio = warmup_ratio
+        self.weight_decay = weight_decay
+        self.max_grad_norm = max_grad_norm
+        self.mixed_precision = mixed_precision
+        self.checkpoint_every = checkpoint_every
+        self.seed = seed
+
+    _PARAMS = (
+        "alpha", "beta", "layers", "level", "steps", "batch_size", "learning_rate", "max_length", "dev_size",
+        "eval_every", "max_per_word", "warmup_ratio", "weight_decay", "max_grad_norm", "mixed_precision",
+        "checkpoint_every", "seed",
+    )
+
+    def get_params(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def _check_params(self) -> None:
+        _check_choice("layers", self.layers, LAYER_CHOICES)
+        _check_choice("level", self.level, LEVEL_CHOICES)
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise InvalidParameterError(name, value, "a number >= 0")
+        if self.alpha == 0 and self.beta == 0:
+            raise InvalidParameterError("alpha/beta", (self.alpha, self.beta), "at least one positive weight")
+        for name in ("steps", "batch_size", "max_length"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidParameterError(name, value, "a positive integer")
+        if self.max_per_word is not None and (not isinstance(self.max_per_word, int) or self.max_per_word < 1):
+            raise InvalidParameterError("max_per_word", self.max_per_word, "a positive integer or None")
+        size = self.dev_size
+        if isinstance(size, bool) or not (
+            (isinstance(size, int) and size >= 1) or (isinstance(size, float) and 0.0 < size < 1.0)
+        ):
+            raise InvalidParameterError("dev_size", size, "a positive integer (sentences of each kind) or a fraction in (0, 1)")
+
+    # -- data --------------------------------------------------------------------------------
+
+    def _select(self, encoder: Any, corpus: Any, female: tuple[str, ...], male: tuple[str, ...],
+                stereotypes: tuple[str, ...], generator: torch.Generator) -> tuple[list[_Example], list[_Example], dict[str, Any]]:
+        from probekit._corpus import _as_corpus, select_sentences, template_corpus
+
+        corpus = template_corpus() if corpus is None else _as_corpus(corpus)
+        case_sensitive = not encoder.do_lower_case
+        attributes = tuple(dict.fromkeys(female + male))
+        # A word in both lists (the paper lists "maid" in both) stays an attribute word: its
+        # sentences are kept close to the original model, not made orthogonal to gender.
+        attribute_keys = {w.lower() for w in attributes}
+        dropped = [w for w in stereotypes if w.lower() in attribute_keys]
+        if dropped:
+            logger.info("Context-debias: %s also attribute word(s); not used as stereotypes", ", ".join(dropped))
+            stereotypes = tuple(w for w in stereotypes if w.lower() not in attribute_keys)
+        if not stereotypes:
+            raise InvalidParameterError("stereotypes", list(dropped), "at least one word that is not an attribute word")
+        selection_seed = derive_seed(int(torch.randint(0, 2**62, (1,), generator=generator).item()), 0)
+        common = dict(max_per_word=self.max_per_word, random_state=selection_seed % 2**32,
+                      case_sensitive=case_sensitive, on_missing="ignore")
+        attribute_selection = select_sentences(corpus, attributes, **common)
+        stereotype_selection = select_sentences(corpus, stereotypes, exclude_words=attributes, **common)
+        tokenizer = encoder.tokenizer
+        stereotype_examples = _tokenize_with_words(
+            tokenizer, stereotype_selection.sentences, stereotypes, kind=_STEREOTYPE,
+            max_length=self.max_length, case_sensitive=case_sensitive,
+        )
+        attribute_examples = _tokenize_with_words(
+            tokenizer, attribute_selection.sentences, attributes, kind=_ATTRIBUTE,
+            max_length=self.max_length, case_sensitive=case_sensitive,
+        )
+        for name, examples in (("stereotype", stereotype_examples), ("attribute", attribute_examples)):
+            if len(examples) < 2:
+                raise InvalidParameterError(
+                    "corpus", corpus.name, f"a corpus with at least 2 {name} sentences",
+                    f"found {len(examples)} ({name} sentences must hold a {name} word"
+                    + ("; stereotype sentences must hold no attribute word)" if name == "stereotype" else ")"),
+                )
+        data = {
+            **corpus.describe(),
+            "n_stereotype_sentences": len(stereotype_examples),
+            "n_attribute_sentences": len(attribute_examples),
+            "missing_stereotypes": list(stereotype_selection.missing),
+            "missing_attributes": list(attribute_selection.missing),
+            "stereotypes_also_attributes": dropped,
+            "max_per_word": self.max_per_word,
+        }
+        return stereotype_examples, attribute_examples, data
+
+    def _dev_split(self, examples: list[_Example], generator: torch.Generator) -> tuple[list[_Example], list[_Example]]:
+        n = len(examples)
+        if isinstance(self.dev_size, float):
+            n_dev = max(1, int(round(self.dev_size * n)))
+        else:
+            n_dev = min(self.dev_size, max(1, n // 5))
+        order = torch.randperm(n, generator=generator).tolist()
+        dev = sorted(order[:n_dev])
+        train_part = sorted(order[n_dev:])
+        return [examples[i] for i in train_part], [examples[i] for i in dev]
+
+    # -- fitting -----------------------------------------------------------------------------
+
+    def fit(
+        self,
+        encoder: Any,
+        corpus: Any = None,
+        *,
+        attributes: Any = None,
+        stereotypes: Any = None,
+        generator: torch.Generator | None = None,
+        checkpoint_dir: Any = None,
+        resume: bool = False,
+        progress: bool = True,
+        callback: Callable[[int, dict[str, float]], None] | None = None,
+    ) -> "ContextDebias":
+        """Debias a copy of ``encoder``.
+
+        Parameters
+        ----------
+        encoder : probekit.Encoder
+            Not modified; it also serves as the frozen original model.
+        corpus : Corpus or sequence of str, optional
+            Default: the built-in template corpus.
+        attributes : GenderedTermSets or (female, male), optional
+            Default: the paper's attribute sets (:func:`wordlists.load_paper_attributes`). Kaneko &
+            Bollegala's files load with ``wordlists.read_pair_files(female.txt, male.txt)``.
+        stereotypes : sequence of str, optional
+            Default: the paper's stereotype words (:func:`wordlists.load_paper_stereotypes`), e.g.
+            ``wordlists.read_word_list("stereotype.txt")`` for the authors' list.
+        generator : torch.Generator, optional
+            Source of every random draw (sentence caps, the dev split, the training); default ``seed``.
+        checkpoint_dir, resume, progress, callback
+            See :func:`debias.train`.
+
+        Returns
+        -------
+        self
+        """
+        import wordlists
+
+        self._check_params()
+        generator_given = generator is not None
+        if generator is None:
+            generator = torch.Generator().manual_seed(int(self.seed))
+        if attributes is None:
+            attributes = wordlists.load_paper_attributes()
+        if stereotypes is None:
+            stereotypes = wordlists.load_paper_stereotypes().words
+        try:
+            female_list, male_list = attributes.female, attributes.male
+        except AttributeError:
+            try:
+                female_list, male_list = attributes
+            except (TypeError, ValueError):
+                raise InvalidParameterError("attributes", attributes, "GenderedTermSets, AttributePairs or (female, male)") from None
+        female = _words_of(female_list, "attributes (female)")
+        male = _words_of(male_list, "attributes (male)")
+        stereotype_words = _words_of(stereotypes, "stereotypes")
+
+        stereotype_examples, attribute_examples, data = self._select(encoder, corpus, female, male, stereotype_words, generator)
+        stereotype_train, stereotype_dev = self._dev_split(stereotype_examples, generator)
+        attribute_train, attribute_dev = self._dev_split(attribute_examples, generator)
+        data.update(
+            n_train_sentences={"stereotype": len(stereotype_train), "attribute": len(attribute_train)},
+            n_dev_sentences={"stereotype": len(stereotype_dev), "attribute": len(attribute_dev)},
+        )
+
+        # The attribute vectors of the frozen original model, over the training attribute sentences.
+        tokenizer = encoder.tokenizer
+        vectors = attribute_vectors(encoder, [e.text for e in attribute_train], female, male, progress=progress)
+
+        trained = copy.deepcopy(encoder.mlm_model if encoder.has_mlm_head else encoder.model)
+        base = trained.base_model if encoder.has_mlm_head else trained
+        for name, parameter in base.named_parameters():
+            if name.startswith("pooler."):
+                parameter.requires_grad_(False)  # no hidden state depends on it
+        original = copy.deepcopy(encoder.model).eval().requires_grad_(False)
+        layer_ids = _layer_indices(self.layers, encoder.num_layers)
+        objective = _ContextDebiasObjective(base, original, vectors, layer_ids, self.alpha, self.beta)
+
+        collate = _Collator(_pad_id(tokenizer), self.level)
+        dev_examples = sorted(stereotype_dev + attribute_dev, key=lambda e: len(e.ids))
+        dev_batches = [collate(dev_examples[i:i + self.batch_size]) for i in range(0, len(dev_examples), self.batch_size)]
+        config = TrainingConfig(
+            learning_rate=self.learning_rate, max_steps=self.steps, batch_size=self.batch_size,
+            warmup_ratio=self.warmup_ratio, weight_decay=self.weight_decay, max_grad_norm=self.max_grad_norm,
+            mixed_precision=self.mixed_precision, device="cpu" if encoder.device.type == "cpu" else None,
+            seed=self.seed, checkpoint_every=self.checkpoint_every, eval_every=self.eval_every,
+            find_unused_parameters=True,
+        )
+        history = train(
+            objective, stereotype_train + attribute_train, config, collate_fn=collate,
+            generator=generator, checkpoint_dir=checkpoint_dir, resume=resume, progress=progress, callback=callback,
+            eval_fn=lambda module: _dev_loss(module, dev_batches, module.attribute_vectors.device),
+            description="Context-debias",
+        )
+        original.to("cpu")
+
+        self.model_ = trained.eval()
+        self.tokenizer_ = tokenizer
+        self.attribute_vectors_ = vectors
+        self.history_ = history
+        self.data_ = data
+        self.base_ = encoder.describe()
+        self.wordlists_ = {"attributes_female": female, "attributes_male": male, "stereotypes": stereotype_words}
+        self.record_ = self._record(generator_given)
+        return self
+
+    def _record(self, generator_given: bool) -> dict[str, Any]:
+        from probekit._provenance import collect_provenance
+
+        hyperparameters = self.get_params()
+        seeds = {
+            "seed": None if generator_given else self.seed,
+            "generator": "passed in" if generator_given else f"torch.Generator seeded with seed={self.seed}",
+            "base_seed": self.history_.base_seed,
+        }
+        return {
+            "method": self.method,
+            "reference": "Kaneko & Bollegala (2021), Debiasing pre-trained contextualised embeddings",
+            "hyperparameters": hyperparameters,
+            "data": self.data_,
+            "training": self.history_.summary(),
+            "attribute_vectors": "per-layer female and male mean attribute vectors of the frozen original model "
+            "over the training attribute sentences",
+            "mlm_head": {"kept": self.base_.get("has_mlm_head", False)},
+            "base_model": self.base_,
+            "seeds": seeds,
+            "wordlists": {k: list(v) for k, v in self.wordlists_.items()},
+            "provenance": collect_provenance(model=self.base_, seeds=seeds, wordlists=self.wordlists_, parameters=hyperparameters),
+        }
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise ProbekitError("this ContextDebias is not fitted yet; call fit(encoder, corpus) first")
+
+    def save(self, out: Any, *, overwrite: bool = False) -> Any:
+        """Write the debiased model, its tokenizer and ``debias.json`` to ``out`` (atomically)."""
+        self._check_fitted()
+        return save_debiased_checkpoint(self.model_, self.tokenizer_, out, self.record_, overwrite=overwrite)
+
+    def to_encoder(self, *, name: str | None = None) -> Any:
+        """The debiased model as a :class:`probekit.Encoder` (shares its weights)."""
+        from probekit._encoders import Encoder
+
+        self._check_fitted()
+        return Encoder.from_model(self.model_, self.tokenizer_, name=name or f"context-debias({self.base_['name_or_path']})")
