@@ -20,3 +20,14 @@ __all__ += [
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
 ]
+
+# Weight-changing methods (CDA, Context-debias) on the one Accelerate training loop.
+from debias._cda import CDA, add_mlm_head, mask_tokens
+from debias._checkpoint import read_debias_record
+from debias._context_debias import ContextDebias, attribute_vectors, orthogonality_term
+from debias._training import TrainingConfig, TrainingResult, latest_checkpoint, shuffled_batches, train
+
+__all__ += [
+    "CDA", "ContextDebias", "TrainingConfig", "TrainingResult", "add_mlm_head", "attribute_vectors",
+    "latest_checkpoint", "mask_tokens", "orthogonality_term", "read_debias_record", "shuffled_batches", "train",
+]

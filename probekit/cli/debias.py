@@ -31,5 +31,156 @@ def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
 
 # --- weight-changing methods: cda, context-debias -----------------------------------------------
 
+_TRAINING = {
+    "cda": (
+        "CDA: continued masked-LM training on the corpus and its gender-swapped counterfactuals",
+        "Two-sided counterfactual data augmentation (Webster et al. 2020): take the corpus sentences that hold "
+        "a gendered word, add their gender-swapped versions (debias.swap_texts), and continue masked-LM "
+        "training (15% masking, 80/10/10) on both. Encoders without a masked-LM head (the embedded default) "
+        "need --add-mlm-head.",
+    ),
+    "context-debias": (
+        "Context-debias (Kaneko & Bollegala 2021): stereotype embeddings orthogonal to gender directions",
+        "Fine-tune the encoder so that the contextual embeddings of stereotype words are orthogonal to the "
+        "female and male mean attribute vectors of the original model (alpha term) while the hidden states "
+        "of attribute sentences stay close to the original model (beta term); the checkpoint with the "
+        "lowest dev loss is kept. Works on encoders without a masked-LM head.",
+    ),
+}
+
+
 def _add_training_methods(methods: argparse._SubParsersAction) -> None:
-    pass
+    import functools
+
+    from probekit.cli._common import add_corpus_arguments, add_model_arguments
+
+    for name, (summary, description) in _TRAINING.items():
+        parser = methods.add_parser(
+            name, help=summary, description=description + " The output directory is a plain Hugging Face "
+            "checkpoint (safetensors + tokenizer) with debias.json, accepted by `probekit probe --model DIR`, "
+            "`probekit compare` and probekit.load_encoder(DIR). Interrupted runs continue with --resume.",
+        )
+        add_model_arguments(parser)
+        add_corpus_arguments(parser)
+        training = parser.add_argument_group("training")
+        cda = name == "cda"
+        training.add_argument("--steps", type=int, default=500 if cda else 300, help="optimizer steps (default %(default)s)")
+        training.add_argument("--batch-size", type=int, default=32, help="sentences per step (default %(default)s)")
+        training.add_argument("--lr", type=float, default=5e-5, help="peak learning rate of AdamW (default %(default)s)")
+        training.add_argument("--max-length", type=int, default=128, help="longest input in tokens (default %(default)s)")
+        training.add_argument("--mixed-precision", default=None, choices=["no", "bf16", "fp16"],
+                              help="default: bf16 on a GPU, fp32 on CPU")
+        training.add_argument("--seed", type=int, default=0, help="one seed for every random draw (default 0)")
+        if cda:
+            training.add_argument("--add-mlm-head", action="store_true",
+                                  help="allow an encoder without a masked-LM head: add one tied to the input embeddings, "
+                                  "warm it up with the encoder frozen, then train both (recorded in debias.json)")
+            training.add_argument("--head-warmup-steps", type=int, default=100, help="steps of the head warm-up (default %(default)s)")
+            training.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head warm-up (default %(default)s)")
+        else:
+            training.add_argument("--alpha", type=float, default=0.2, help="weight of the orthogonality term (default 0.2)")
+            training.add_argument("--beta", type=float, default=0.8, help="weight of the regularization term (default 0.8)")
+            training.add_argument("--layers", default="all", choices=["all", "first", "last"],
+                                  help="hidden states debiased (first = embedding output; default all)")
+            training.add_argument("--level", default="token", choices=["token", "sentence"],
+                                  help="debias the stereotype word's vector or every token of its sentence (default token)")
+            training.add_argument("--dev-size", type=int, default=256,
+                                  help="held-out sentences of each kind for choosing the best checkpoint (default %(default)s)")
+            training.add_argument("--eval-every", type=int, default=None, help="dev evaluation interval in steps (default: 10 per run)")
+            training.add_argument("--attribute-files", nargs=2, default=None, metavar=("FEMALE", "MALE"),
+                                  help="line-aligned female and male attribute word files (e.g. context_debias/female.txt "
+                                  "male.txt); default: the paper's attribute lists")
+            training.add_argument("--stereotype-file", default=None, metavar="FILE",
+                                  help="stereotype words, one per line; default: the paper's stereotype lists")
+        run = parser.add_argument_group("run")
+        run.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
+        run.add_argument("--overwrite", action="store_true", help="replace a debiased checkpoint already at --out")
+        run.add_argument("--resume", action="store_true", help="continue an interrupted run from its last checkpoint")
+        run.add_argument("--checkpoint-every", type=int, default=100, help="checkpoint interval in steps (default %(default)s)")
+        run.add_argument("--checkpoint-dir", default=None, metavar="DIR",
+                         help="where checkpoints go (default: OUT.checkpoints beside --out; removed after success)")
+        run.add_argument("--no-progress", action="store_true", help="no progress bars")
+        parser.set_defaults(func=functools.partial(_run_training, name))
+
+
+def _training_method(method: str, args: argparse.Namespace) -> tuple[object, dict]:
+    """The method and its fit options, checked before any model is loaded."""
+    from debias import CDA, ContextDebias
+    from probekit.errors import InvalidParameterError
+
+    for option in ("steps", "batch_size", "max_length", "checkpoint_every"):
+        if getattr(args, option) < 1:
+            raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "a positive integer")
+    if not args.lr > 0:
+        raise InvalidParameterError("--lr", args.lr, "a positive number")
+    common = dict(
+        steps=args.steps, batch_size=args.batch_size, learning_rate=args.lr, max_length=args.max_length,
+        mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every, seed=args.seed,
+    )
+    if method == "cda":
+        if args.head_warmup_steps < 0:
+            raise InvalidParameterError("--head-warmup-steps", args.head_warmup_steps, "an integer >= 0")
+        if not args.head_lr > 0:
+            raise InvalidParameterError("--head-lr", args.head_lr, "a positive number")
+        return CDA(add_mlm_head=args.add_mlm_head, head_warmup_steps=args.head_warmup_steps,
+                   head_learning_rate=args.head_lr, **common), {}
+    if args.dev_size < 1:
+        raise InvalidParameterError("--dev-size", args.dev_size, "a positive integer")
+    if args.eval_every is not None and args.eval_every < 1:
+        raise InvalidParameterError("--eval-every", args.eval_every, "a positive integer")
+    for option in ("alpha", "beta"):
+        if not getattr(args, option) >= 0:
+            raise InvalidParameterError("--" + option, getattr(args, option), "a number >= 0")
+    options: dict = {}
+    if args.attribute_files:
+        from wordlists import read_pair_files
+
+        options["attributes"] = read_pair_files(*args.attribute_files)
+    if args.stereotype_file:
+        from probekit.cli._common import read_word_file
+
+        options["stereotypes"] = read_word_file(args.stereotype_file, "--stereotype-file")
+    method_object = ContextDebias(alpha=args.alpha, beta=args.beta, layers=args.layers, level=args.level,
+                                  dev_size=args.dev_size, eval_every=args.eval_every, **common)
+    return method_object, options
+
+
+def _run_training(method: str, args: argparse.Namespace) -> int:
+    import shutil
+    from pathlib import Path
+
+    from debias._checkpoint import check_output_dir
+    from debias._training import latest_checkpoint
+    from probekit.cli._common import load_corpus, load_model
+    from probekit.errors import InvalidParameterError
+
+    out = check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
+    checkpoints = Path(args.checkpoint_dir) if args.checkpoint_dir else out.parent / f"{out.name}.checkpoints"
+    existing = [p for p in (checkpoints, checkpoints / "head", checkpoints / "mlm") if latest_checkpoint(p) is not None]
+    if existing and not args.resume:
+        raise InvalidParameterError(
+            "--resume", False, "--resume to continue the interrupted run",
+            f"{checkpoints} holds checkpoints of an earlier run; continue it with --resume or remove that directory",
+        )
+    try:
+        checkpoints.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError("--checkpoint-dir", str(checkpoints), "a directory that can be created", str(exc)) from None
+    debiaser, options = _training_method(method, args)
+    corpus = load_corpus(args)
+    encoder = load_model(args)
+    debiaser.fit(encoder, corpus, checkpoint_dir=checkpoints, resume=args.resume, progress=not args.no_progress, **options)
+    written = debiaser.save(out, overwrite=args.overwrite)
+    if not args.checkpoint_dir:
+        shutil.rmtree(checkpoints, ignore_errors=True)  # ours, beside --out; a directory the user named is kept
+    history = debiaser.history_
+    summary = history.summary()
+    line = (f"{_TRAINING[method][0].split(':')[0]} on {encoder.name_or_path} (fingerprint {encoder.fingerprint}): "
+            f"{history.steps} steps, loss {summary['first_loss']:.4g} -> {summary['last_loss']:.4g}")
+    if history.best_step is not None:
+        line += f"; best dev loss {history.best_value:.4g} at step {history.best_step}"
+    if getattr(debiaser, "head_added_", False):
+        line += "; a new masked-LM head was added (see debias.json)"
+    print(line)
+    print(f"wrote {written}; probe it with: probekit probe --model {written}")
+    return 0
