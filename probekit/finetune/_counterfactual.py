@@ -1,0 +1,140 @@
+"""The three training-data settings of the study and the counterfactual test set.
+
+Tokpo et al. (2023, §4) fine-tune under three settings of the training data:
+
+- ``original``: the data as loaded;
+- ``scrubbed``: every training text with its gender words and first names deleted
+  (:func:`debias.scrub_dataset`);
+- ``swapped``: the training data plus a counterfactual of every example, gender words and names
+  swapped (:func:`debias.swap_dataset`), with the same label.
+
+Every test example is also scored on its counterfactual (for CF and the CF-* group metrics).
+The swapping and scrubbing themselves live in :mod:`debias` (one implementation for the whole
+toolkit); this module applies them to datasets in the shared representation (``text``,
+``label``, ``gender``, ``example_id``; see :mod:`probekit.finetune._datasets`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from probekit.errors import InvalidParameterError
+
+__all__ = ["DATA_SETTINGS", "apply_setting", "counterfactual_dataset"]
+
+logger = logging.getLogger(__name__)
+
+DATA_SETTINGS: tuple[str, ...] = ("original", "scrubbed", "swapped")
+"""The training-data settings of Tokpo et al. (2023): original, scrubbed, swapped."""
+
+_OTHER_GENDER = {"female": "male", "male": "female"}
+_REQUIRED = ("text", "label", "gender", "example_id")
+
+
+def _check_dataset(dataset: Any, name: str) -> None:
+    columns = getattr(dataset, "column_names", None)
+    if columns is None or not hasattr(dataset, "map"):
+        raise InvalidParameterError(name, type(dataset).__name__, "a datasets.Dataset with columns " + ", ".join(_REQUIRED))
+    missing = [c for c in _REQUIRED if c not in columns]
+    if missing:
+        raise InvalidParameterError(
+            name, f"a dataset with columns {list(columns)}", "a dataset with columns " + ", ".join(_REQUIRED),
+            f"missing {', '.join(missing)}; load it with probekit.finetune.load_bios / load_jigsaw / make_synthetic_bios",
+        )
+
+
+# keep_in_memory: never write cache files beside a user's saved dataset; the transforms are pure
+# functions of the texts, so nothing is lost by not caching.
+_MAP_OPTIONS = {"keep_in_memory": True, "load_from_cache_file": False}
+
+
+def _flip_genders(batch: dict[str, list]) -> dict[str, list]:
+    genders = batch["gender"]
+    unknown = [g for g in genders if g not in _OTHER_GENDER]
+    if unknown:
+        raise InvalidParameterError("dataset", f"gender value {unknown[0]!r}", "'female' or 'male' in the gender column")
+    return {"gender": [_OTHER_GENDER[g] for g in genders]}
+
+
+def _log_changed(what: str, before: Any, after: Any) -> None:
+    changed = sum(a != b for a, b in zip(before["text"], after["text"]))
+    logger.info("%s changed %d of %d texts", what, changed, len(before))
+    if len(before) and changed == 0:
+        logger.warning("%s changed none of the %d texts: do they carry gender words at all?", what, len(before))
+
+
+def counterfactual_dataset(dataset: Any, *, batch_size: int = 1000) -> Any:
+    """Every example with its gender words and first names swapped (:func:`debias.swap_dataset`).
+
+    The counterfactual :math:`x_{cf}` of a test example :math:`x` is what CF compares against:
+    :math:`CF = \\frac{1}{N}\\sum_i |P(\\hat y = y_i \\mid x_i) - P(\\hat y = y_i \\mid x_{cf,i})|`
+    (Tokpo et al. 2023, §4).
+
+    Parameters
+    ----------
+    dataset : datasets.Dataset
+        Columns ``text``, ``label``, ``gender``, ``example_id`` (the shared representation).
+    batch_size : int
+        Texts per call of the swapper.
+
+    Returns
+    -------
+    datasets.Dataset
+        Same rows, columns and order: ``text`` swapped, ``label`` and ``example_id`` unchanged (so
+        ``example_id`` pairs an example with its counterfactual: the ``source`` of the metric
+        engine), ``gender`` flipped (the gender the swapped text carries). A text without any
+        gender word is left as it is, and its gender is still flipped so that every example has
+        exactly one partner; how many texts changed is logged.
+    """
+    _check_dataset(dataset, "dataset")
+    from debias import swap_dataset
+
+    swapped = swap_dataset(dataset, "text", batch_size=batch_size, desc="gender-swapped counterfactuals",
+                           **_MAP_OPTIONS)
+    _log_changed("swapping", dataset, swapped)
+    return swapped.map(_flip_genders, batched=True, batch_size=batch_size, desc="flipping genders", **_MAP_OPTIONS)
+
+
+def _scrubbed(dataset: Any, batch_size: int) -> Any:
+    """Every text with its gender words and first names deleted (:func:`debias.scrub_dataset`);
+    labels, genders (the example's group, kept for the metrics) and ids unchanged."""
+    from debias import scrub_dataset
+
+    scrubbed = scrub_dataset(dataset, "text", batch_size=batch_size, desc="scrubbing gender words", **_MAP_OPTIONS)
+    _log_changed("scrubbing", dataset, scrubbed)
+    return scrubbed
+
+
+def apply_setting(train: Any, setting: str, *, batch_size: int = 1000) -> Any:
+    """The training data of one setting of Tokpo et al. (2023, §4).
+
+    Apply it to the training part of each fold only (after splitting), so that no counterfactual
+    of a test example is trained on.
+
+    Parameters
+    ----------
+    train : datasets.Dataset
+        Training examples in the shared representation.
+    setting : {"original", "scrubbed", "swapped"}
+        ``"original"``: ``train`` itself. ``"scrubbed"``: every text with its gender words and
+        first names deleted (:func:`debias.scrub_dataset`). ``"swapped"``:
+        ``train`` followed by :func:`counterfactual_dataset` of ``train`` (twice the rows; each
+        counterfactual keeps its label and ``example_id``, and has the other gender).
+    batch_size : int
+        Texts per call of the swapper / scrubber.
+
+    Returns
+    -------
+    datasets.Dataset
+    """
+    if setting not in DATA_SETTINGS:
+        raise InvalidParameterError("setting", setting, DATA_SETTINGS)
+    _check_dataset(train, "train")
+    if setting == "original":
+        return train
+    if setting == "scrubbed":
+        return _scrubbed(train, batch_size)
+    import datasets
+
+    return datasets.concatenate_datasets([train, counterfactual_dataset(train, batch_size=batch_size)])
