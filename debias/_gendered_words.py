@@ -61,7 +61,7 @@ TITLE_SWAPS: Mapping[str, str] = {"mr": "ms", "mrs": "mr", "ms": "mr", "miss": "
 AMBIGUOUS_PRONOUNS = frozenset({"her", "his"})
 
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister"})
-_NOUN_ONLY_WORDS = frozenset({"host", "hosts", "buck", "ram", "tailor", "steward"})
+_NOUN_ONLY_WORDS = frozenset({"host", "hosts", "buck", "doe", "ram", "tailor", "steward"})
 _MASTER_WORDS = frozenset({"master", "masters"})
 _MASTER_BLOCKERS = frozenset({"degree", "degrees", "of", "in", "program", "programme", "programs", "thesis", "level"})
 _DETERMINERS = frozenset(

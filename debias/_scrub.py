@@ -89,14 +89,18 @@ def _delete(text: str, spans: list[tuple[int, int]]) -> str:
     for start, end in spans:
         out.append(text[position:start])
         position = end
-        following = text[position:position + 1]
-        if following and following in _HORIZONTAL_SPACE:
+        after = position
+        while after < len(text) and text[after] in _HORIZONTAL_SPACE:
+            after += 1
+        following = text[after:after + 1]
+        if not following or following in _CLOSING or following in "\r\n":
+            # the hole ends a line or stands before punctuation: no space before either
+            _strip_trailing_space(out)
+            position = after
+        elif after > position:
             last = _last_char(out)
             if last is None or last in _HORIZONTAL_SPACE or last in _OPENING or last == "\n":
-                while position < len(text) and text[position] in _HORIZONTAL_SPACE:
-                    position += 1
-        elif not following or following in _CLOSING or following == "\n":
-            _strip_trailing_space(out)
+                position = after
     out.append(text[position:])
     return "".join(out)
 

@@ -57,6 +57,7 @@ NOT_MAINLY_NAMES = frozenset({
     "Houston", "India", "Israel", "January", "Jesus", "Kenya", "Lincoln", "Lourdes", "Maryland",
     "Mercedes", "Milan", "Nevada", "Odessa", "Orlando", "Porsche", "Raleigh", "Roma", "Santiago",
     "September", "Shiloh", "Sunday", "Valencia", "Venice", "Verona",
+    "German", "Latina", "Dixie",  # nationality and region words
 })
 
 # Two-letter names are mostly syllables of transliterated names or abbreviations (Li, Su, Yu,
