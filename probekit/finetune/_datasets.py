@@ -71,6 +71,10 @@ _HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 # --------------------------------------------------------------------------------------------
 
 
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: " + " ".join(str(exc).split())
+
+
 def _is_saved_dataset(path: Path) -> bool:
     return path.is_dir() and any(
         (path / marker).exists() for marker in ("dataset_info.json", "state.json", "dataset_dict.json")
@@ -103,8 +107,9 @@ def _read_file(path: Path, columns: Sequence[str]) -> pd.DataFrame:
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
         # Text columns keep their spelling; ids and scores are parsed as numbers later.
+        # Only empty cells are missing: a comment reading "NA" or "null" is text.
         return pd.read_csv(path, usecols=list(columns), sep="\t" if suffix == ".tsv" else ",",
-                           keep_default_na=True, low_memory=False)
+                           keep_default_na=False, na_values=[""], low_memory=False)
     if suffix == ".parquet":
         return pd.read_parquet(path, columns=list(columns))
     return _read_json(path)
@@ -131,7 +136,9 @@ def _from_datasets(loaded: Any, split: str | None, origin: str, resolve_columns)
     for part in parts:
         missing = [c for c in columns if c not in part.column_names]
         if missing:
-            resolve_columns(list(part.column_names), origin)
+            raise InputFileError(
+                f"{origin}: split {part.split} has no column {missing[0]!r} (columns: {', '.join(part.column_names)})"
+            )
         frames.append(part.select_columns(columns).to_pandas())
     return pd.concat(frames, ignore_index=True), origin
 
@@ -157,7 +164,7 @@ def _read_table(name_or_path: str | os.PathLike[str], split: str | None, resolve
             try:
                 loaded = datasets.load_from_disk(str(path))
             except Exception as exc:
-                raise InputFileError(f"{origin}: cannot read the saved dataset ({type(exc).__name__}: {exc})") from exc
+                raise InputFileError(f"{origin}: cannot read the saved dataset ({_one_line(exc)})") from exc
             return _from_datasets(loaded, split, origin, resolve_columns)
         if path.is_dir():
             raise InputFileError(
@@ -180,7 +187,7 @@ def _read_table(name_or_path: str | os.PathLike[str], split: str | None, resolve
         except (InputFileError, InvalidParameterError):
             raise
         except Exception as exc:
-            raise InputFileError(f"{origin}: cannot read the file ({type(exc).__name__}: {exc})") from exc
+            raise InputFileError(f"{origin}: cannot read the file ({_one_line(exc)})") from exc
         return frame, origin
     if not _HUB_NAME.match(origin) or path.suffix.lower() in _READERS:
         raise InputFileError(f"{origin}: file not found")
@@ -195,7 +202,7 @@ def _read_table(name_or_path: str | os.PathLike[str], split: str | None, resolve
         loaded = datasets.load_dataset(origin, split=split)
     except Exception as exc:
         raise InputFileError(
-            f"{origin}: not a local file, and loading it from the Hugging Face Hub failed ({type(exc).__name__}: {exc})"
+            f"{origin}: not a local file, and loading it from the Hugging Face Hub failed ({_one_line(exc)})"
         ) from exc
     return _from_datasets(loaded, split, f"Hub dataset {origin}", resolve_columns)
 
@@ -230,8 +237,33 @@ def _first_rows(mask: np.ndarray, k: int = 3) -> str:
 
 
 def _missing(series: pd.Series) -> np.ndarray:
-    values = series.to_numpy(dtype=object)
-    return np.asarray(pd.isna(values) | np.array([isinstance(v, str) and not v.strip() for v in values], dtype=bool))
+    """Rows with no value: NaN/None, or a blank string."""
+    missing = series.isna().to_numpy(dtype=bool, copy=True)
+    if not pd.api.types.is_numeric_dtype(series.dtype):
+        try:
+            blank = series.str.strip().eq("")
+        except AttributeError:  # no strings at all
+            return missing
+        missing = missing | blank.fillna(False).to_numpy(dtype=bool)
+    return missing
+
+
+def _map_distinct(series: pd.Series, convert) -> np.ndarray:
+    """``convert`` applied once per distinct value (400k rows hold a few dozen), spread to the rows."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    converted = np.empty(len(uniques) + 1, dtype=object)
+    converted[: len(uniques)] = [convert(u) for u in uniques]
+    converted[-1] = None  # code -1: missing, checked before
+    return converted[codes]
+
+
+def _gender_name(value: Any) -> str | None:
+    """``"female"``/``"male"`` for one spelling of a gender, ``None`` if unknown."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, np.integer, float, np.floating)):
+        return _GENDER_SPELLINGS.get(str(int(value))) if float(value).is_integer() else None
+    return _GENDER_SPELLINGS.get(str(value).strip().lower())
 
 
 def _parse_genders(series: pd.Series, origin: str, column: str) -> np.ndarray:
@@ -241,13 +273,10 @@ def _parse_genders(series: pd.Series, origin: str, column: str) -> np.ndarray:
         raise InputFileError(
             f"{origin}: column {column!r} has {int(missing.sum())} missing value(s) (rows {_first_rows(missing)})"
         )
-    values = series.to_numpy(dtype=object)
-    keys = np.array([str(int(v)) if isinstance(v, (int, np.integer, float, np.floating)) and not isinstance(v, bool)
-                     and float(v).is_integer() else str(v).strip().lower() for v in values], dtype=object)
-    mapped = pd.Series(keys).map(_GENDER_SPELLINGS).to_numpy(dtype=object)
+    mapped = _map_distinct(series, _gender_name)
     unknown = pd.isna(mapped)
     if unknown.any():
-        bad = list(dict.fromkeys(values[unknown].tolist()))[:3]
+        bad = list(dict.fromkeys(series.to_numpy(dtype=object)[unknown].tolist()))[:3]
         raise InputFileError(
             f"{origin}: column {column!r} has unknown gender value(s) {', '.join(map(repr, bad))} (rows "
             f"{_first_rows(unknown)}); expected 0/1 (0 = male, 1 = female as in LabHC), F/M or Female/Male"
@@ -284,19 +313,10 @@ def _parse_professions(series: pd.Series, origin: str, column: str) -> np.ndarra
         raise InputFileError(
             f"{origin}: column {column!r} has {int(missing.sum())} missing value(s) (rows {_first_rows(missing)})"
         )
-    values = series.to_numpy(dtype=object)
-    uniques, inverse = np.unique(np.array([str(v) for v in values], dtype=object), return_inverse=True)
-    # Map each distinct spelling once (400k rows hold 28 professions).
-    first_of = {}
-    for i, key in enumerate(inverse):
-        first_of.setdefault(int(key), i)
-    names = np.empty(len(uniques), dtype=object)
-    for k in range(len(uniques)):
-        names[k] = _profession_name(values[first_of[k]])
-    mapped = names[inverse]
-    unknown = np.array([m is None for m in mapped], dtype=bool)
+    mapped = _map_distinct(series, _profession_name)
+    unknown = pd.isna(mapped)
     if unknown.any():
-        bad = list(dict.fromkeys(values[unknown].tolist()))[:3]
+        bad = list(dict.fromkeys(series.to_numpy(dtype=object)[unknown].tolist()))[:3]
         raise InputFileError(
             f"{origin}: column {column!r} has unknown profession(s) {', '.join(map(repr, bad))} (rows "
             f"{_first_rows(unknown)}); expected LabHC ids 0-27 or the names {', '.join(LABHC_PROFESSIONS)}"
@@ -319,7 +339,7 @@ def _parse_scores(series: pd.Series, origin: str, column: str) -> np.ndarray:
 def _texts(series: pd.Series, origin: str, column: str) -> tuple[np.ndarray, np.ndarray]:
     """Texts and the mask of rows that hold one (missing or blank texts are dropped, counted)."""
     keep = ~_missing(series)
-    texts = np.array([str(v) for v in series.to_numpy(dtype=object)], dtype=object)
+    texts = series.astype(str).to_numpy(dtype=object)
     if not keep.any():
         raise InputFileError(f"{origin}: column {column!r} holds no text")
     if not keep.all():
@@ -351,10 +371,12 @@ def _to_dataset(texts, labels, label_names, genders, example_ids, description: s
         "gender": datasets.Value("string"),
         "example_id": datasets.Value("int64"),
     })
-    return datasets.Dataset.from_dict(
-        {"text": list(texts), "label": np.asarray(labels, dtype=np.int64).tolist(),
-         "gender": [str(g) for g in genders], "example_id": np.asarray(example_ids, dtype=np.int64).tolist()},
-        info=datasets.DatasetInfo(description=description, features=features),
+    frame = pd.DataFrame({
+        "text": pd.Series(texts, dtype=object), "label": np.asarray(labels, dtype=np.int64),
+        "gender": pd.Series(genders, dtype=object), "example_id": np.asarray(example_ids, dtype=np.int64),
+    })
+    return datasets.Dataset.from_pandas(
+        frame, preserve_index=False, info=datasets.DatasetInfo(description=description, features=features),
     )
 
 
@@ -380,8 +402,12 @@ def label_gender_counts(dataset: Any) -> pd.DataFrame:
     if features is not None and "label" in features and hasattr(features["label"], "names"):
         label_names = list(features["label"].names)
     try:
-        labels = np.asarray(dataset["label"])
-        genders = np.asarray(dataset["gender"], dtype=object)
+        if hasattr(dataset, "select_columns"):  # a datasets.Dataset: whole columns through Arrow
+            table = dataset.select_columns(["label", "gender"]).to_pandas()
+            labels, genders = table["label"].to_numpy(), table["gender"].to_numpy(dtype=object)
+        else:
+            labels = np.asarray(dataset["label"])
+            genders = np.asarray(dataset["gender"], dtype=object)
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidParameterError("dataset", type(dataset).__name__, "a dataset with 'label' and 'gender' columns") from exc
     if label_names is not None:
@@ -547,10 +573,10 @@ def load_bios(
             chosen = [p for p in LABHC_PROFESSIONS if p in set(names.tolist())]
     else:
         chosen = _explicit_subset(professions, names, origin, label_column)
-    label_of = {p: i for i, p in enumerate(chosen)}
-    selected = np.array([n in label_of for n in names], dtype=bool)
+    label_of = pd.Series(names).map({p: i for i, p in enumerate(chosen)}).to_numpy(dtype=np.float64)
+    selected = ~np.isnan(label_of)
     _check_both_genders(genders[selected], origin, gender_column, "the chosen professions")
-    labels = np.array([label_of[n] for n in names[selected]], dtype=np.int64)
+    labels = label_of[selected].astype(np.int64)
     description = (
         f"Bias-in-Bios from {origin}; columns text={text_column!r}, label={label_column!r}, "
         f"gender={gender_column!r}; professions={chosen}; {int(selected.sum())} of {len(frame)} rows"

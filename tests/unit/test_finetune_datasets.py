@@ -236,6 +236,17 @@ def test_bios_missing_or_unreadable_files(tmp_path, bios_frame):
         load_bios("LabHC/bias_in_bios")
 
 
+def test_bios_tsv_and_unreadable_file(tmp_path, bios_frame):
+    tsv = tmp_path / "bios.tsv"
+    bios_frame.to_csv(tsv, sep="\t", index=False)
+    assert len(load_bios(tsv, professions="all")) == 160
+    broken = tmp_path / "bios.parquet"
+    broken.write_bytes(b"not a parquet file\n\nat all")
+    with pytest.raises(InputFileError, match="cannot read") as excinfo:
+        load_bios(broken)
+    _check_message(excinfo, broken, None)
+
+
 def test_bios_other_column_names(tmp_path, bios_frame):
     frame = bios_frame.rename(columns={"hard_text": "bio", "profession": "p", "gender": "g"})
     path = _bad(frame, tmp_path)
@@ -299,6 +310,18 @@ def test_jigsaw_filtering_keeps_the_known_rows(tmp_path, caplog, target_column, 
     counts = label_gender_counts(ds)
     assert counts.loc["toxic", "female"] == 1 and counts.loc["toxic", "male"] == 2
     assert counts.loc["non-toxic", "female"] == 2 and counts.loc["non-toxic", "male"] == 1
+
+
+def test_jigsaw_texts_that_look_like_missing_values_are_kept(tmp_path):
+    frame = _jigsaw_frame()
+    frame.loc[0, "comment_text"] = "NA"
+    frame.loc[1, "comment_text"] = ""
+    path = tmp_path / "train.csv"
+    frame.to_csv(path, index=False)
+    ds = load_jigsaw(path)
+    assert ds["text"][0] == "NA"
+    assert 1 not in list(ds["example_id"])  # the empty comment is dropped
+    assert "empty_text=1" in ds.info.description
 
 
 @pytest.mark.parametrize(
