@@ -21,7 +21,10 @@ Rules (why each exists)
 - ``ms`` only as "Ms"/"Ms." ("10 ms" are milliseconds, "MS" multiple sclerosis or a degree).
 - ``miss`` only as "Miss" followed by a capitalized word ("Miss Smith"); "miss" is a verb.
 - names that are ordinary words (Will, Mark, Rose, May, ...; ``NameLists.common_words``) only
-  capitalized and not at the start of a sentence (after "Mr."/"Dr." they count).
+  capitalized; at the start of a sentence only before a capitalized surname or a verb of a
+  biography ("Will Smith", "Mark is"; not "Will you", "May God"); after "Mr."/"Dr." they count.
+- names that are also places or months (Austin, Georgia, Charlotte, May, June, ...) not after
+  "in", "at", "since", ... nor before ", Texas", a number or "Hills"/"Beach"/"County".
 - master/masters not before "'s", "degree", "of", "in", "program" ("Master's degree", "Master of
   Science"); host/hosts, buck, ram, tailor, steward only as nouns after a determiner or
   possessive ("a host", not "hosts a show" or "a host of") and never in capitals ("RAM").
@@ -49,6 +52,7 @@ NAME_WORD = 2
 BEFORE_CAPITALIZED = 3
 MASTER = 4
 NOUN_ONLY = 5
+PLACE_NAME = 6
 
 #: Which gender a term belongs to (scrub removes both; provenance counts them).
 FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
@@ -67,6 +71,23 @@ _MASTER_BLOCKERS = frozenset({"degree", "degrees", "of", "in", "program", "progr
 _DETERMINERS = frozenset(
     {"a", "an", "the", "this", "that", "these", "those", "his", "her", "their", "our", "my", "your", "its",
      "each", "every", "one", "no", "some", "any", "another"}
+)
+# First names that are also places or months ("in Austin, Texas", "in May 2020", "Beverly Hills").
+_PLACE_OR_DATE_NAMES = frozenset(
+    {"austin", "georgia", "virginia", "carolina", "florence", "savannah", "charlotte", "chelsea", "victoria",
+     "adelaide", "regina", "helena", "aurora", "eugene", "tyler", "troy", "madison", "jackson", "may", "june",
+     "sofia", "marietta", "lorraine", "brittany", "beverly", "chad"}
+)
+# A place or a date follows these words ("in Austin", "since May", "early June").
+_PLACE_OR_DATE_CUES = frozenset(
+    {"in", "at", "from", "near", "to", "of", "outside", "around", "across", "toward", "towards", "into", "through",
+     "since", "until", "till", "during", "by", "early", "late", "mid", "next", "last", "this", "every", "downtown"}
+)
+# Verbs after which a sentence-initial "Mark", "Will" or "Rose" is the name ("Mark is a nurse").
+_NAME_VERBS = frozenset(
+    {"is", "was", "has", "had", "received", "earned", "holds", "held", "works", "worked", "joined", "graduated",
+     "lives", "lived", "specializes", "completed", "serves", "served", "teaches", "taught", "began", "started",
+     "founded", "leads", "led", "studied", "grew", "became", "enjoys", "loves", "said", "says", "writes", "wrote"}
 )
 _TITLE_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "rev", "st", "sr", "jr", "fr"})
 # Characters that may stand between a sentence end and the next word.
@@ -128,6 +149,21 @@ def previous_word(text: str, start: int) -> str | None:
     """The word before ``start`` (skipping non-word characters), or ``None``."""
     m = _PREV_WORD.search(text, max(0, start - 40), start)
     return m.group(1) if m else None
+
+
+def _place_or_date(text: str, start: int, end: int) -> bool:
+    """Whether a name that is also a place or month stands as one: after "in", "since", ...,
+    before ", Texas" or before a number ("May 2020")."""
+    before = previous_word(text, start)
+    if before is not None and before.lower() in _PLACE_OR_DATE_CUES:
+        return True
+    word, punctuation, after = next_token(text, end)
+    if word is not None and word[:1].isdigit():
+        return True
+    if punctuation == ",":
+        following, _, _ = next_token(text, after)
+        return following is not None and following[:1].isupper()
+    return word is not None and word.lower() in ("hills", "beach", "county", "city", "state", "tech")
 
 
 def is_sentence_initial(text: str, start: int) -> bool:
@@ -233,7 +269,8 @@ class GenderedVocabulary:
                 if key in terms:
                     continue  # a gendered word first ("Guy" the name is rarer than "guy")
                 gender = FEMALE if key in female_names else MALE
-                terms[key] = Term(key, name_map[key][0], "name", gender, NAME_WORD if key in common else ANY)
+                rule = NAME_WORD if key in common else PLACE_NAME if key in _PLACE_OR_DATE_NAMES else ANY
+                terms[key] = Term(key, name_map[key][0], "name", gender, rule)
         return terms
 
     def accepts(self, term: Term, text: str, start: int, end: int) -> bool:
@@ -245,7 +282,13 @@ class GenderedVocabulary:
         if rule == TITLE_CASE_ONLY:
             return found[:1].isupper() and found[1:].islower()
         if rule == NAME_WORD:
-            return found[:1].isupper() and found[1:].islower() and not is_sentence_initial(text, start)
+            if not (found[:1].isupper() and found[1:].islower()):
+                return False
+            if is_sentence_initial(text, start) and not self._name_follows_initial(text, end):
+                return False
+            return term.word not in _PLACE_OR_DATE_NAMES or not _place_or_date(text, start, end)
+        if rule == PLACE_NAME:
+            return not _place_or_date(text, start, end)
         if rule == BEFORE_CAPITALIZED:
             word, _, _ = next_token(text, end)
             return (
@@ -266,6 +309,16 @@ class GenderedVocabulary:
             word, _, _ = next_token(text, end)
             return word is None or word.lower() != "of"
         return True
+
+    def _name_follows_initial(self, text: str, end: int) -> bool:
+        """At the start of a sentence "Mark", "Will", "Rose" are names only before a surname
+        ("Will Smith", not "May God") or a verb of a biography ("Mark is", "Rose received")."""
+        word, _, _ = next_token(text, end)
+        if word is None:
+            return False
+        if word[:1].isupper() and word[1:].islower() and word.lower() not in self.terms:
+            return text[end:end + 1].isspace()
+        return word in _NAME_VERBS
 
     def describe(self) -> dict[str, Any]:
         """Provenance: the lists used, with their digests."""

@@ -101,6 +101,15 @@ CASES = [
     ("She gave Rose a rose.", "He gave Tony a rose."),
     ("Mark the date.", "Mark the date."),
     ("Dr. Will Smith", "Dr. May Smith"),
+    ("Mark is a nurse.", "Karen is a nurse."),
+    ("Will Smith left.", "May Smith left."),
+    ("May God help us.", "May Goddess help us."),
+    # names that are places or months
+    ("She works in Austin, Texas.", "He works in Austin, Texas."),
+    ("Austin Smith is here.", "Heather Smith is here."),
+    ("In May 2020 she met May.", "In May 2020 he met Will."),
+    ("They met Charlotte in Charlotte, NC.", "They met Charles in Charlotte, NC."),
+    ("She lives in Beverly Hills.", "He lives in Beverly Hills."),
     # titles
     ("Mr. Smith", "Ms. Smith"),
     ("Mrs. Smith", "Mr. Smith"),
