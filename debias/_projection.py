@@ -398,7 +398,7 @@ class SentDebias(LinearEraser):
         """
         import wordlists
 
-        from debias._swap import swap_texts  # the text intervention, built beside this module
+        from debias._swap import describe_swap, swap_texts
         from probekit._corpus import select_sentences, template_corpus
         from probekit._embedding import embed_sentences
 
@@ -443,7 +443,7 @@ class SentDebias(LinearEraser):
             "layer": list(layer) if not isinstance(layer, (int, np.integer)) else int(layer),
             "pooling": "mean",
             "gender_words": "wordlists.load_attribute_pairs()",
-            "swap": "debias.swap_texts",
+            "swap": describe_swap(),
             "seconds": round(time.perf_counter() - started, 1),
         })
         return self

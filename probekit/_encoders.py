@@ -142,7 +142,12 @@ def fingerprint(
     digest = hashlib.sha256(_config_digest(config).encode())
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is not None:
-        digest.update(hashlib.sha256(backend.to_str().encode()).hexdigest().encode())
+        definition = json.loads(backend.to_str())
+        # Padding and truncation are per-call settings that transformers leaves on the backend after
+        # a call such as tokenizer(..., padding=True); they do not change what the model computes.
+        definition.pop("padding", None)
+        definition.pop("truncation", None)
+        digest.update(hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest().encode())
     if weight_files:
         for path in sorted(weight_files, key=lambda p: p.name):
             digest.update(path.name.encode())

@@ -292,6 +292,15 @@ def check_output_dir(directory: str | os.PathLike, *, overwrite: bool = False, p
     return target
 
 
+def _usual_permissions(directory: Path) -> None:
+    """mkdtemp makes private directories; give the result the permissions of a plain mkdir."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(directory, 0o777 & ~umask)
+    for path in directory.iterdir():
+        os.chmod(path, 0o666 & ~umask)
+
+
 def write_projection_dir(
     directory: str | os.PathLike,
     projection: OutputProjection,
@@ -349,6 +358,7 @@ def write_projection_dir(
     try:
         save_file(tensors, str(staging / WEIGHTS_FILE))
         (staging / CONFIG_FILE).write_text(dumps_json(config), encoding="utf-8")
+        _usual_permissions(staging)
         if target.exists():
             # Projection directory being overwritten (checked above): swap, then delete the old one.
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))

@@ -25,8 +25,139 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 # --- post-hoc projections: sent-debias, inlp, leace ---------------------------------------------
 
+_PROJECTIONS = {
+    "sent-debias": (
+        "Sent-debias (Liang et al. 2020): remove the top-k directions of counterfactual sentence pairs",
+        "Embed corpus sentences holding gender words and their gender-swapped versions (mean pooling), "
+        "take the top --k principal directions of the pair differences, and write a projection that removes "
+        "them from every representation of the encoder.",
+    ),
+    "inlp": (
+        "INLP (Ravfogel et al. 2020): iterative nullspace projection of gender classifiers",
+        "Embed the paper's female and male attribute words in corpus sentences (selected as `probekit probe` "
+        "selects them), train linear gender classifiers one after another on the projected embeddings and "
+        "project out each one's directions until held-out accuracy (unseen words) is at chance.",
+    ),
+    "leace": (
+        "LEACE (Belrose et al. 2023): closed-form least-squares concept erasure of gender",
+        "Embed the paper's female and male attribute words in corpus sentences (selected as `probekit probe` "
+        "selects them) and fit the closed-form eraser after which no linear classifier predicts gender "
+        "better than a constant on those embeddings.",
+    ),
+}
+
+
 def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
-    pass
+    import functools
+
+    from probekit.cli._common import add_corpus_arguments, add_model_arguments
+
+    for name, (summary, description) in _PROJECTIONS.items():
+        parser = methods.add_parser(
+            name, help=summary, description=description + " The output directory (projection.json + "
+            "projection.safetensors, naming the base checkpoint and its fingerprint) is accepted by "
+            "`probekit probe --model DIR`, `probekit compare` and probekit.load_encoder(DIR).",
+        )
+        add_model_arguments(parser)
+        add_corpus_arguments(parser)
+        fitting = parser.add_argument_group("fitting")
+        if name == "sent-debias":
+            fitting.add_argument("--layer", default="-1", help="hidden layer, or comma-separated layers pooled into one subspace (default -1)")
+            fitting.add_argument("--k", type=int, default=1, help="dimension of the bias subspace (default 1)")
+            fitting.add_argument("--max-sentences", type=int, default=5000,
+                                 help="sentences with gender words used, sampled with --seed (default 5000; 0: all)")
+        else:
+            fitting.add_argument("--layer", default="-1", help="hidden layer of the word embeddings (default -1, the last)")
+            fitting.add_argument("--max-per-word", type=int, default=100, help="sentences per attribute word, sampled with --seed (0: all)")
+            fitting.add_argument("--all-wordpieces", action="store_true", help="keep attribute words of several wordpieces")
+        if name == "inlp":
+            fitting.add_argument("--iterations", type=int, default=35, help="most classifiers to project out (default 35)")
+            fitting.add_argument("--classifier", default="logistic", choices=["logistic", "linear_svm"], help="linear classifier")
+            fitting.add_argument("--C", type=float, default=1.0, help="inverse regularization strength of the classifiers")
+        if name == "leace":
+            fitting.add_argument("--tol", type=float, default=0.01, help="singular values of the whitened cross-covariance treated as zero")
+        fitting.add_argument("--seed", type=int, default=0, help="one seed for the sentence sample and the method")
+        fitting.add_argument("--batch-tokens", type=int, default=None, help="padded tokens per forward pass")
+        fitting.add_argument("--cache-dir", default=None, help="embedding cache (default: none)")
+        fitting.add_argument("--no-progress", action="store_true", help="no progress bars")
+        parser.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
+        parser.add_argument("--overwrite", action="store_true", help="replace a projection directory already at --out")
+        parser.set_defaults(func=functools.partial(_run_projection, name))
+
+
+def _projection_eraser(method: str, args: argparse.Namespace) -> tuple[object, dict]:
+    """The eraser and the fit_from_encoder options, checked before any model is loaded."""
+    from debias import INLP, LEACE, SentDebias
+    from probekit.cli._common import parse_layers
+    from probekit.errors import InvalidParameterError
+
+    layer = parse_layers(args.layer)
+    options: dict = {"layer": layer, "random_state": args.seed, "cache_dir": args.cache_dir, "progress": not args.no_progress}
+    if args.seed < 0:
+        raise InvalidParameterError("--seed", args.seed, "a non-negative integer")
+    if method == "sent-debias":
+        if args.k < 1:
+            raise InvalidParameterError("--k", args.k, "a positive integer")
+        if args.max_sentences < 0:
+            raise InvalidParameterError("--max-sentences", args.max_sentences, "a positive integer, or 0 for all")
+        options.update(max_sentences=args.max_sentences or None, batch_tokens=args.batch_tokens)
+        return SentDebias(k=args.k), options
+    if not isinstance(layer, int):
+        raise InvalidParameterError("--layer", args.layer, "one integer layer for inlp and leace")
+    if args.max_per_word < 0:
+        raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
+    options.update(max_per_word=args.max_per_word or None, single_piece_only=not args.all_wordpieces)
+    if method == "inlp":
+        if args.iterations < 1:
+            raise InvalidParameterError("--iterations", args.iterations, "a positive integer")
+        if not args.C > 0:
+            raise InvalidParameterError("--C", args.C, "a positive number")
+        return INLP(n_iterations=args.iterations, classifier=args.classifier, C=args.C, random_state=args.seed), options
+    if not args.tol > 0:
+        raise InvalidParameterError("--tol", args.tol, "a positive number")
+    return LEACE(tol=args.tol), options
+
+
+def _projection_summary(eraser: object) -> str:
+    from debias import INLP, SentDebias
+
+    fitting = getattr(eraser, "fitting_", {})
+    if isinstance(eraser, SentDebias):
+        shares = ", ".join(f"{v:.3f}" for v in eraser.explained_variance_ratio_)
+        return f"k={eraser.k} from {fitting.get('n_pairs')} sentence pairs; explained variance ratio {shares}"
+    if isinstance(eraser, INLP):
+        state = "at chance" if eraser.converged_ else "NOT at chance (raise --iterations)"
+        return (f"{eraser.directions_.shape[0]} directions removed in {eraser.n_iterations_} iterations on "
+                f"{fitting.get('n_occurrences')} occurrences; held-out accuracy {eraser.accuracies_[0]:.3f} -> "
+                f"{eraser.accuracies_[-1]:.3f} (chance {eraser.chance_:.3f}, {state})")
+    return f"rank {eraser.rank_} erasure from {fitting.get('n_occurrences')} occurrences"
+
+
+def _run_projection(method: str, args: argparse.Namespace) -> int:
+    from probekit._output_projection import check_output_dir
+    from probekit._provenance import collect_provenance
+    from probekit.cli._common import load_corpus, load_model
+
+    check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
+    if args.batch_tokens is not None and args.batch_tokens < 1:
+        from probekit.errors import InvalidParameterError
+
+        raise InvalidParameterError("--batch-tokens", args.batch_tokens, "a positive integer")
+    eraser, options = _projection_eraser(method, args)
+    corpus = load_corpus(args)
+    encoder = load_model(args)
+    eraser.fit_from_encoder(encoder, corpus, **options)
+    provenance = collect_provenance(
+        model=encoder.describe(),
+        seeds={"seed": args.seed},
+        parameters={"command": f"probekit debias {method}", "method": type(eraser).__name__,
+                    **eraser.get_params(), **{k: v for k, v in options.items() if k != "progress"},
+                    "corpus": getattr(corpus, "name", None), "corpus_digest": getattr(corpus, "digest", None)},
+    )
+    out = eraser.save(args.out, overwrite=args.overwrite, provenance=provenance)
+    print(f"{type(eraser).__name__} on {encoder.name_or_path} (fingerprint {encoder.fingerprint}): {_projection_summary(eraser)}")
+    print(f"wrote {out}; probe it with: probekit probe --model {out}")
+    return 0
 
 
 # --- weight-changing methods: cda, context-debias -----------------------------------------------
