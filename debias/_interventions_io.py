@@ -2,7 +2,8 @@
 
 Files: plain text (one text per line), CSV/TSV, JSON Lines and Parquet with a named text column.
 The output is written atomically in the input's format; other columns, keys and line endings are
-kept, missing values (empty CSV cells stay strings; JSON ``null``, Parquet nulls) pass through.
+kept (blank lines of a JSON Lines file are dropped), missing values (JSON ``null``, Parquet
+nulls) pass through and empty CSV cells stay empty strings.
 Datasets: :meth:`datasets.Dataset.map` with ``batched=True`` and ``num_proc``.
 """
 
@@ -134,10 +135,14 @@ def _write_txt(tmp: Path, texts: list[str], endings: Any, output_column: str | N
 
 def _read_csv(path: Path, column: str | None, delimiter: str = ",") -> tuple[list[str], Any]:
     text = _read_source_text(path)
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))  # long documents in one cell; restored below
     try:
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     except csv.Error as exc:
         raise InputFileError(f"{path}: not valid CSV ({exc})") from None
+    finally:
+        csv.field_size_limit(limit)
     if not rows:
         raise InputFileError(f"{path}: empty file, expected a header row with a column {column!r}")
     header = rows[0]
