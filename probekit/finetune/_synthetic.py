@@ -1,8 +1,12 @@
 """Synthetic biographies with a planted gender shortcut: the embedded, offline default task.
 
-Fourteen professions, seven female-dominated and seven male-dominated in Bias-in-Bios
-(De-Arteaga et al. 2019; the paper's subset, Tokpo et al. 2023 §4), each biography a short text of
-five to seven sentences (about 40-80 words). Gender is carried by the first name, the title
+Fourteen Bias-in-Bios professions (De-Arteaga et al. 2019), seven female-dominated (dietitian,
+nurse, paralegal, yoga teacher, model, interior designer, psychologist) and seven male-dominated
+(rapper, DJ, surgeon, software engineer, composer, architect, pastor), after the paper's subset
+(Tokpo et al. 2023 §4). The shares these choices rest on are recalled from the literature, not
+computed here (comedian is about as male-dominated as architect and pastor); for real data
+:func:`probekit.finetune.load_bios` computes the subset from the data. Each biography is a short
+text of five to seven sentences (about 40-80 words). Gender is carried by the first name, the title
 (Ms./Mrs. vs Mr.), the pronouns (she/her/hers/herself vs he/him/his/himself) and, in some
 biographies, "mother"/"father". The profession is carried by cue phrases whose strength is
 controlled, and in the training split the two are correlated: a classifier that cannot read the
@@ -582,9 +586,10 @@ def make_synthetic_bios(
         every cue sentence names the profession's work and gender is no help.
     train_gender_skew : float in [0, 1] or mapping profession -> float
         :math:`P(\\text{stereotypical gender} \\mid \\text{profession})` in the training split.
-        The default 0.85 is close to Bias-in-Bios, where the seven most female-dominated
-        professions are 62-93 % female and the seven most male-dominated 76-90 % male (De-Arteaga
-        et al. 2019). 0.5 removes the correlation; 1 makes gender a perfect shortcut.
+        The default 0.85 is of the size of Bias-in-Bios' strongest skews (about nine in ten
+        nurses and dietitians are women, about nine in ten rappers and more than eight in ten
+        surgeons men; De-Arteaga et al. 2019). 0.5 removes the correlation; 1 makes gender a
+        perfect shortcut.
     test_gender_skew : float in [0, 1] or mapping
         The same for the test split; 0.5 (both genders equally in every profession) by default.
     domain_cue_rate : float in [0, 1]

@@ -4,7 +4,6 @@ gender counts, bad input, and the three training-data settings with the counterf
 from __future__ import annotations
 
 import re
-import warnings
 
 import numpy as np
 import pandas as pd
