@@ -26,8 +26,9 @@ Rules (why each exists)
 - names that are also places or months (Austin, Georgia, Charlotte, May, June, ...) not after
   "in", "at", "since", ... nor before ", Texas", a number or "Hills"/"Beach"/"County".
 - master/masters not before "'s", "degree", "of", "in", "program" ("Master's degree", "Master of
-  Science"); host/hosts, buck, ram, tailor, steward only as nouns after a determiner or
-  possessive ("a host", not "hosts a show" or "a host of") and never in capitals ("RAM").
+  Science"); host/hosts, buck, doe, ram, tailor, steward only as nouns after a determiner or
+  possessive ("a host", not "hosts a show", "a host of" or "Jane Doe") and never in capitals
+  ("RAM").
 - a word right after a letter and an apostrophe is a part of a name ("O'Neil"), not a word.
 """
 
@@ -54,8 +55,8 @@ MASTER = 4
 NOUN_ONLY = 5
 PLACE_NAME = 6
 
-#: Which gender a term belongs to (scrub removes both; provenance counts them).
-FEMALE, MALE, NEUTRAL = "female", "male", "neutral"
+#: Which gender a term belongs to.
+FEMALE, MALE = "female", "male"
 
 #: "Mr" is ambiguous in reverse (Mrs and Ms both map to Mr). We map Mr -> Ms: like Mr, Ms says
 #: nothing about marriage; "Mrs" -> "Mr" -> "Ms" is therefore not an involution.
@@ -64,7 +65,6 @@ TITLE_SWAPS: Mapping[str, str] = {"mr": "ms", "mrs": "mr", "ms": "mr", "miss": "
 #: Words that are possessive determiners *and* object/standalone pronouns; the swapper resolves them.
 AMBIGUOUS_PRONOUNS = frozenset({"her", "his"})
 
-_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mister"})
 _NOUN_ONLY_WORDS = frozenset({"host", "hosts", "buck", "doe", "ram", "tailor", "steward"})
 _MASTER_WORDS = frozenset({"master", "masters"})
 _MASTER_BLOCKERS = frozenset({"degree", "degrees", "of", "in", "program", "programme", "programs", "thesis", "level"})
@@ -111,7 +111,7 @@ class Term:
         ``None`` for "her"/"his" (resolved from context) and for words without a counterpart
         (scrubbed only).
     kind : {"attribute", "name", "title"}
-    gender : {"female", "male", "neutral"}
+    gender : {"female", "male"}
     rule : int
         Which context rule applies (see the module docstring).
     """
