@@ -72,6 +72,8 @@ METRIC_LABELS = {
 }
 
 _FEMALE, _MALE = "female", "male"
+# Engine warnings about the rates behind TPRD and FPRD (the others concern unreported metrics).
+_REPORTED_RATES = ("tpr is undefined", "fpr is undefined")
 
 
 def prob_column(cls: Any) -> str:
@@ -155,12 +157,19 @@ def fold_metrics(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         plain = _evaluate(original, classes, counterfactual=False)
+        n_plain = len(caught)
         augmented = _evaluate(predictions, classes, counterfactual=True) if (predictions["variant"] != "original").any() else None
     messages = []
-    for w in caught:
+    for i, w in enumerate(caught):
+        text = str(w.message)
         if issubclass(w.category, UndefinedMetricWarning):
-            messages.append(prefix + str(w.message))
-            warnings.warn(prefix + str(w.message), UndefinedMetricWarning, stacklevel=2)
+            if text.startswith(_REPORTED_RATES):
+                which = "counterfactually augmented test set" if i >= n_plain else "test set"
+                message = f"{prefix}{which}: {text}"
+                messages.append(message)
+                warnings.warn(message, UndefinedMetricWarning, stacklevel=2)
+            else:  # rates this module does not report (precision, F1 of a group, AUCs)
+                logger.debug("%s%s", prefix, text)
         elif not issubclass(w.category, RuntimeWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     per_class = {"tprd": _per_class(plain, "tprd", classes_evaluated(plain)),

@@ -290,6 +290,7 @@ def train_classifier(
     progress: bool = True,
     description: str = "fine-tuning",
     embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+    callback: Callable[[int, dict[str, float]], None] | None = None,
 ) -> TrainedClassifier:
     """Train the classifier on ``texts`` with integer ``labels`` in ``[0, num_labels)``.
 
@@ -309,6 +310,8 @@ def train_classifier(
     embed : callable, optional
         ``texts -> embeddings`` for the frozen path (default: :func:`probekit.embed_sentences` with
         the configured pooling on ``texts`` truncated to ``max_length``).
+    callback : callable, optional
+        Passed to the shared loop: ``callback(step, values)`` after every step (full fine-tuning).
 
     Returns
     -------
@@ -337,7 +340,7 @@ def train_classifier(
         batch_order=length_bucketed_batches(
             [len(e["input_ids"]) for e in examples], config.batch_size, bucket_batches=config.bucket_batches
         ),
-        checkpoint_dir=checkpoint_dir, resume=resume, progress=progress, description=description,
+        checkpoint_dir=checkpoint_dir, resume=resume, progress=progress, description=description, callback=callback,
     )
     return TrainedClassifier(encoder, config, module=module, training=result.summary() | {"losses": result.losses})
 

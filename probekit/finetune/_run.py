@@ -1,0 +1,580 @@
+"""The downstream study of one encoder under one data setting: folds, training, predictions, metrics.
+
+Tokpo et al. (2023, §4): 10-fold cross-validation; in each fold the classifier (encoder + one
+linear layer) is trained on the training part under one data setting (original, scrubbed,
+swapped; :func:`probekit.finetune.apply_setting`) and every test example is scored on itself and on
+its gender-swapped counterfactual (:func:`probekit.finetune.counterfactual_dataset`). Folds are
+drawn by scikit-learn's ``StratifiedKFold(shuffle=True, random_state=seed)`` over the joint label x
+gender strata, so every fold keeps the joint distribution of the pool; a fixed split (a given
+test set) is the alternative.
+
+What a run leaves in its output directory::
+
+    run.json                         what the run is (settings, data digest, model fingerprint);
+                                     a resumed run must match it
+    folds/fold-NN/original.csv       one row per test example: fold, source (example id),
+                                     variant, label, prediction, group (gender), text, prob_<class>
+    folds/fold-NN/augmented.csv      the same rows plus one per counterfactual (same source,
+                                     other group): the counterfactually augmented test set
+    folds/fold-NN/fold.json          the fold's metrics, written last (a finished fold)
+    checkpoints/fold-NN/             epoch-end checkpoints of the fold being trained (removed
+                                     when the fold is finished)
+    metrics.json                     every fold's metrics, mean/std/t-interval over folds, provenance
+    results.md, results.png          the table (Tables 3-4 layout) and figure, from metrics.json
+
+``probekit metrics folds/fold-00/original.csv`` recomputes TPRD, FPRD, accuracy per group and
+macro-F1; ``probekit metrics folds/fold-00/augmented.csv --source-col source --prob-cols ...``
+recomputes CF and the CF-* metrics (the exact command is in ``metrics.json``).
+
+An interrupted run continues with ``resume=True``: finished folds are read from disk, the fold in
+progress restarts from its last epoch-end checkpoint, and the predictions are those of an
+uninterrupted run (the shared loop's randomness is a function of the seed and the step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import math
+import os
+import shutil
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from probekit._io import atomic_path, dumps_json, write_json
+from probekit._provenance import collect_provenance
+from probekit.errors import InputFileError, InvalidParameterError
+from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
+from probekit.finetune._train import FinetuneConfig, TrainedClassifier, measure_step_seconds, train_classifier
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["FinetuneResult", "run_finetune", "stratified_folds", "data_digest", "check_output_dir", "RUN_FILE"]
+
+RUN_FILE = "run.json"
+METRICS_FILE = "metrics.json"
+TABLE_FILE = "results.md"
+FIGURE_FILE = "results.png"
+_FORMAT = "probekit-finetune"
+_FORMAT_VERSION = 1
+_REQUIRED = ("text", "label", "gender", "example_id")
+_SETTINGS = ("original", "scrubbed", "swapped")
+
+
+# ------------------------------------------------------------------------------------------ result
+
+
+@dataclass
+class FinetuneResult:
+    """Result of :func:`run_finetune` (the content of ``metrics.json``).
+
+    Attributes
+    ----------
+    settings : dict
+        Data, setting, split, folds, training hyperparameters, classes, label x gender counts, the
+        interventions used (swap/scrub word and name lists with digests).
+    folds : list of dict
+        Per fold: ``fold``, ``n_train`` (after the setting), ``n_test``, ``metrics``,
+        ``per_class``, ``warnings``, ``training``, ``files``, ``seconds``.
+    summary : dict
+        ``metrics`` / ``per_class``: mean, std (ddof=1), 95% Student-t interval over folds.
+    provenance : dict
+    """
+
+    settings: dict[str, Any]
+    folds: list[dict[str, Any]]
+    summary: dict[str, Any]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": _FORMAT, "format_version": _FORMAT_VERSION, "settings": self.settings,
+                "folds": self.folds, "summary": self.summary, "provenance": self.provenance}
+
+    def to_json(self) -> str:
+        return dumps_json(self.to_dict())
+
+    def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
+        """Write ``metrics.json``, then ``results.md`` and ``results.png`` built from it."""
+        from probekit.finetune._report import finetune_markdown, plot_finetune_figure
+
+        out = Path(out_dir)
+        write_json(out / METRICS_FILE, self.to_dict())
+        saved = _read_json(out / METRICS_FILE)  # tables and figures come from the saved JSON only
+        labels = [label] if label else None
+        with atomic_path(out / TABLE_FILE) as tmp:
+            tmp.write_text(finetune_markdown([saved], labels), encoding="utf-8")
+        plot_finetune_figure([saved], out / FIGURE_FILE, labels)
+        return out / METRICS_FILE
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    import json
+
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# ------------------------------------------------------------------------------------------ splits
+
+
+def stratified_folds(labels: Sequence[Any], genders: Sequence[Any], n_folds: int, random_state: int = 0
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train indices, test indices) of ``n_folds`` folds stratified on label x gender.
+
+    scikit-learn's ``StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=random_state)``
+    on the joint stratum of each example: every fold keeps the pool's label x gender distribution
+    as far as the counts allow. A stratum with fewer examples than folds leaves some test folds
+    without that (class, gender) cell; its metrics are then NaN with a warning.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    labels = np.asarray(labels)
+    genders = np.asarray(genders)
+    n = labels.size
+    if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or not 2 <= n_folds <= n:
+        raise InvalidParameterError("folds", n_folds, f"an integer from 2 to the number of examples ({n})")
+    strata = pd.factorize(pd.Series([f"{y}\x1f{g}" for y, g in zip(labels.tolist(), genders.tolist())]))[0]
+    splitter = StratifiedKFold(n_splits=int(n_folds), shuffle=True, random_state=int(random_state))
+    with warnings.catch_warnings():
+        # "The least populated class in y has only k members": reported per fold as NaN cells instead
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        return [(train, test) for train, test in splitter.split(np.zeros(n), strata)]
+
+
+def data_digest(dataset: Any) -> str:
+    """SHA-256 (20 hex digits) over every example's id, label, gender and text, in order."""
+    digest = hashlib.sha256()
+    for ex_id, label, gender, text in zip(dataset["example_id"], dataset["label"], dataset["gender"], dataset["text"]):
+        digest.update(f"{ex_id}\x1f{label}\x1f{gender}\x1f{text}\x1e".encode("utf-8"))
+    return digest.hexdigest()[:20]
+
+
+def _check_dataset(dataset: Any, name: str) -> None:
+    columns = getattr(dataset, "column_names", None)
+    if columns is None or not hasattr(dataset, "select"):
+        raise InvalidParameterError(name, type(dataset).__name__, "a datasets.Dataset with columns " + ", ".join(_REQUIRED))
+    missing = [c for c in _REQUIRED if c not in columns]
+    if missing:
+        raise InvalidParameterError(name, f"columns {list(columns)}", "columns " + ", ".join(_REQUIRED), f"missing {missing}")
+    if len(dataset) == 0:
+        raise InvalidParameterError(name, "an empty dataset", "at least one example")
+    genders = set(dataset["gender"])
+    if not genders <= {"female", "male"}:
+        raise InvalidParameterError(f"{name}['gender']", sorted(map(str, genders))[:5], ["female", "male"])
+
+
+def class_names(dataset: Any) -> list[str]:
+    """Class names in label-id order (the ClassLabel's names, else the ids as text)."""
+    feature = getattr(dataset, "features", {}).get("label") if hasattr(dataset, "features") else None
+    if feature is not None and hasattr(feature, "names"):
+        return [str(n) for n in feature.names]
+    return [str(i) for i in range(int(max(dataset["label"])) + 1)]
+
+
+# ------------------------------------------------------------------------------------------ output directory
+
+
+def check_output_dir(out_dir: str | os.PathLike, *, resume: bool, parameter: str = "out") -> Path:
+    """A new or empty directory, or (``resume``) one holding an earlier run of probekit finetune."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InvalidParameterError(parameter, str(out_dir), "a directory path", "a file of that name exists")
+    if out.is_dir() and any(out.iterdir()):
+        if not resume:
+            raise InvalidParameterError(
+                parameter, str(out_dir), "a new or empty directory",
+                "it exists and is not empty; pass --resume (resume=True) to continue the run there, or choose another directory",
+            )
+        if not (out / RUN_FILE).is_file():
+            raise InvalidParameterError(parameter, str(out_dir), f"a directory of an earlier run (with {RUN_FILE}) to resume",
+                                        "it holds other files")
+    return out
+
+
+def _run_spec(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of the settings a resumed run must share with the interrupted one."""
+    keys = ("data", "data_digest", "test_data_digest", "setting", "split", "folds", "config", "model_fingerprint",
+            "classes", "fold_seed")
+    return {k: settings.get(k) for k in keys}
+
+
+def _start_run_dir(out: Path, settings: Mapping[str, Any], resume: bool) -> None:
+    spec = _run_spec(settings)
+    run_file = out / RUN_FILE
+    if resume and run_file.is_file():
+        try:
+            saved = _read_json(run_file)
+        except (OSError, ValueError) as exc:
+            raise InputFileError(f"cannot read {str(run_file)!r} to resume: {exc}") from None
+        old = _run_spec(saved.get("settings", {}))
+        differing = sorted(k for k in spec if _jsonable(spec[k]) != _jsonable(old.get(k)))
+        if differing:
+            raise InvalidParameterError(
+                "resume", str(out), "the settings, data and model of the interrupted run",
+                f"these differ: {', '.join(differing)}; resume with the original ones or use another directory",
+            )
+        return
+    if _is_main_process():
+        write_json(run_file, {"format": _FORMAT, "format_version": _FORMAT_VERSION, "settings": dict(settings)})
+
+
+def _jsonable(value: Any) -> Any:
+    import json
+
+    return json.loads(dumps_json(value))
+
+
+@contextlib.contextmanager
+def _datasets_bars_off() -> Any:
+    """No ``datasets.map`` bars for the small per-fold rewrites (swap, scrub); restored afterwards."""
+    import datasets
+
+    were_on = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        if were_on:
+            datasets.enable_progress_bars()
+
+
+def _is_main_process() -> bool:
+    from accelerate import PartialState
+
+    return PartialState().is_main_process
+
+
+def _wait_for_everyone() -> None:
+    from accelerate import PartialState
+
+    PartialState().wait_for_everyone()
+
+
+# ------------------------------------------------------------------------------------------ one fold
+
+
+def _predictions_frame(fold: int, test: Any, counterfactual: Any, probs: np.ndarray, cf_probs: np.ndarray,
+                       classes: Sequence[str]) -> pd.DataFrame:
+    names = np.asarray(classes, dtype=object)
+    parts = []
+    for variant, data, p in (("original", test, probs), ("counterfactual", counterfactual, cf_probs)):
+        part = pd.DataFrame({
+            "fold": fold, "source": np.asarray(data["example_id"], dtype=np.int64), "variant": variant,
+            "label": names[np.asarray(data["label"], dtype=np.int64)], "prediction": names[p.argmax(axis=1)],
+            "group": list(data["gender"]), "text": list(data["text"]),
+        })
+        for k, c in enumerate(classes):
+            part[prob_column(c)] = p[:, k]
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _write_csv(path: Path, frame: pd.DataFrame) -> None:
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, float_format="%.10g")
+
+
+def metrics_commands(fold_dir: str, classes: Sequence[str]) -> dict[str, str]:
+    """The ``probekit metrics`` command lines that recompute a fold's numbers from its files."""
+    probs = " ".join(f"{c}={prob_column(c)}" for c in classes)
+    return {
+        "original": f"probekit metrics {fold_dir}/original.csv --label-col label --pred-col prediction --group-col group",
+        "augmented": f"probekit metrics {fold_dir}/augmented.csv --label-col label --pred-col prediction "
+                     f"--group-col group --source-col source --prob-cols {probs}",
+    }
+
+
+def _run_fold(
+    k: int, encoder: Any, pool: Any, train_idx: np.ndarray, test: Any, *, setting: str, classes: Sequence[str],
+    config: FinetuneConfig, out: Path, resume: bool, progress: bool, embed: Callable | None,
+    callback: Callable | None,
+) -> dict[str, Any]:
+    from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+
+    started = time.perf_counter()
+    fold_dir = out / "folds" / f"fold-{k:02d}"
+    train = apply_setting(pool.select(train_idx), setting)
+    counterfactual = counterfactual_dataset(test)
+    checkpoints = out / "checkpoints" / f"fold-{k:02d}"
+    clf: TrainedClassifier = train_classifier(
+        encoder, train["text"], train["label"], len(classes), config, checkpoint_dir=None if config.frozen else checkpoints,
+        resume=resume, progress=progress, description=f"fold {k} ({setting})", embed=embed, callback=callback,
+    )
+    probs = clf.predict_proba(test["text"])
+    cf_probs = clf.predict_proba(counterfactual["text"])
+    frame = _predictions_frame(k, test, counterfactual, probs, cf_probs, classes)
+    metrics, per_class, messages = fold_metrics(frame, classes, fold=k)
+    training = {key: value for key, value in clf.training.items() if key != "losses"}
+    losses = clf.training.get("losses")
+    if losses:
+        per_epoch = max(1, math.ceil(len(train) / config.batch_size))
+        training["epoch_losses"] = [float(np.mean(losses[i:i + per_epoch])) for i in range(0, len(losses), per_epoch)]
+    entry = {
+        "fold": k, "n_train": len(train), "n_test": len(test), "metrics": metrics, "per_class": per_class,
+        "warnings": messages, "training": training,
+        "files": {"original": f"folds/fold-{k:02d}/original.csv", "augmented": f"folds/fold-{k:02d}/augmented.csv"},
+        "metrics_commands": metrics_commands(f"folds/fold-{k:02d}", classes),
+        "seconds": time.perf_counter() - started,
+    }
+    if _is_main_process():
+        _write_csv(fold_dir / "original.csv", frame[frame["variant"] == "original"])
+        _write_csv(fold_dir / "augmented.csv", frame)
+        write_json(fold_dir / "fold.json", entry)  # last: marks the fold as finished
+        shutil.rmtree(checkpoints, ignore_errors=True)
+    _wait_for_everyone()
+    return entry
+
+
+# ------------------------------------------------------------------------------------------ the run
+
+
+def _frozen_embedder(encoder: Any, config: FinetuneConfig, texts: Sequence[str], progress: bool) -> Callable:
+    """Embed every distinct text once (the extraction engine); later calls look rows up."""
+    from probekit.finetune._train import default_embedder
+
+    unique = list(dict.fromkeys(texts))
+    vectors = default_embedder(encoder, config, progress=progress)(unique)
+    row = {text: i for i, text in enumerate(unique)}
+    fallback = default_embedder(encoder, config, progress=False)
+
+    def embed(batch: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(batch) if t not in row]
+        if missing:  # not expected: every text of every setting was embedded up front
+            extra = fallback(missing)
+            nonlocal vectors
+            for t in missing:
+                row[t] = len(row)
+            vectors = np.concatenate([vectors, extra])
+        return vectors[[row[t] for t in batch]]
+
+    return embed
+
+
+def _estimate(encoder: Any, pool: Any, plan: Sequence[tuple[np.ndarray, Any]], setting: str, n_classes: int,
+              config: FinetuneConfig, todo: Sequence[int]) -> tuple[float, str]:
+    """Seconds the remaining folds should take, from one timed training step."""
+    if not todo:
+        return 0.0, "every fold is already finished"
+    factor = 2 if setting == "swapped" else 1
+    n_test = sum(len(plan[k][1]) for k in todo)
+    if config.frozen:
+        return float("nan"), (f"{len(todo)} fold(s), frozen encoder: embedding about "
+                               f"{len(pool) * (2 + (setting == 'scrubbed'))} texts once, then logistic regressions")
+    sample = pool.select(plan[todo[0]][0][: 3 * config.batch_size])["text"]
+    seconds_per_step = measure_step_seconds(encoder, sample, n_classes, config)
+    steps = sum(config.epochs * math.ceil(factor * len(plan[k][0]) / config.batch_size) for k in todo)
+    # prediction: no backward pass and 4x larger batches, about a third of a training step per batch of examples
+    predict = (2 * n_test / config.batch_size) * seconds_per_step / 3
+    total = steps * seconds_per_step + predict
+    return total, (f"{len(todo)} fold(s), {steps} training steps of {config.batch_size} at about "
+                   f"{seconds_per_step:.2f} s each, then {2 * n_test} predictions: about {_duration(total)}")
+
+
+def _duration(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "unknown"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _interventions(setting: str) -> dict[str, Any]:
+    from debias import describe_swap
+
+    out = {"counterfactual_test": describe_swap()}
+    if setting == "scrubbed":
+        from debias._scrub import describe_scrub
+
+        out["training"] = describe_scrub()
+    elif setting == "swapped":
+        out["training"] = out["counterfactual_test"]
+    return out
+
+
+def run_finetune(
+    encoder: Any,
+    data: Any,
+    *,
+    setting: str = "original",
+    folds: int = 10,
+    test_data: Any = None,
+    config: FinetuneConfig | None = None,
+    out_dir: str | os.PathLike,
+    resume: bool = False,
+    progress: bool = True,
+    data_name: str = "custom",
+    report: Callable[[str], None] | None = None,
+    callback: Callable[[int, dict[str, float]], None] | None = None,
+) -> FinetuneResult:
+    """Fine-tune and evaluate a classifier on every fold; write predictions, metrics, table, figure.
+
+    Parameters
+    ----------
+    encoder : probekit.Encoder
+        Plain, weight-debiased, or projection-wrapped (its projection is applied to the pooled
+        vector in every forward pass). Its weights are copied per fold, never changed.
+    data : datasets.Dataset
+        The shared representation (``text``, ``label`` ClassLabel, ``gender`` female/male,
+        ``example_id``): :func:`probekit.finetune.make_synthetic_bios` (a split),
+        :func:`~probekit.finetune.load_bios`, :func:`~probekit.finetune.load_jigsaw`.
+        Cross-validation folds are drawn from it; with ``test_data`` it is the training set.
+    setting : {"original", "scrubbed", "swapped"}
+        Training-data setting (Tokpo et al. 2023, §4), applied to the training part of each fold.
+    folds : int
+        Number of stratified folds (default 10, the paper's); ignored with ``test_data``.
+    test_data : datasets.Dataset, optional
+        A fixed test set: one train/test split instead of cross-validation.
+    config : FinetuneConfig, optional
+        Training hyperparameters (default: the paper's; ``config.seed`` also seeds the folds).
+    out_dir : path
+        New or empty directory, or (``resume``) the directory of an interrupted run.
+    resume : bool
+    progress : bool
+        tqdm bars.
+    data_name : str
+        Recorded in the settings (``"synthetic"``, ``"bios"``, ``"jigsaw"``, ...).
+    report : callable, optional
+        Receives the user-facing status lines (the run-time estimate, each finished fold);
+        default: ``logging`` at INFO.
+    callback : callable, optional
+        Passed to the training loop (``callback(step, values)`` after every step; raising stops
+        the run, which ``resume`` continues).
+
+    Returns
+    -------
+    FinetuneResult
+    """
+    with _datasets_bars_off():
+        return _run(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config or FinetuneConfig(),
+                    out_dir=out_dir, resume=resume, progress=progress, data_name=data_name,
+                    say=report or logger.info, callback=callback)
+
+
+def _run(encoder: Any, data: Any, *, setting: str, folds: int, test_data: Any, config: FinetuneConfig,
+         out_dir: str | os.PathLike, resume: bool, progress: bool, data_name: str, say: Callable[[str], None],
+         callback: Callable | None) -> FinetuneResult:
+    if setting not in _SETTINGS:
+        raise InvalidParameterError("setting", setting, _SETTINGS)
+    _check_dataset(data, "data")
+    classes = class_names(data)
+    if test_data is not None:
+        _check_dataset(test_data, "test_data")
+        if class_names(test_data) != classes:
+            raise InvalidParameterError("test_data", class_names(test_data)[:10], f"the classes of data {classes[:10]}")
+        split = "fixed"
+        n_folds = 1
+    else:
+        split = "cv"
+        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or not 2 <= folds <= len(data):
+            raise InvalidParameterError("folds", folds, f"an integer from 2 to the number of examples ({len(data)})")
+        n_folds = int(folds)
+    out = check_output_dir(out_dir, resume=resume)
+
+    from probekit.finetune._datasets import label_gender_counts
+
+    settings: dict[str, Any] = {
+        "data": data_name,
+        "data_description": getattr(getattr(data, "info", None), "description", None),
+        "data_digest": data_digest(data),
+        "test_data_digest": data_digest(test_data) if test_data is not None else None,
+        "n_examples": len(data),
+        "n_test_examples": len(test_data) if test_data is not None else None,
+        "classes": classes,
+        "label_gender_counts": _counts_dict(label_gender_counts(data)),
+        "setting": setting,
+        "split": split,
+        "folds": n_folds,
+        "fold_seed": int(config.seed),
+        "config": config.to_dict(),
+        "model_fingerprint": encoder.fingerprint,
+        "model": encoder.describe(),
+        "interventions": _interventions(setting),
+        "metric_aggregation": (
+            "tprd/fprd: mean over classes of |female - male| per class (tprd_rms: root mean square); "
+            "over folds: mean, std (ddof=1), 95% Student-t interval"
+        ),
+    }
+    _start_run_dir(out, settings, resume)
+
+    if split == "cv":
+        splits = stratified_folds(data["label"], data["gender"], n_folds, config.seed)
+        plan = [(train_idx, data.select(test_idx)) for train_idx, test_idx in splits]
+        pool = data
+    else:
+        plan = [(np.arange(len(data)), test_data)]
+        pool = data
+    finished: dict[int, dict[str, Any]] = {}
+    for k in range(len(plan)):
+        fold_file = out / "folds" / f"fold-{k:02d}" / "fold.json"
+        if resume and fold_file.is_file():
+            finished[k] = _read_json(fold_file)
+    todo = [k for k in range(len(plan)) if k not in finished]
+    if finished:
+        say(f"resuming: {len(finished)} of {len(plan)} fold(s) already finished")
+
+    embed = None
+    if config.frozen and todo:
+        embed = _frozen_embedder(encoder, config, _all_texts(pool, test_data, setting), progress)
+    _, message = _estimate(encoder, pool, plan, setting, len(classes), config, todo)
+    say(f"estimate: {message}")
+
+    started = time.perf_counter()
+    from tqdm.auto import tqdm
+
+    entries = dict(finished)
+    with tqdm(total=len(plan), initial=len(finished), desc=f"folds ({setting})", unit="fold",
+              disable=not progress or len(plan) < 2) as bar:
+        for k in todo:
+            train_idx, test = plan[k]
+            entries[k] = _run_fold(
+                k, encoder, pool, train_idx, test, setting=setting, classes=classes, config=config, out=out,
+                resume=resume, progress=progress, embed=embed, callback=callback,
+            )
+            m = entries[k]["metrics"]
+            say(f"fold {k}: accuracy {m['accuracy']:.3f}, TPRD {m['tprd']:.3f}, CF {m['cf']:.3f} "
+                f"({entries[k]['seconds']:.0f} s)")
+            bar.update(1)
+    folds_list = [entries[k] for k in range(len(plan))]
+    summary = summarize_folds(folds_list)
+    settings["seconds"] = time.perf_counter() - started
+    provenance = collect_provenance(
+        model=encoder.describe(), seeds={"seed": int(config.seed), "folds": int(config.seed)},
+        wordlists={name: info.get("digest", "n/a") if isinstance(info, Mapping) else str(info)
+                   for name, info in settings["interventions"].items()},
+        parameters={k: v for k, v in settings.items() if k not in ("label_gender_counts", "interventions", "model")},
+    )
+    result = FinetuneResult(settings=settings, folds=folds_list, summary=summary, provenance=provenance)
+    if _is_main_process():
+        result.save(out)
+        shutil.rmtree(out / "checkpoints", ignore_errors=True)
+    _wait_for_everyone()
+    return result
+
+
+def _counts_dict(counts: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    return {str(label): {"female": int(r["female"]), "male": int(r["male"]), "total": int(r["total"])}
+            for label, r in counts.iterrows()}
+
+
+def _all_texts(pool: Any, test_data: Any, setting: str) -> list[str]:
+    """Every text the folds will embed: the pool (training and, in cross-validation, test texts),
+    the counterfactuals (test counterfactuals; swapped training data), the scrubbed pool, and a
+    fixed test set with its counterfactuals; each transform computed once for the whole pool."""
+    from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+
+    texts = list(pool["text"])
+    if test_data is None or setting == "swapped":
+        texts += list(counterfactual_dataset(pool)["text"])
+    if test_data is not None:
+        texts += list(test_data["text"]) + list(counterfactual_dataset(test_data)["text"])
+    if setting == "scrubbed":
+        texts += list(apply_setting(pool, "scrubbed")["text"])
+    return texts
