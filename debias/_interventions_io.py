@@ -341,7 +341,9 @@ def intervene_dataset(
     ``datasets.Dataset`` and a ``DatasetDict`` (every split). ``function`` must be picklable for
     ``num_proc > 1`` (a module-level function or a :func:`functools.partial` of one).
     """
-    names = dataset.column_names
+    names = getattr(dataset, "column_names", None)
+    if names is None:
+        raise InvalidParameterError("dataset", type(dataset).__name__, "a datasets.Dataset or DatasetDict")
     columns = set(names) if isinstance(names, list) else {c for cols in names.values() for c in cols}
     if column not in columns:
         raise InvalidParameterError("column", column, sorted(columns), "the dataset's text column")
