@@ -1,0 +1,177 @@
+"""``probekit finetune``: fine-tune an encoder + linear layer and measure extrinsic bias over folds.
+
+Tokpo et al. (2023, §4): a classifier is trained under one training-data setting (original,
+scrubbed, swapped) in every fold of a stratified cross-validation; every test example is also
+scored on its gender-swapped counterfactual; TPRD, FPRD, ACC-F/M, CF and the CF-* metrics come
+from the shared metric engine, per fold and as mean ± 95% t-interval over folds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from probekit.cli._common import add_model_arguments
+
+DATA_CHOICES = ("synthetic", "bios", "jigsaw")
+SETTING_CHOICES = ("original", "scrubbed", "swapped")
+
+#: Size of the synthetic pool by default: one setting x 2 folds of full fine-tuning of the embedded
+#: encoder (all-MiniLM-L6-v2) on 2 CPU cores takes a few minutes (measured: see scripts/bench_finetune.py
+#: and the CHANGELOG); the frozen path is fast enough for larger pools.
+DEFAULT_SYNTHETIC_EXAMPLES = 560
+DEFAULT_SYNTHETIC_EXAMPLES_FROZEN = 2800
+
+DESCRIPTION = """\
+Fine-tune an encoder with one linear layer on a classification task under one training-data
+setting and evaluate its extrinsic gender bias over cross-validation folds:
+
+  original   the training data as loaded
+  scrubbed   gender words and first names deleted from the training texts
+  swapped    the training data plus its gender-swapped counterfactuals (same labels)
+
+Writes OUT/folds/fold-NN/{original,augmented}.csv (predictions with class probabilities for every
+test example and its counterfactual, readable by `probekit metrics`), OUT/metrics.json (every
+fold, mean/std/95% t-interval, provenance), OUT/results.md (a table like the paper's Tables 3-4)
+and OUT/results.png. An interrupted run continues with --resume.
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "finetune",
+        help="fine-tune and measure TPRD, FPRD, CF over folds (original, scrubbed or swapped data)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_model_arguments(parser)
+    data = parser.add_argument_group("data")
+    data.add_argument("--data", default="synthetic", choices=DATA_CHOICES,
+                      help="task: synthetic biographies (embedded, offline), Bias-in-Bios or Jigsaw (default: %(default)s)")
+    data.add_argument("--data-path", default=None, metavar="PATH",
+                      help="bios/jigsaw: a CSV/TSV/JSON(L)/parquet file, a saved datasets folder, or a hub name when online")
+    data.add_argument("--test-data-path", default=None, metavar="PATH",
+                      help="bios/jigsaw: a fixed test set in the same layout (one train/test split instead of folds)")
+    data.add_argument("--split", default=None, help="split of a saved DatasetDict / hub dataset (default: all, concatenated)")
+    data.add_argument("--professions", default="paper",
+                      help="bios: 'paper' (7 most female- and 7 most male-dominated), 'all', or comma-separated names")
+    data.add_argument("--n-examples", type=int, default=None,
+                      help=f"synthetic: size of the pool (default {DEFAULT_SYNTHETIC_EXAMPLES}, "
+                      f"{DEFAULT_SYNTHETIC_EXAMPLES_FROZEN} with --frozen)")
+    data.add_argument("--fixed-split", action="store_true",
+                      help="synthetic: train on the skewed training split and test on a gender-balanced test split "
+                      "of --n-examples / 2 instead of cross-validation")
+    data.add_argument("--train-gender-skew", type=float, default=0.85,
+                      help="synthetic: P(stereotypical gender | profession) in the training data (default: %(default)s)")
+    data.add_argument("--cue-strength", type=float, default=0.3,
+                      help="synthetic: probability of a profession-specific phrase per cue sentence (default: %(default)s)")
+    study = parser.add_argument_group("study")
+    study.add_argument("--setting", default="original", choices=SETTING_CHOICES, help="training-data setting (default: %(default)s)")
+    study.add_argument("--folds", type=int, default=10, help="stratified cross-validation folds (default: %(default)s, the paper's)")
+    study.add_argument("--frozen", action="store_true",
+                       help="keep the encoder fixed: embeddings computed once, then a logistic-regression linear layer (fast)")
+    training = parser.add_argument_group("training (defaults: the paper's)")
+    training.add_argument("--epochs", type=int, default=4)
+    training.add_argument("--lr", type=float, default=2e-5, help="peak AdamW learning rate (default: %(default)s)")
+    training.add_argument("--batch-size", type=int, default=16)
+    training.add_argument("--max-length", type=int, default=100, help="tokens per text, special tokens included")
+    training.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="sentence vector read by the linear layer")
+    training.add_argument("--seed", type=int, default=0, help="seed of folds, data, initialization, batch order, dropout")
+    run = parser.add_argument_group("run")
+    run.add_argument("--out", required=True, metavar="DIR", help="output directory (new or empty, or the run to --resume)")
+    run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
+    run.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.set_defaults(func=run_command)
+
+
+def _config(args: argparse.Namespace):
+    from probekit.errors import InvalidParameterError
+    from probekit.finetune._train import FinetuneConfig
+
+    checks = {"--epochs": args.epochs, "--batch-size": args.batch_size}
+    for option, value in checks.items():
+        if value < 1:
+            raise InvalidParameterError(option, value, "a positive integer")
+    if args.max_length < 3:
+        raise InvalidParameterError("--max-length", args.max_length, "an integer >= 3 (special tokens included)")
+    if not args.lr > 0:
+        raise InvalidParameterError("--lr", args.lr, "a positive learning rate")
+    if args.device not in (None, "cpu") and not str(args.device).startswith(("cuda", "mps")):
+        raise InvalidParameterError("--device", args.device, "cpu, cuda, cuda:N or mps")
+    return FinetuneConfig(
+        epochs=args.epochs, learning_rate=args.lr, batch_size=args.batch_size, max_length=args.max_length,
+        pooling=args.pooling, frozen=args.frozen, seed=args.seed, device="cpu" if args.device == "cpu" else None,
+    )
+
+
+def _load_data(args: argparse.Namespace):
+    """(data, test data or None) in the shared representation."""
+    from probekit.errors import InvalidParameterError
+
+    if args.data == "synthetic":
+        from probekit.finetune import make_synthetic_bios
+
+        for option in ("data_path", "test_data_path", "split"):
+            if getattr(args, option):
+                raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option),
+                                            "no value with --data synthetic (the data is generated)")
+        n = args.n_examples or (DEFAULT_SYNTHETIC_EXAMPLES_FROZEN if args.frozen else DEFAULT_SYNTHETIC_EXAMPLES)
+        if args.fixed_split:
+            splits = make_synthetic_bios(n, max(14, n // 2), train_gender_skew=args.train_gender_skew,
+                                         cue_strength=args.cue_strength, random_state=args.seed)
+            return splits["train"], splits["test"]
+        splits = make_synthetic_bios(n, 14, train_gender_skew=args.train_gender_skew,
+                                     cue_strength=args.cue_strength, random_state=args.seed)
+        return splits["train"], None
+    for option in ("n_examples", "fixed_split"):
+        if getattr(args, option):
+            raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "only with --data synthetic")
+    if not args.data_path:
+        raise InvalidParameterError("--data-path", None, f"a file, a saved datasets folder or a hub name for --data {args.data}")
+    if args.data == "bios":
+        from probekit.finetune import load_bios
+
+        professions = args.professions if args.professions in ("paper", "all") else [
+            p.strip() for p in args.professions.split(",") if p.strip()
+        ]
+        data = load_bios(args.data_path, professions=professions, split=args.split)
+        test = load_bios(args.test_data_path, professions=list(data.features["label"].names)) if args.test_data_path else None
+        return data, test
+    from probekit.finetune import load_jigsaw
+
+    data = load_jigsaw(args.data_path, split=args.split)
+    test = load_jigsaw(args.test_data_path) if args.test_data_path else None
+    return data, test
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from probekit.cli._common import load_model
+    from probekit.errors import InvalidParameterError
+    from probekit.finetune._run import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, run_finetune
+
+    config = _config(args)
+    if not args.fixed_split and not args.test_data_path and args.folds < 2:
+        raise InvalidParameterError("--folds", args.folds, "an integer >= 2 (or a fixed split: --fixed-split / --test-data-path)")
+    out = check_output_dir(args.out, resume=args.resume, parameter="--out")  # before anything slow
+    data, test = _load_data(args)
+    if test is None and args.folds > len(data):
+        raise InvalidParameterError("--folds", args.folds, f"at most the number of examples ({len(data)})")
+    encoder = load_model(args)
+
+    def say(message: str) -> None:
+        print(f"probekit finetune: {message}", file=sys.stderr, flush=True)
+
+    result = run_finetune(
+        encoder, data, setting=args.setting, folds=args.folds, test_data=test, config=config, out_dir=out,
+        resume=args.resume, progress=not args.no_progress, data_name=args.data, report=say,
+    )
+    print((Path(out) / TABLE_FILE).read_text(encoding="utf-8"))
+    print(f"metrics: {Path(out) / METRICS_FILE}; table: {Path(out) / TABLE_FILE}; figure: {Path(out) / FIGURE_FILE}; "
+          f"predictions: {Path(out) / 'folds'}")
+    n_warn = sum(len(f.get("warnings", [])) for f in result.folds)
+    if n_warn:
+        say(f"warning: {n_warn} undefined per-class metric cell(s) (a class without test examples of one gender "
+            "in a fold); they are NaN in metrics.json and left out of the class aggregates")
+    return 0
