@@ -17,9 +17,12 @@ toolkit); this module applies them to datasets in the shared representation (``t
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from probekit.errors import InvalidParameterError
+
+if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
+    import datasets
 
 __all__ = ["DATA_SETTINGS", "apply_setting", "counterfactual_dataset"]
 
@@ -64,7 +67,7 @@ def _log_changed(what: str, before: Any, after: Any) -> None:
         logger.warning("%s changed none of the %d texts: do they carry gender words at all?", what, len(before))
 
 
-def counterfactual_dataset(dataset: Any, *, batch_size: int = 1000) -> Any:
+def counterfactual_dataset(dataset: datasets.Dataset, *, batch_size: int = 1000) -> datasets.Dataset:
     """Every example with its gender words and first names swapped (:func:`debias.swap_dataset`).
 
     The counterfactual :math:`x_{cf}` of a test example :math:`x` is what CF compares against:
@@ -106,7 +109,7 @@ def _scrubbed(dataset: Any, batch_size: int) -> Any:
     return scrubbed
 
 
-def apply_setting(train: Any, setting: str, *, batch_size: int = 1000) -> Any:
+def apply_setting(train: datasets.Dataset, setting: str, *, batch_size: int = 1000) -> datasets.Dataset:
     """The training data of one setting of Tokpo et al. (2023, §4).
 
     Apply it to the training part of each fold only (after splitting), so that no counterfactual

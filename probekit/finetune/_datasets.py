@@ -26,12 +26,15 @@ import os
 import re
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from probekit.errors import InputFileError, InvalidParameterError
+
+if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
+    import datasets
 
 __all__ = [
     "LABHC_PROFESSIONS",
@@ -512,7 +515,7 @@ def load_bios(
     label_column: str = "profession",
     gender_column: str = "gender",
     n_per_gender: int = 7,
-):
+) -> datasets.Dataset:
     """Load Bias-in-Bios (De-Arteaga et al. 2019) in the ``LabHC/bias_in_bios`` layout.
 
     Tokpo et al. (2023, §4) keep the seven most female-dominated and the seven most
@@ -600,7 +603,7 @@ def load_jigsaw(
     female_column: str = "female",
     male_column: str = "male",
     threshold: float = 0.5,
-):
+) -> datasets.Dataset:
     """Load Jigsaw Unintended Bias / Civil Comments with the paper's filtering (Tokpo et al. 2023, §4).
 
     Toxicity: toxic (label 1) if :math:`t > 0.5`, non-toxic (label 0) if :math:`t = 0`, other rows

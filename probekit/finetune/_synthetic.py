@@ -39,13 +39,16 @@ import functools
 import logging
 import numbers
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
 from probekit._corpus import indefinite_article
 from probekit.errors import InvalidParameterError
 from probekit.intrinsic._checks import check_positive_int, resolve_seed, spawn_generators
+
+if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
+    import datasets
 
 __all__ = [
     "SYNTHETIC_PROFESSIONS",
@@ -563,7 +566,7 @@ def make_synthetic_bios(
     title_rate: float = 0.1,
     professions: Sequence[str] | None = None,
     random_state: int | np.random.Generator | None = 0,
-):
+) -> datasets.DatasetDict:
     """Synthetic biographies with a planted gender–profession correlation (train) and a
     gender-balanced test split.
 
