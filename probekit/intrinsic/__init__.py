@@ -10,10 +10,13 @@
 - :func:`lpbs`, :func:`attr_lpbs`, :func:`target_lpbs`, :func:`lpbs_report` — log-probability
   bias scores (Kurita et al. 2019) on a masked-LM head.
 - :class:`GenderProbe`, :func:`gender_probe` — the linear gender probe and randomization test of
-  Tokpo et al. (2023).
+  Tokpo et al. (2023), class-balanced with C chosen by word-grouped cross-validation by default
+  (:data:`PAPER_PROBE` gives the paper's exact probe).
+- :func:`mdl_probe` — the online codelength of labels given embeddings (Voita & Titov 2020).
 """
 
-from probekit.intrinsic._gender_probe import GenderProbe, GenderProbeResult, gender_probe
+from probekit.intrinsic._gender_probe import PAPER_PROBE, GenderProbe, GenderProbeResult, gender_probe
+from probekit.intrinsic._mdl import MdlResult, mdl_probe
 from probekit.intrinsic._named_tests import PAPER_TEST, STANDARD_SEAT_TESTS, seat_test_categories, seat_word_sets
 from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
@@ -44,6 +47,9 @@ __all__ = [
     "GenderProbe",
     "gender_probe",
     "GenderProbeResult",
+    "PAPER_PROBE",
+    "mdl_probe",
+    "MdlResult",
     "BLEACHED_TEMPLATES",
     "LPBS_TEMPLATES",
     "bleached_sentences",

@@ -1,5 +1,10 @@
 """The gender probe of Tokpo et al. (2023, §3): is gender still linearly readable from an encoder,
 and does a probe trained on attribute words assign stereotype words their stereotypical gender?
+
+Beside the paper's numbers the probe reports what keeps them honest on real text: a class-balanced
+probe whose C is chosen by word-grouped cross-validation, the held-out calibration of its
+probabilities, the balanced and word-level stereotype accuracies (a male default is not a
+stereotype), and word-level bootstrap intervals.
 """
 
 from __future__ import annotations
@@ -23,6 +28,14 @@ from probekit.intrinsic._checks import (
     resolve_seed,
     spawn_generators,
 )
+from probekit.intrinsic._linear_probe import (
+    DEFAULT_CS,
+    check_C,
+    check_class_weight,
+    check_Cs,
+    fit_linear_probe,
+    probe_calibration,
+)
 from probekit.intrinsic._occurrences import as_occurrences
 
 logger = logging.getLogger(__name__)
@@ -30,6 +43,8 @@ logger = logging.getLogger(__name__)
 CLASSIFIERS = ("logistic", "linear_svm")
 RANDOMIZATION_UNITS = ("occurrence", "word")
 ALTERNATIVES = ("two-sided", "greater")
+#: The paper's exact probe: no class weights, C = 1, raw features (Tokpo et al. 2023, §3).
+PAPER_PROBE = {"C": 1.0, "class_weight": None, "standardize": False}
 _FEMALE_LABELS = {"female", "f", "1", "woman", "women"}
 _MALE_LABELS = {"male", "m", "0", "man", "men"}
 
@@ -42,24 +57,60 @@ class GenderProbeResult:
     ----------
     gender_accuracy : float
         Accuracy on the occurrences of the held-out attribute words (high: the probe works).
+    gender_accuracy_ci : list of float or None
+        Percentile bootstrap interval of ``gender_accuracy``, resampling held-out *words* within
+        each gender (occurrences of a word are not independent); the fitted probe is kept fixed.
     gender_accuracy_per_word : float
         Share of held-out attribute words whose occurrences are classified correctly by majority
         (ties broken by the mean predicted probability).
+    brier_score, expected_calibration_error : float
+        Held-out calibration of ``p_female`` on the test attribute occurrences: Brier score
+        ``mean (p - y)^2`` and ECE over ``n_bins`` equal-width bins of ``p``,
+        ``sum_b |B_b| / N * |mean_{B_b} y - mean_{B_b} p|`` (low: the confidence can be trusted).
+    calibration_bins : list of dict
+        Per non-empty bin: ``low``, ``high``, ``count``, ``mean_p``, ``share_female``.
     stereotype_accuracy : float
-        Accuracy of predicting the stereotypical gender of the X_f ∪ X_m occurrences (fair: 0.5).
+        The paper's stereotype accuracy: share of X_f ∪ X_m occurrences given their stereotypical
+        gender (fair: 0.5). A probe that calls everything male scores the male share here.
     stereotype_accuracy_female, stereotype_accuracy_male : float
         The same on X_f and X_m alone (NaN when a group is empty).
+    stereotype_accuracy_balanced : float
+        Mean of the two: 0.5 for a probe that ignores the stereotype, whatever its default.
+    stereotype_accuracy_balanced_ci : list of float or None
+        Bootstrap interval resampling stereotype words within each gender.
+    stereotype_accuracy_word : float
+        Each stereotype word counted once, as female when the mean ``p_female`` of its occurrences
+        exceeds 0.5; share of words given their stereotypical gender.
+    stereotype_accuracy_word_balanced : float
+        Mean of the per-gender word-level accuracies.
     stereotype_confidence : float
-        ``mean_i |p_female(e_i) - 0.5|`` over the stereotype occurrences (fair: low).
+        ``mean_i |p_female(e_i) - 0.5|`` over the stereotype occurrences (fair: low). Only as
+        meaningful as the probe's calibration.
     randomization_p_value : float
         The paper's test: ``n_randomizations`` random relabelings of X with the original group
         sizes; ``scipy.stats.ttest_1samp(random_accuracies, observed)`` p-value (two-sided).
     permutation_p_value : float
-        Empirical p-value from the same relabelings, ``(1 + #{as extreme}) / (1 + n_randomizations)``.
+        Empirical p-value of the stereotype accuracy from the same relabelings,
+        ``(1 + #{as extreme}) / (1 + n_randomizations)``.
+    permutation_p_value_balanced : float
+        The same for the balanced stereotype accuracy (as extreme: as far from 0.5, or for
+        ``alternative="greater"`` at least as high).
     random_accuracy_mean, random_accuracy_std : float
     random_accuracies : list of float
     train_words, test_words : dict
         ``{"female": [...], "male": [...]}``; the two never share a word.
+    classifier, class_weight, standardize : str, str or None, bool
+        The probe's settings.
+    C : float
+        The inverse regularization strength used (chosen or fixed).
+    C_setting : float or "cv"
+        What was asked for.
+    C_selection : str
+        "fixed", or how C was chosen (e.g. "5-fold word-grouped CV (log loss)").
+    cv_scores : dict
+        Mean validation score per candidate C (empty when C was fixed).
+    paper_setting : bool
+        Whether the probe is the paper's exact one (:data:`PAPER_PROBE`, logistic).
     """
 
     gender_accuracy: float
@@ -86,6 +137,24 @@ class GenderProbeResult:
     test_size: float
     random_state: int | None
     stereotype_word_p_female: dict[str, float] = field(default_factory=dict)
+    stereotype_accuracy_balanced: float = math.nan
+    stereotype_accuracy_word: float = math.nan
+    stereotype_accuracy_word_balanced: float = math.nan
+    permutation_p_value_balanced: float = math.nan
+    gender_accuracy_ci: list[float] | None = None
+    stereotype_accuracy_balanced_ci: list[float] | None = None
+    confidence_level: float = 0.95
+    n_bootstrap: int = 0
+    brier_score: float = math.nan
+    expected_calibration_error: float = math.nan
+    calibration_bins: list[dict[str, float]] = field(default_factory=list)
+    n_bins: int = 10
+    class_weight: str | None = None
+    standardize: bool = False
+    C_setting: float | str = 1.0
+    C_selection: str = "fixed"
+    cv_scores: dict[float, float] = field(default_factory=dict)
+    paper_setting: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -107,20 +176,77 @@ def _gender_labels(genders: Any, n: int, name: str) -> np.ndarray:
     return out
 
 
+def _per_word_counts(words: np.ndarray, y: np.ndarray, correct: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(gender, correct occurrences, occurrences) of each distinct word, in first-seen order."""
+    vocabulary = list(dict.fromkeys(words))
+    codes = _index_of(words, vocabulary)
+    n = np.bincount(codes, minlength=len(vocabulary)).astype(float)
+    hits = np.bincount(codes, weights=correct.astype(float), minlength=len(vocabulary))
+    gender = np.zeros(len(vocabulary), dtype=np.int64)
+    gender[codes] = y
+    return gender, hits, n
+
+
+def _pooled_accuracy(gender: np.ndarray, hits: np.ndarray, n: np.ndarray) -> float:
+    return float(hits.sum() / n.sum())
+
+
+def _balanced_accuracy(gender: np.ndarray, hits: np.ndarray, n: np.ndarray) -> float:
+    per_gender = [hits[gender == g].sum() / n[gender == g].sum() for g in (1, 0) if np.any(gender == g)]
+    return float(np.mean(per_gender)) if len(per_gender) == 2 else math.nan
+
+
+def word_bootstrap_ci(
+    statistic: Any, gender: np.ndarray, hits: np.ndarray, n: np.ndarray, *, n_bootstrap: int, confidence: float,
+    rng: np.random.Generator,
+) -> list[float] | None:
+    """Percentile bootstrap interval of an accuracy, resampling words within each gender.
+
+    Reuses :func:`probekit.extrinsic.bootstrap_ci` on one row per word (its gender as the stratum,
+    its correct and total occurrences as data), so a word's occurrences move together.
+    """
+    if n_bootstrap == 0 or gender.size < 2:
+        return None
+    from probekit.extrinsic._uncertainty import bootstrap_ci
+
+    interval = bootstrap_ci(statistic, gender, hits, n, strata=gender, n_resamples=n_bootstrap,
+                            confidence=confidence, random_state=rng)
+    if not (math.isfinite(interval.low) and math.isfinite(interval.high)):
+        return None
+    return [float(interval.low), float(interval.high)]
+
+
 class GenderProbe:
     """Linear gender probe with a word-disjoint split and the paper's randomization test.
 
-    Follows Tokpo et al. (2023, §3): a plain linear classifier on the raw embeddings (no feature
-    standardization, so the probe sees the geometry SEAT and Sent-debias act on), trained on the
-    embeddings of attribute words to predict female (1) / male (0).
+    Follows Tokpo et al. (2023, §3): a linear classifier trained on the embeddings of attribute
+    words to predict female (1) / male (0), evaluated on held-out attribute words and on the
+    stereotype words. By default the probe is class-balanced, standardizes its features and
+    chooses C by word-grouped cross-validation on the training words; ``C=1.0,
+    class_weight=None, standardize=False`` (:data:`PAPER_PROBE`) is the paper's exact probe.
 
     Parameters
     ----------
     classifier : {"logistic", "linear_svm"}
         scikit-learn ``LogisticRegression`` (default), or ``LinearSVC`` with sigmoid-calibrated
         probabilities (``CalibratedClassifierCV`` on word-disjoint folds of the training words).
-    C : float
-        Inverse regularization strength.
+    C : float or "cv"
+        Inverse regularization strength, or ``"cv"`` (default): chosen from ``Cs`` over
+        ``n_folds`` folds of the training words grouped by word (scikit-learn
+        ``StratifiedGroupKFold``; log loss for the logistic probe). With a fixed C = 1 on
+        384-dimensional embeddings the training words are separated perfectly and every
+        probability is near 0 or 1, so the "confidence" measures the regularization.
+    Cs : sequence of float
+        Candidates for ``C="cv"`` (default 1e-4 ... 1e2).
+    n_folds : int
+        Folds of the grouped cross-validation (fewer when a gender has fewer training words).
+    class_weight : {"balanced", None}
+        ``"balanced"`` (default): each gender weighs the same in training whatever its number of
+        occurrences, so an imbalanced attribute set does not teach a default gender. ``None``: the
+        paper's setting.
+    standardize : bool
+        Standardize features (``StandardScaler``, fitted on the training words inside the
+        scikit-learn ``Pipeline``). The probe stays linear in the raw embeddings.
     test_size : float
         Share of each gender's attribute *words* held out (at least one word each).
     n_randomizations : int
@@ -132,18 +258,31 @@ class GenderProbe:
         so occurrence relabeling understates the null spread: on synthetic data without any
         association its 5% test rejected 17% of the time, the word version 4%.
     alternative : {"two-sided", "greater"}
-        Of the empirical permutation p-value (the t-test is two-sided, as in the paper).
+        Of the empirical permutation p-values (the t-test is two-sided, as in the paper).
+    n_bins : int
+        Equal-width bins of the expected calibration error.
+    n_bootstrap : int
+        Bootstrap replicates of the word-level intervals (0: none).
+    confidence_level : float
     max_iter : int
         Iterations of the solver.
     random_state : int, numpy.random.Generator or None
-        Seed of the split, the classifier and the relabelings (independent streams). ``None``
-        draws a seed and records it.
+        Seed of the split, the classifier and folds, the relabelings and the bootstrap
+        (independent streams). ``None`` draws a seed and records it.
 
     Attributes
     ----------
-    classifier_ : fitted scikit-learn classifier
+    classifier_ : fitted scikit-learn Pipeline
+    C_ : float
+        The C used.
+    C_selection_ : str
+    cv_folds_ : list of (train, validation) index arrays into the training rows
+    cv_scores_ : dict
     train_words_, test_words_ : dict
     gender_accuracy_, gender_accuracy_per_word_ : float
+    gender_accuracy_ci_ : list of float or None
+    calibration_ : dict
+        ``brier_score``, ``expected_calibration_error``, ``bins`` on the held-out words.
     seed_ : int or None
     """
 
@@ -151,20 +290,34 @@ class GenderProbe:
         self,
         classifier: str = "logistic",
         *,
-        C: float = 1.0,
+        C: float | str = "cv",
+        Cs: Sequence[float] = DEFAULT_CS,
+        n_folds: int = 5,
+        class_weight: str | None = "balanced",
+        standardize: bool = True,
         test_size: float = 0.2,
         n_randomizations: int = 100,
         randomization_unit: str = "word",
         alternative: str = "two-sided",
+        n_bins: int = 10,
+        n_bootstrap: int = 1000,
+        confidence_level: float = 0.95,
         max_iter: int = 1000,
         random_state: RandomStateLike = None,
     ):
         self.classifier = classifier
         self.C = C
+        self.Cs = Cs
+        self.n_folds = n_folds
+        self.class_weight = class_weight
+        self.standardize = standardize
         self.test_size = test_size
         self.n_randomizations = n_randomizations
         self.randomization_unit = randomization_unit
         self.alternative = alternative
+        self.n_bins = n_bins
+        self.n_bootstrap = n_bootstrap
+        self.confidence_level = confidence_level
         self.max_iter = max_iter
         self.random_state = random_state
 
@@ -172,45 +325,45 @@ class GenderProbe:
 
     def _check_params(self) -> None:
         check_choice(self.classifier, "classifier", CLASSIFIERS)
-        if isinstance(self.C, bool) or not isinstance(self.C, (int, float, np.floating)) or not self.C > 0:
-            raise InvalidParameterError("C", self.C, "a positive number")
+        check_C(self.C)
+        check_Cs(self.Cs)
+        check_positive_int(self.n_folds, "n_folds", minimum=2)
+        self._class_weight = check_class_weight(self.class_weight)
+        if not isinstance(self.standardize, (bool, np.bool_)):
+            raise InvalidParameterError("standardize", self.standardize, "True or False")
         check_fraction(self.test_size, "test_size")
         check_positive_int(self.n_randomizations, "n_randomizations", minimum=2)
         check_choice(self.randomization_unit, "randomization_unit", RANDOMIZATION_UNITS)
         check_choice(self.alternative, "alternative", ALTERNATIVES)
+        check_positive_int(self.n_bins, "n_bins")
+        check_positive_int(self.n_bootstrap, "n_bootstrap", minimum=0)
+        check_fraction(self.confidence_level, "confidence_level")
         check_positive_int(self.max_iter, "max_iter")
 
-    def _make_classifier(self, y_train: np.ndarray, w_train: np.ndarray, seed: int) -> Any:
-        if self.classifier == "logistic":
-            from sklearn.linear_model import LogisticRegression
-
-            return LogisticRegression(C=float(self.C), max_iter=int(self.max_iter), random_state=seed)
-        from sklearn.calibration import CalibratedClassifierCV
-        from sklearn.svm import LinearSVC
-
-        folds = self._word_folds(y_train, w_train, seed)
-        return CalibratedClassifierCV(
-            LinearSVC(C=float(self.C), max_iter=int(self.max_iter), random_state=seed),
-            method="sigmoid", cv=folds,
-        )
-
-    @staticmethod
-    def _word_folds(y: np.ndarray, words: np.ndarray, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Word-disjoint calibration folds with both genders on each side."""
-        rng = np.random.default_rng(seed)
-        per_gender = [list(dict.fromkeys(words[y == g])) for g in (1, 0)]
-        k = min(3, min(len(ws) for ws in per_gender))
-        if k < 2:
-            raise InvalidParameterError(
-                "classifier", "linear_svm", "'logistic'",
-                "calibrating the SVM needs at least 2 training words per gender",
-            )
-        fold_of: dict[str, int] = {}
-        for ws in per_gender:
-            for j, w in enumerate(rng.permutation(np.asarray(ws, dtype=object))):
-                fold_of[w] = j % k
-        assignment = np.array([fold_of[w] for w in words])
-        return [(np.flatnonzero(assignment != f), np.flatnonzero(assignment == f)) for f in range(k)]
+    def _split_words(
+        self, labels: np.ndarray, y: np.ndarray, rng: np.random.Generator
+    ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """Word-disjoint split: ``test_size`` of each gender's words held out (at least one)."""
+        train_words: dict[str, list[str]] = {}
+        test_words: dict[str, list[str]] = {}
+        for g, gname in ((1, "female"), (0, "male")):
+            vocab = list(dict.fromkeys(labels[y == g]))
+            both = set(vocab) & set(labels[y != g])
+            if both:
+                raise InvalidParameterError(
+                    "genders", sorted(both)[:5], "each word labelled with one gender only"
+                )
+            if len(vocab) < 2:
+                raise InvalidParameterError(
+                    "genders", f"{len(vocab)} {gname} word(s)",
+                    "at least 2 words of each gender (one to train on, one to test on)",
+                    "a training split with one gender cannot train a gender classifier",
+                )
+            shuffled = [vocab[i] for i in rng.permutation(len(vocab))]
+            n_test = min(len(vocab) - 1, max(1, int(round(self.test_size * len(vocab)))))
+            test_words[gname] = sorted(shuffled[:n_test])
+            train_words[gname] = sorted(shuffled[n_test:])
+        return train_words, test_words
 
     def fit(self, embeddings: Any, words: Sequence[str], genders: Any) -> "GenderProbe":
         """Split the attribute words word-disjointly, train on one part, score the other.
@@ -228,28 +381,11 @@ class GenderProbe:
         X, labels = as_occurrences(embeddings, words, "embeddings")
         y = _gender_labels(genders, X.shape[0], "genders")
         seed, source = resolve_seed(self.random_state)
-        split_rng, clf_rng, self._rand_rng = spawn_generators(source, 3)
+        # Streams by position: the split, the classifier, the relabelings, the bootstrap.
+        split_rng, clf_rng, self._rand_rng, self._boot_rng = spawn_generators(source, 4)
         self.seed_ = seed
 
-        train_words: dict[str, list[str]] = {}
-        test_words: dict[str, list[str]] = {}
-        for g, gname in ((1, "female"), (0, "male")):
-            vocab = list(dict.fromkeys(labels[y == g]))
-            both = set(vocab) & set(labels[y != g])
-            if both:
-                raise InvalidParameterError(
-                    "genders", sorted(both)[:5], "each word labelled with one gender only"
-                )
-            if len(vocab) < 2:
-                raise InvalidParameterError(
-                    "genders", f"{len(vocab)} {gname} word(s)",
-                    "at least 2 words of each gender (one to train on, one to test on)",
-                    "a training split with one gender cannot train a gender classifier",
-                )
-            shuffled = [vocab[i] for i in split_rng.permutation(len(vocab))]
-            n_test = min(len(vocab) - 1, max(1, int(round(self.test_size * len(vocab)))))
-            test_words[gname] = sorted(shuffled[:n_test])
-            train_words[gname] = sorted(shuffled[n_test:])
+        train_words, test_words = self._split_words(labels, y, split_rng)
         test_set = set(test_words["female"]) | set(test_words["male"])
         is_test = np.array([w in test_set for w in labels])
         X_train, y_train, w_train = X[~is_test], y[~is_test], labels[~is_test]
@@ -257,15 +393,27 @@ class GenderProbe:
         if np.unique(y_train).size < 2:  # pragma: no cover - prevented by the per-gender split
             raise InvalidParameterError("genders", "one gender in the training split", "both genders")
 
-        clf_seed = int(clf_rng.integers(0, 2**31 - 1))
-        self.classifier_ = self._make_classifier(y_train, w_train, clf_seed)
-        self.classifier_.fit(X_train, y_train)
+        fitted = fit_linear_probe(
+            X_train, y_train, w_train.astype(str), classifier=self.classifier, C=check_C(self.C),
+            Cs=check_Cs(self.Cs), n_folds=int(self.n_folds), class_weight=self._class_weight,
+            standardize=bool(self.standardize), max_iter=int(self.max_iter),
+            seed=int(clf_rng.integers(0, 2**31 - 1)),
+        )
+        self.classifier_ = fitted.model
+        self.C_ = fitted.C
+        self.C_selection_ = fitted.C_selection
+        self.cv_folds_ = fitted.cv_folds
+        self.cv_scores_ = fitted.cv_scores
         self.dim_ = X.shape[1]
         self.train_words_ = train_words
         self.test_words_ = test_words
         self.n_train_ = int(X_train.shape[0])
         self.n_test_ = int(X_test.shape[0])
+        self._score_held_out(X_test, y_test, w_test)
+        return self
 
+    def _score_held_out(self, X_test: np.ndarray, y_test: np.ndarray, w_test: np.ndarray) -> None:
+        """Accuracy (per occurrence, per word, with a word-bootstrap interval) and calibration."""
         p_test = self.predict_proba_female(X_test)
         pred = (p_test > 0.5).astype(np.int64)
         self.gender_accuracy_ = float(np.mean(pred == y_test))
@@ -276,7 +424,12 @@ class GenderProbe:
             says_female = votes > 0.5 if votes != 0.5 else p_test[rows].mean() > 0.5
             correct_words.append(int(says_female) == int(y_test[rows][0]))
         self.gender_accuracy_per_word_ = float(np.mean(correct_words))
-        return self
+        gender, hits, n = _per_word_counts(w_test, y_test, pred == y_test)
+        self.gender_accuracy_ci_ = word_bootstrap_ci(
+            _pooled_accuracy, gender, hits, n, n_bootstrap=int(self.n_bootstrap),
+            confidence=float(self.confidence_level), rng=self._boot_rng,
+        )
+        self.calibration_ = probe_calibration(y_test, p_test, n_bins=int(self.n_bins))
 
     # -- prediction ---------------------------------------------------------------------------
 
@@ -301,8 +454,32 @@ class GenderProbe:
 
     # -- the stereotype analysis --------------------------------------------------------------
 
+    def _relabelings(self, y: np.ndarray, labels: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """``n_randomizations`` random relabelings with the original group sizes (rows) and the
+        labels of the units relabeled (words or occurrences)."""
+        R = int(self.n_randomizations)
+        rng = self._rand_rng
+        if self.randomization_unit == "occurrence":
+            return rng.permuted(np.broadcast_to(y, (R, y.size)), axis=1), y
+        assert labels is not None
+        vocab = list(dict.fromkeys(labels))
+        mixed = [w for w in vocab if np.unique(y[labels == w]).size > 1]
+        if mixed:
+            raise InvalidParameterError("genders", mixed[:5], "one stereotypical gender per stereotype word")
+        unit_of = _index_of(labels, vocab)
+        unit_labels = np.array([y[labels == w][0] for w in vocab])
+        return rng.permuted(np.broadcast_to(unit_labels, (R, unit_labels.size)), axis=1)[:, unit_of], unit_labels
+
+    def _empirical_p(self, observed: float, random: np.ndarray, centre: float) -> float:
+        tol = 1e-12
+        if self.alternative == "greater":
+            extreme = int(np.count_nonzero(random >= observed - tol))
+        else:
+            extreme = int(np.count_nonzero(np.abs(random - centre) >= abs(observed - centre) - tol))
+        return (1 + extreme) / (1 + random.size)
+
     def evaluate(self, embeddings: Any, genders: Any, words: Sequence[str] | None = None) -> GenderProbeResult:
-        """Stereotype accuracy, confidence and the randomization test on stereotype occurrences.
+        """Stereotype accuracies, confidence and the randomization test on stereotype occurrences.
 
         Parameters
         ----------
@@ -311,8 +488,8 @@ class GenderProbe:
         genders : sequence
             Stereotypical gender of each row.
         words : sequence of str, optional
-            Word of each row; needed for ``randomization_unit="word"`` and for per-word
-            probabilities in the result.
+            Word of each row; needed for ``randomization_unit="word"``, the word-level accuracy,
+            the balanced interval and per-word probabilities.
         """
         self._check_fitted()
         from scipy import stats
@@ -339,33 +516,20 @@ class GenderProbe:
                 "gender probe: the stereotype set has no " + ("female" if math.isnan(acc_f) else "male")
                 + " occurrences; that group's stereotype accuracy is NaN", RuntimeWarning, stacklevel=2,
             )
+        balanced = (acc_f + acc_m) / 2.0
         confidence = float(np.mean(np.abs(p_f - 0.5)))
 
-        # Relabelings with the original group sizes.
-        R = int(self.n_randomizations)
-        rng = self._rand_rng
-        if self.randomization_unit == "occurrence":
-            unit_labels = y
-            permuted = rng.permuted(np.broadcast_to(unit_labels, (R, y.size)), axis=1)
-        else:
-            assert labels is not None
-            vocab = list(dict.fromkeys(labels))
-            mixed = [w for w in vocab if np.unique(y[labels == w]).size > 1]
-            if mixed:
-                raise InvalidParameterError("genders", mixed[:5], "one stereotypical gender per stereotype word")
-            unit_of = _index_of(labels, vocab)
-            unit_labels = np.array([y[labels == w][0] for w in vocab])
-            permuted = rng.permuted(np.broadcast_to(unit_labels, (R, unit_labels.size)), axis=1)[:, unit_of]
-        random_acc = (permuted == pred[None, :]).mean(axis=1)
+        permuted, unit_labels = self._relabelings(y, labels)
+        hits = permuted == pred[None, :]
+        random_acc = hits.mean(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            random_bal = 0.5 * ((hits & (permuted == 1)).sum(axis=1) / (permuted == 1).sum(axis=1)
+                                + (hits & (permuted == 0)).sum(axis=1) / (permuted == 0).sum(axis=1))
         share_female = float(unit_labels.mean())
         n_pred_f = float(pred.sum())
         expected = (n_pred_f * share_female + (pred.size - n_pred_f) * (1 - share_female)) / pred.size
-        tol = 1e-12
-        if self.alternative == "greater":
-            extreme = int(np.count_nonzero(random_acc >= observed - tol))
-        else:
-            extreme = int(np.count_nonzero(np.abs(random_acc - expected) >= abs(observed - expected) - tol))
-        perm_p = (1 + extreme) / (1 + R)
+        perm_p = self._empirical_p(observed, random_acc, expected)
+        perm_p_balanced = self._empirical_p(balanced, random_bal, 0.5) if math.isfinite(balanced) else math.nan
         if np.ptp(random_acc) == 0:
             warnings.warn(
                 "gender probe: every random relabeling gives the same accuracy (the probe predicts one "
@@ -376,9 +540,21 @@ class GenderProbe:
             t_p = float(stats.ttest_1samp(random_acc, popmean=observed).pvalue)
 
         per_word: dict[str, float] = {}
+        word_acc = word_bal = math.nan
+        balanced_ci = None
         if labels is not None:
             for w in dict.fromkeys(labels):
                 per_word[w] = float(p_f[labels == w].mean())
+            word_gender, word_hits, word_n = _per_word_counts(labels, y, correct)
+            word_right = (np.array(list(per_word.values())) > 0.5).astype(np.int64) == word_gender
+            word_acc = float(word_right.mean())
+            word_bal = _balanced_accuracy(word_gender, word_right.astype(float), np.ones(word_right.size))
+            if math.isfinite(balanced):
+                balanced_ci = word_bootstrap_ci(
+                    _balanced_accuracy, word_gender, word_hits, word_n, n_bootstrap=int(self.n_bootstrap),
+                    confidence=float(self.confidence_level), rng=self._boot_rng,
+                )
+        calibration = self.calibration_
         return GenderProbeResult(
             gender_accuracy=self.gender_accuracy_,
             gender_accuracy_per_word=self.gender_accuracy_per_word_,
@@ -391,7 +567,7 @@ class GenderProbe:
             random_accuracy_mean=float(random_acc.mean()),
             random_accuracy_std=float(random_acc.std(ddof=1)),
             random_accuracies=[float(a) for a in random_acc],
-            n_randomizations=R,
+            n_randomizations=int(self.n_randomizations),
             randomization_unit=self.randomization_unit,
             alternative=self.alternative,
             train_words={k: list(v) for k, v in self.train_words_.items()},
@@ -400,10 +576,35 @@ class GenderProbe:
             n_test=self.n_test_,
             n_stereotype=int(X.shape[0]),
             classifier=self.classifier,
-            C=float(self.C),
+            C=float(self.C_),
             test_size=float(self.test_size),
             random_state=self.seed_,
             stereotype_word_p_female=per_word,
+            stereotype_accuracy_balanced=float(balanced),
+            stereotype_accuracy_word=word_acc,
+            stereotype_accuracy_word_balanced=word_bal,
+            permutation_p_value_balanced=float(perm_p_balanced),
+            gender_accuracy_ci=self.gender_accuracy_ci_,
+            stereotype_accuracy_balanced_ci=balanced_ci,
+            confidence_level=float(self.confidence_level),
+            n_bootstrap=int(self.n_bootstrap),
+            brier_score=calibration["brier_score"],
+            expected_calibration_error=calibration["expected_calibration_error"],
+            calibration_bins=calibration["bins"],
+            n_bins=int(self.n_bins),
+            class_weight=self._class_weight,
+            standardize=bool(self.standardize),
+            C_setting=check_C(self.C),
+            C_selection=self.C_selection_,
+            cv_scores=dict(self.cv_scores_),
+            paper_setting=self.is_paper_setting(),
+        )
+
+    def is_paper_setting(self) -> bool:
+        """Whether this is the paper's exact probe (logistic, C = 1, no class weights, raw features)."""
+        return (
+            self.classifier == "logistic" and check_C(self.C) == PAPER_PROBE["C"]
+            and check_class_weight(self.class_weight) is None and not self.standardize
         )
 
 
@@ -423,11 +624,18 @@ def gender_probe(
     female_stereotype_words: Sequence[str] | None = None,
     male_stereotype_words: Sequence[str] | None = None,
     classifier: str = "logistic",
-    C: float = 1.0,
+    C: float | str = "cv",
+    Cs: Sequence[float] = DEFAULT_CS,
+    n_folds: int = 5,
+    class_weight: str | None = "balanced",
+    standardize: bool = True,
     test_size: float = 0.2,
     n_randomizations: int = 100,
     randomization_unit: str = "word",
     alternative: str = "two-sided",
+    n_bins: int = 10,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
     max_iter: int = 1000,
     random_state: RandomStateLike = None,
 ) -> GenderProbeResult:
@@ -435,10 +643,18 @@ def gender_probe(
 
     Trains :class:`GenderProbe` on the attribute-word occurrences W_f / W_m (word-disjoint
     80/20 split per gender by default) and evaluates it on the stereotype occurrences X_f / X_m.
+    The default probe is class-balanced, standardized and picks C by word-grouped
+    cross-validation; ``**PAPER_PROBE`` (``C=1.0, class_weight=None, standardize=False``) gives
+    the paper's exact probe.
 
     - gender accuracy: accuracy on the held-out attribute words' occurrences (and per word, by
-      majority);
-    - stereotype accuracy: accuracy of predicting the stereotypical gender of X_f ∪ X_m;
+      majority), with a word-bootstrap interval; Brier score and expected calibration error of
+      its probabilities on those words;
+    - stereotype accuracy (the paper's): accuracy of predicting the stereotypical gender of the
+      X_f ∪ X_m occurrences, :math:`\\frac{1}{N}\\sum_i [\\hat g(e_i) = g_i]`;
+    - balanced stereotype accuracy: :math:`\\frac{1}{2}(\\text{acc}_{X_f} + \\text{acc}_{X_m})`, 0.5
+      for a probe with a default gender and no stereotype; word-level stereotype accuracy: each
+      word once, by the mean probability of its occurrences;
     - stereotype confidence: :math:`\\frac{1}{N} \\sum_i |p_f(e_i) - 0.5|` over X_f ∪ X_m;
     - randomization p-value (the paper's): ``n_randomizations`` random splits of the stereotype
       words X into groups of the original sizes (``randomization_unit="word"``; or of the
@@ -459,9 +675,10 @@ def gender_probe(
     ms, msw = _maybe_words(male_stereotypes, male_stereotype_words, "male_stereotypes")
     check_same_width({"female_attributes": fa, "male_attributes": ma, "female_stereotypes": fs, "male_stereotypes": ms})
     probe = GenderProbe(
-        classifier, C=C, test_size=test_size, n_randomizations=n_randomizations,
-        randomization_unit=randomization_unit, alternative=alternative, max_iter=max_iter,
-        random_state=random_state,
+        classifier, C=C, Cs=Cs, n_folds=n_folds, class_weight=class_weight, standardize=standardize,
+        test_size=test_size, n_randomizations=n_randomizations, randomization_unit=randomization_unit,
+        alternative=alternative, n_bins=n_bins, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
+        max_iter=max_iter, random_state=random_state,
     )
     probe.fit(np.concatenate([fa, ma]), np.concatenate([fw, mw]), np.r_[np.ones(len(fa), int), np.zeros(len(ma), int)])
     st_words = None

@@ -11,6 +11,7 @@ from sklearn.linear_model import LogisticRegression
 
 from probekit.errors import InvalidParameterError
 from probekit.intrinsic import GenderProbe, gender_probe
+from probekit.intrinsic._gender_probe import PAPER_PROBE
 
 DIM = 24
 
@@ -97,7 +98,7 @@ def test_split_is_word_disjoint_and_follows_test_size():
 
 def test_accuracies_match_an_independent_scikit_learn_fit():
     fa, ma, fs, ms = _data(3, stereotype_strength=0.8, attribute_strength=0.6)
-    r = gender_probe(fa, ma, fs, ms, random_state=5, C=0.5)
+    r = gender_probe(fa, ma, fs, ms, random_state=5, C=0.5, class_weight=None, standardize=False)
     emb = np.vstack([fa[0], ma[0]])
     words = np.array(fa[1] + ma[1])
     y = np.r_[np.ones(len(fa[1])), np.zeros(len(ma[1]))]
@@ -214,3 +215,162 @@ def test_alternative_greater_is_one_sided():
     from probekit._io import dumps_json
 
     assert json.loads(dumps_json(straight))["alternative"] == "greater"
+
+
+# -- balanced and word-level accuracies, class weights, grouped CV, calibration ------------------
+
+def _prior_data(seed, stereotype_strength, male_offset, n_female_stereo=4, n_male_stereo=16):
+    """Attribute sets with a gender direction; stereotype sets imbalanced (many more male words),
+    each stereotype word shifted by ``male_offset`` towards the male side (a default) and by
+    ``stereotype_strength`` towards its own gender (a stereotype)."""
+    rng = np.random.default_rng(seed)
+    direction = rng.normal(size=DIM)
+    direction /= np.linalg.norm(direction)
+    fa = _occurrences(rng, "fa", 20, +1, 3.0, direction)
+    ma = _occurrences(rng, "ma", 30, -1, 3.0, direction)
+    fs = _occurrences(rng, "fs", n_female_stereo, +1, stereotype_strength, direction)
+    ms = _occurrences(rng, "ms", n_male_stereo, -1, stereotype_strength, direction)
+    fs = (fs[0] - male_offset * direction, fs[1])
+    ms = (ms[0] - male_offset * direction, ms[1])
+    return fa, ma, fs, ms
+
+
+@pytest.mark.parametrize("settings", [{}, PAPER_PROBE], ids=["default", "paper"])
+def test_planted_prior_without_stereotype_is_not_a_stereotype(settings):
+    fa, ma, fs, ms = _prior_data(10, stereotype_strength=0.0, male_offset=3.0)
+    r = gender_probe(fa, ma, fs, ms, random_state=0, n_bootstrap=200, **settings)
+    assert r.gender_accuracy > 0.9
+    # Everything is called male: the paper's accuracy is the male share, the balanced one chance.
+    assert r.stereotype_accuracy_male > 0.9 and r.stereotype_accuracy_female < 0.1
+    assert r.stereotype_accuracy > 0.75
+    assert r.stereotype_accuracy_balanced == pytest.approx(0.5, abs=0.05)
+    assert r.stereotype_accuracy_word_balanced == pytest.approx(0.5, abs=0.05)
+    assert r.stereotype_accuracy_word == pytest.approx(16 / 20, abs=0.06)
+    assert r.permutation_p_value_balanced > 0.5
+    low, high = r.stereotype_accuracy_balanced_ci
+    assert low <= 0.5 <= high
+
+
+def test_planted_stereotype_direction_gives_high_plain_and_balanced_accuracy():
+    fa, ma, fs, ms = _prior_data(11, stereotype_strength=2.5, male_offset=0.0)
+    r = gender_probe(fa, ma, fs, ms, random_state=0, n_bootstrap=200)
+    assert r.stereotype_accuracy > 0.9 and r.stereotype_accuracy_balanced > 0.9
+    assert r.stereotype_accuracy_word > 0.9 and r.stereotype_accuracy_word_balanced > 0.9
+    assert r.permutation_p_value < 0.05 and r.permutation_p_value_balanced < 0.05
+    assert r.stereotype_accuracy_balanced_ci[0] > 0.7
+    assert r.paper_setting is False and r.class_weight == "balanced" and r.standardize is True
+
+
+def test_word_level_and_balanced_accuracies_match_brute_force():
+    fa, ma, fs, ms = _data(12, stereotype_strength=0.7, attribute_strength=1.0)
+    r = gender_probe(fa, ma, fs, ms, random_state=1, n_bootstrap=0)
+    assert r.stereotype_accuracy_balanced == pytest.approx((r.stereotype_accuracy_female + r.stereotype_accuracy_male) / 2)
+    female_words, male_words = set(fs[1]), set(ms[1])
+    right = [(p > 0.5) == (w in female_words) for w, p in r.stereotype_word_p_female.items()]
+    assert r.stereotype_accuracy_word == pytest.approx(np.mean(right))
+    by_gender = [np.mean([(r.stereotype_word_p_female[w] > 0.5) == g for w in words])
+                 for words, g in ((female_words, True), (male_words, False))]
+    assert r.stereotype_accuracy_word_balanced == pytest.approx(np.mean(by_gender))
+    assert r.gender_accuracy_ci is None and r.stereotype_accuracy_balanced_ci is None
+
+
+def test_class_balanced_training_has_no_default_gender():
+    """With 1 female per 5 male training words, the unweighted probe calls gender-neutral
+    embeddings male far more often than the class-balanced one."""
+    rng = np.random.default_rng(13)
+    direction = rng.normal(size=DIM)
+    direction /= np.linalg.norm(direction)
+    fa = _occurrences(rng, "fa", 8, +1, 1.0, direction)
+    ma = _occurrences(rng, "ma", 40, -1, 1.0, direction)
+    neutral = rng.normal(size=(400, DIM))
+    emb, words = np.vstack([fa[0], ma[0]]), fa[1] + ma[1]
+    genders = [1] * len(fa[1]) + [0] * len(ma[1])
+    shares = {}
+    for weight in ("balanced", None):
+        probe = GenderProbe(C=1.0, class_weight=weight, random_state=0).fit(emb, words, genders)
+        shares[weight] = probe.predict(neutral).mean()
+    assert shares[None] < 0.25
+    assert 0.3 < shares["balanced"] < 0.7
+
+
+def test_grouped_cv_keeps_each_word_on_one_side_and_picks_the_best_log_loss():
+    from sklearn.metrics import log_loss
+    from sklearn.preprocessing import StandardScaler
+
+    fa, ma, fs, ms = _data(14, stereotype_strength=1.0, attribute_strength=0.8)
+    emb, words = np.vstack([fa[0], ma[0]]), np.array(fa[1] + ma[1])
+    genders = np.r_[np.ones(len(fa[1]), int), np.zeros(len(ma[1]), int)]
+    probe = GenderProbe(random_state=3, Cs=(1e-3, 1e-2, 1e-1, 1.0, 10.0)).fit(emb, words, genders)
+    test = np.isin(words, probe.test_words_["female"] + probe.test_words_["male"])
+    X, y, w = emb[~test], genders[~test], words[~test]
+    assert len(probe.cv_folds_) == 5
+    seen = np.zeros(len(y), int)
+    for train, valid in probe.cv_folds_:
+        assert not set(w[train]) & set(w[valid])  # no word in both
+        assert set(y[valid]) == {0, 1}
+        seen[valid] += 1
+    assert np.all(seen == 1)  # every training row validated exactly once
+    # Independent reference: the same folds, the same scaled features, one fit per (C, fold).
+    Xs = StandardScaler().fit_transform(X)
+    mean_loss = {}
+    for C in probe.Cs:
+        losses = [log_loss(y[valid], LogisticRegression(C=C, class_weight="balanced", max_iter=1000)
+                           .fit(Xs[train], y[train]).predict_proba(Xs[valid])[:, 1], labels=[0, 1])
+                  for train, valid in probe.cv_folds_]
+        mean_loss[C] = np.mean(losses)
+    assert probe.C_ == min(mean_loss, key=mean_loss.get)
+    for C, score in probe.cv_scores_.items():
+        assert -score == pytest.approx(mean_loss[C], rel=1e-3)
+    assert probe.C_selection_.startswith("5-fold word-grouped CV")
+
+
+def test_calibration_is_brier_and_equal_width_ece():
+    from probekit.intrinsic._linear_probe import probe_calibration
+
+    rng = np.random.default_rng(15)
+    p = np.r_[rng.uniform(size=500), 0.0, 1.0, 0.1, 0.3]
+    y = (rng.uniform(size=p.size) < p ** 2).astype(int)
+    out = probe_calibration(y, p, n_bins=10)
+    assert out["brier_score"] == pytest.approx(np.mean((p - y) ** 2))
+    ece = 0.0
+    for b in range(10):  # brute force, the last bin closed on the right
+        inside = (p >= b / 10) & ((p < (b + 1) / 10) if b < 9 else (p <= 1.0))
+        if inside.any():
+            ece += inside.mean() * abs(y[inside].mean() - p[inside].mean())
+    assert out["expected_calibration_error"] == pytest.approx(ece)
+    assert sum(b["count"] for b in out["bins"]) == p.size
+    perfect = probe_calibration(np.r_[np.zeros(50), np.ones(50)], np.r_[np.zeros(50), np.ones(50)])
+    assert perfect["brier_score"] == 0 and perfect["expected_calibration_error"] == 0
+
+
+def test_saturated_paper_probe_is_worse_calibrated_than_the_cv_probe():
+    fa, ma, fs, ms = _data(16, stereotype_strength=0.5, attribute_strength=0.7)
+    cv = gender_probe(fa, ma, fs, ms, random_state=0, n_bootstrap=0)
+    paper = gender_probe(fa, ma, fs, ms, random_state=0, n_bootstrap=0, C=100.0, class_weight=None, standardize=False)
+    assert cv.C_setting == "cv" and cv.C in cv.cv_scores
+    assert paper.C_setting == 100.0 and paper.C_selection == "fixed" and paper.cv_scores == {}
+    assert cv.brier_score < paper.brier_score
+    assert cv.stereotype_confidence < paper.stereotype_confidence
+    assert 0 <= cv.expected_calibration_error <= 1
+
+
+def test_paper_setting_flag_and_word_bootstrap_interval():
+    fa, ma, fs, ms = _data(17, stereotype_strength=1.0)
+    r = gender_probe(fa, ma, fs, ms, random_state=0, n_bootstrap=300, **PAPER_PROBE)
+    assert r.paper_setting is True and r.C == 1.0 and r.class_weight is None
+    low, high = r.gender_accuracy_ci
+    assert low <= r.gender_accuracy <= high
+    again = gender_probe(fa, ma, fs, ms, random_state=0, n_bootstrap=300, **PAPER_PROBE)
+    assert again.gender_accuracy_ci == r.gender_accuracy_ci
+
+
+@pytest.mark.parametrize(
+    "kwargs, parameter",
+    [({"class_weight": "auto"}, "class_weight"), ({"C": "auto"}, "C"), ({"Cs": []}, "Cs"),
+     ({"n_bins": 0}, "n_bins"), ({"n_bootstrap": -1}, "n_bootstrap"), ({"standardize": "yes"}, "standardize")],
+)
+def test_bad_new_parameters(kwargs, parameter):
+    fa, ma, fs, ms = _data(7, stereotype_strength=1.0, n_attr=5, n_stereo=3)
+    with pytest.raises(InvalidParameterError) as err:
+        gender_probe(fa, ma, fs, ms, **kwargs)
+    assert err.value.parameter == parameter
