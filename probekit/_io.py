@@ -13,6 +13,8 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
+from probekit.errors import InvalidParameterError
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
@@ -34,6 +36,30 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def ensure_writable_dir(path: str | os.PathLike, parameter: str = "out") -> Path:
+    """Create the directory ``path`` (and its parents) if needed and check that a file can be
+    written in it. Call it before any slow work (loading a model, extraction), so that a bad
+    output path fails at once with a one-line error instead of after the computation.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``parameter``: ``path`` is a file, or cannot be created or written.
+    """
+    target = Path(path).expanduser()
+    if target.exists() and not target.is_dir():
+        raise InvalidParameterError(parameter, str(path), "a directory path", "a file of that name exists")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".probekit-write-check-", dir=target)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        reason = f"{exc.strerror}" if exc.strerror else str(exc)
+        raise InvalidParameterError(parameter, str(path), "a directory that can be created and written", reason) from None
+    return target
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
