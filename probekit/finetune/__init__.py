@@ -6,6 +6,11 @@ set. Every dataset shares one representation, a :class:`datasets.Dataset` with t
 ``text`` (str), ``label`` (:class:`datasets.ClassLabel`; class names in
 ``features["label"].names``), ``gender`` (``"female"`` / ``"male"``) and ``example_id`` (int; the
 ``source`` id that pairs an example with its counterfactual).
+
+Running the study: :func:`run_finetune` (every fold of one encoder x data x setting, with a
+run-time estimate, resume, ``metrics.json``, table and figure), or the same work as units:
+:func:`run_fold` (one fold; its result dict, also saved as ``fold.json``) and
+:func:`aggregate_folds` / :func:`collect_run` (fold results -> ``metrics.json``).
 """
 
 from probekit.finetune._counterfactual import DATA_SETTINGS, apply_setting, counterfactual_dataset
@@ -17,12 +22,24 @@ from probekit.finetune._datasets import (
     load_bios,
     load_jigsaw,
 )
+from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, summarize_folds
+from probekit.finetune._report import finetune_markdown, load_finetune_results, plot_finetune_figure
+from probekit.finetune._run import (
+    FinetuneResult,
+    aggregate_folds,
+    collect_run,
+    estimate_seconds,
+    run_finetune,
+    run_fold,
+    stratified_folds,
+)
 from probekit.finetune._synthetic import (
     SYNTHETIC_FEMALE_DOMINATED,
     SYNTHETIC_MALE_DOMINATED,
     SYNTHETIC_PROFESSIONS,
     make_synthetic_bios,
 )
+from probekit.finetune._train import FinetuneConfig, TrainedClassifier, train_classifier
 
 __all__ = [
     # data
@@ -40,4 +57,23 @@ __all__ = [
     "DATA_SETTINGS",
     "apply_setting",
     "counterfactual_dataset",
+    # training and evaluation
+    "FinetuneConfig",
+    "train_classifier",
+    "TrainedClassifier",
+    "run_finetune",
+    "run_fold",
+    "aggregate_folds",
+    "collect_run",
+    "estimate_seconds",
+    "stratified_folds",
+    "FinetuneResult",
+    "fold_metrics",
+    "summarize_folds",
+    "METRICS",
+    "METRIC_LABELS",
+    # reports
+    "load_finetune_results",
+    "finetune_markdown",
+    "plot_finetune_figure",
 ]

@@ -67,7 +67,8 @@ def run_label(run: Mapping[str, Any]) -> str:
 
 def _setting(run: Mapping[str, Any]) -> str:
     settings = run.get("settings") or {}
-    return str(settings.get("setting", "?")) + (" (frozen)" if settings.get("frozen") else "")
+    frozen = settings.get("frozen", (settings.get("config") or {}).get("frozen"))
+    return str(settings.get("setting", "?")) + (" (frozen)" if frozen else "")
 
 
 def finetune_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | None = None) -> str:

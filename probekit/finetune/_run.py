@@ -26,6 +26,13 @@ What a run leaves in its output directory::
 macro-F1; ``probekit metrics folds/fold-00/augmented.csv --source-col source --prob-cols ...``
 recomputes CF and the CF-* metrics (the exact command is in ``metrics.json``).
 
+The same work as units (for a study runner, or to spread folds over processes and machines):
+:func:`run_fold` trains and evaluates one fold into the run directory and returns the fold's result
+dict (the content of its ``fold.json``); :func:`aggregate_folds` turns the fold dicts of a run
+into its :class:`FinetuneResult`, and :func:`collect_run` does that from the files of a run
+directory and writes ``metrics.json``, the table and the figure. :func:`estimate_seconds` gives
+the run-time estimate that :func:`run_finetune` reports before it starts.
+
 An interrupted run continues with ``resume=True``: finished folds are read from disk, the fold in
 progress restarts from its last epoch-end checkpoint, and the predictions are those of an
 uninterrupted run (the shared loop's randomness is a function of the seed and the step).
@@ -56,7 +63,19 @@ from probekit.finetune._train import FinetuneConfig, TrainedClassifier, measure_
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FinetuneResult", "run_finetune", "stratified_folds", "data_digest", "check_output_dir", "RUN_FILE"]
+__all__ = [
+    "FinetuneResult",
+    "run_finetune",
+    "run_fold",
+    "aggregate_folds",
+    "collect_run",
+    "estimate_seconds",
+    "stratified_folds",
+    "data_digest",
+    "check_output_dir",
+    "fold_dir_name",
+    "RUN_FILE",
+]
 
 RUN_FILE = "run.json"
 METRICS_FILE = "metrics.json"
@@ -256,6 +275,71 @@ def _wait_for_everyone() -> None:
     PartialState().wait_for_everyone()
 
 
+# ------------------------------------------------------------------------------------------ the plan
+
+
+@dataclass
+class _Plan:
+    """What every unit of a run shares: its settings, classes, pool and (train indices, test set) per fold."""
+
+    settings: dict[str, Any]
+    classes: list[str]
+    pool: Any
+    splits: list[tuple[np.ndarray, Any]]
+    test_data: Any
+
+
+def _prepare(encoder: Any, data: Any, *, setting: str, folds: int, test_data: Any, config: FinetuneConfig,
+             data_name: str) -> _Plan:
+    if not isinstance(config, FinetuneConfig):
+        raise InvalidParameterError("config", type(config).__name__, "a probekit.finetune.FinetuneConfig")
+    if setting not in _SETTINGS:
+        raise InvalidParameterError("setting", setting, _SETTINGS)
+    _check_dataset(data, "data")
+    classes = class_names(data)
+    if test_data is not None:
+        _check_dataset(test_data, "test_data")
+        if class_names(test_data) != classes:
+            raise InvalidParameterError("test_data", class_names(test_data)[:10], f"the classes of data {classes[:10]}")
+        split, n_folds = "fixed", 1
+    else:
+        split = "cv"
+        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or not 2 <= folds <= len(data):
+            raise InvalidParameterError("folds", folds, f"an integer from 2 to the number of examples ({len(data)})")
+        n_folds = int(folds)
+
+    from probekit.finetune._datasets import label_gender_counts
+
+    settings: dict[str, Any] = {
+        "data": data_name,
+        "data_description": getattr(getattr(data, "info", None), "description", None),
+        "data_digest": data_digest(data),
+        "test_data_digest": data_digest(test_data) if test_data is not None else None,
+        "n_examples": len(data),
+        "n_test_examples": len(test_data) if test_data is not None else None,
+        "classes": classes,
+        "label_gender_counts": _counts_dict(label_gender_counts(data)),
+        "setting": setting,
+        "split": split,
+        "folds": n_folds,
+        "fold_seed": int(config.seed),
+        "config": config.to_dict(),
+        "model_fingerprint": encoder.fingerprint,
+        "model": encoder.describe(),
+        "interventions": _interventions(setting),
+        "metric_aggregation": (
+            "tprd/fprd: mean over classes of |female - male| per class (tprd_rms: root mean square); "
+            "over folds: mean, std (ddof=1), 95% Student-t interval"
+        ),
+    }
+    if split == "cv":
+        folds_ = stratified_folds(data["label"], data["gender"], n_folds, config.seed)
+        splits = [(train_idx, data.select(test_idx)) for train_idx, test_idx in folds_]
+    else:
+        splits = [(np.arange(len(data)), test_data)]
+    return _Plan(settings=settings, classes=classes, pool=data, splits=splits, test_data=test_data)
+
+
 # ------------------------------------------------------------------------------------------ one fold
 
 
@@ -284,30 +368,37 @@ def metrics_commands(fold_dir: str, classes: Sequence[str]) -> dict[str, str]:
     """The ``probekit metrics`` command lines that recompute a fold's numbers from its files."""
     probs = " ".join(f"{c}={prob_column(c)}" for c in classes)
     return {
-        "original": f"probekit metrics {fold_dir}/original.csv --label-col label --pred-col prediction --group-col group",
+        "original": f"probekit metrics {fold_dir}/original.csv --label-col label --pred-col prediction --group-col group "
+                    "--group-of-interest female --reference male",
         "augmented": f"probekit metrics {fold_dir}/augmented.csv --label-col label --pred-col prediction "
-                     f"--group-col group --source-col source --prob-cols {probs}",
+                     f"--group-col group --group-of-interest female --reference male --source-col source --prob-cols {probs}",
     }
 
 
+def fold_dir_name(fold: int) -> str:
+    """``folds/fold-NN``: where fold ``fold`` of a run directory keeps its files."""
+    return f"folds/fold-{int(fold):02d}"
+
+
 def _run_fold(
-    k: int, encoder: Any, pool: Any, train_idx: np.ndarray, test: Any, *, setting: str, classes: Sequence[str],
-    config: FinetuneConfig, out: Path, resume: bool, progress: bool, embed: Callable | None,
-    callback: Callable | None,
+    k: int, encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume: bool, progress: bool,
+    embed: Callable | None, callback: Callable | None,
 ) -> dict[str, Any]:
     from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
 
     started = time.perf_counter()
-    fold_dir = out / "folds" / f"fold-{k:02d}"
-    train = apply_setting(pool.select(train_idx), setting)
+    setting, classes = plan.settings["setting"], plan.classes
+    train_idx, test = plan.splits[k]
+    fold_dir = out / fold_dir_name(k)
+    train = apply_setting(plan.pool.select(train_idx), setting)
     counterfactual = counterfactual_dataset(test)
     checkpoints = out / "checkpoints" / f"fold-{k:02d}"
     clf: TrainedClassifier = train_classifier(
         encoder, train["text"], train["label"], len(classes), config, checkpoint_dir=None if config.frozen else checkpoints,
         resume=resume, progress=progress, description=f"fold {k} ({setting})", embed=embed, callback=callback,
     )
-    probs = clf.predict_proba(test["text"])
-    cf_probs = clf.predict_proba(counterfactual["text"])
+    probs = clf.predict_proba(test["text"], progress=progress)
+    cf_probs = clf.predict_proba(counterfactual["text"], progress=progress)
     frame = _predictions_frame(k, test, counterfactual, probs, cf_probs, classes)
     metrics, per_class, messages = fold_metrics(frame, classes, fold=k)
     training = {key: value for key, value in clf.training.items() if key != "losses"}
@@ -316,10 +407,10 @@ def _run_fold(
         per_epoch = max(1, math.ceil(len(train) / config.batch_size))
         training["epoch_losses"] = [float(np.mean(losses[i:i + per_epoch])) for i in range(0, len(losses), per_epoch)]
     entry = {
-        "fold": k, "n_train": len(train), "n_test": len(test), "metrics": metrics, "per_class": per_class,
-        "warnings": messages, "training": training,
-        "files": {"original": f"folds/fold-{k:02d}/original.csv", "augmented": f"folds/fold-{k:02d}/augmented.csv"},
-        "metrics_commands": metrics_commands(f"folds/fold-{k:02d}", classes),
+        "fold": k, "setting": setting, "n_train": len(train), "n_test": len(test), "metrics": metrics,
+        "per_class": per_class, "warnings": messages, "training": training,
+        "files": {"original": f"{fold_dir_name(k)}/original.csv", "augmented": f"{fold_dir_name(k)}/augmented.csv"},
+        "metrics_commands": metrics_commands(fold_dir_name(k), classes),
         "seconds": time.perf_counter() - started,
     }
     if _is_main_process():
@@ -328,7 +419,163 @@ def _run_fold(
         write_json(fold_dir / "fold.json", entry)  # last: marks the fold as finished
         shutil.rmtree(checkpoints, ignore_errors=True)
     _wait_for_everyone()
-    return entry
+    return _jsonable(entry)  # what fold.json holds (NaN as null, numbers as JSON numbers)
+
+
+def _join_run_dir(out_dir: str | os.PathLike, settings: Mapping[str, Any]) -> Path:
+    """The run directory of one unit: new, empty, or holding the same run (its run.json)."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InvalidParameterError("out_dir", str(out_dir), "a directory path", "a file of that name exists")
+    if out.is_dir() and any(out.iterdir()) and not (out / RUN_FILE).is_file():
+        raise InvalidParameterError("out_dir", str(out_dir), f"a new or empty directory, or the directory of the same run (with {RUN_FILE})",
+                                    "it holds other files")
+    _start_run_dir(out, settings, resume=True)
+    return out
+
+
+def run_fold(
+    encoder: Any,
+    data: Any,
+    fold: int,
+    *,
+    setting: str = "original",
+    folds: int = 10,
+    test_data: Any = None,
+    config: FinetuneConfig | None = None,
+    out_dir: str | os.PathLike,
+    resume: bool = False,
+    progress: bool = True,
+    data_name: str = "custom",
+    callback: Callable[[int, dict[str, float]], None] | None = None,
+) -> dict[str, Any]:
+    """Train and evaluate ONE fold of a run (one unit of a study: model x data x setting x fold).
+
+    The fold is the one :func:`run_finetune` would run with the same arguments (the folds are
+    drawn from ``data`` and ``config.seed`` alone), and it leaves the same files:
+    ``OUT/run.json`` (shared by the units of the run; a unit whose settings, data or model differ
+    from it is refused), ``OUT/folds/fold-NN/original.csv``, ``augmented.csv`` and ``fold.json``.
+    Units of one run may run in any order, in separate processes or on separate machines sharing
+    ``OUT``; :func:`collect_run` then aggregates them into ``metrics.json``.
+
+    Parameters
+    ----------
+    encoder, data, setting, folds, test_data, config, progress, data_name, callback
+        As in :func:`run_finetune`.
+    fold : int
+        Which fold, from 0 to ``folds - 1`` (0 with ``test_data``).
+    out_dir : path
+        The run directory: new, empty, or one holding units of the same run.
+    resume : bool
+        A finished fold (its ``fold.json``) is returned as saved; a fold interrupted during training
+        continues from its last epoch-end checkpoint. Without ``resume`` both are refused.
+
+    Returns
+    -------
+    dict
+        The fold result, as saved in ``fold.json``: ``fold``, ``setting``, ``n_train`` (after the
+        setting), ``n_test``, ``metrics`` ({name: value}, NaN saved as null), ``per_class``
+        ({metric: {class: signed female - male value}}), ``warnings``, ``training``, ``files``,
+        ``metrics_commands``, ``seconds``.
+    """
+    config = config or FinetuneConfig()
+    with _datasets_bars_off():
+        plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
+                        data_name=data_name)
+        n = len(plan.splits)
+        if isinstance(fold, bool) or not isinstance(fold, (int, np.integer)) or not 0 <= fold < n:
+            raise InvalidParameterError("fold", fold, f"an integer from 0 to {n - 1}")
+        out = _join_run_dir(out_dir, plan.settings)
+        fold_file = out / fold_dir_name(fold) / "fold.json"
+        if fold_file.is_file():
+            if resume:
+                return _read_json(fold_file)
+            raise InvalidParameterError("resume", False, "True to reuse the finished fold, or another out_dir",
+                                        f"fold {fold} is already finished in {str(out)!r}")
+        return _run_fold(int(fold), encoder, plan, config=config, out=out, resume=resume, progress=progress, embed=None,
+                         callback=callback)
+
+
+# ------------------------------------------------------------------------------------------ aggregation
+
+
+def aggregate_folds(folds: Sequence[Mapping[str, Any]], settings: Mapping[str, Any], *,
+                    confidence: float = 0.95) -> FinetuneResult:
+    """The run's result (the content of ``metrics.json``) from its fold results.
+
+    Parameters
+    ----------
+    folds : sequence of dict
+        Fold results (:func:`run_fold`'s return values or ``fold.json`` contents), one per fold of
+        the run, in any order.
+    settings : mapping
+        The run's settings (``run.json``'s ``"settings"``; ``FinetuneResult.settings``).
+    confidence : float
+        Level of the Student-t intervals over folds.
+
+    Returns
+    -------
+    FinetuneResult
+        ``summary`` holds, for every metric and per-class cell, the mean, std (ddof=1) and
+        Student-t interval over folds (:func:`probekit.finetune.summarize_folds`); folds where a
+        value is undefined (NaN / null) are left out and counted in ``n_missing``.
+    """
+    entries = sorted((dict(f) for f in folds), key=lambda f: int(f.get("fold", -1)))
+    numbers = [int(f.get("fold", -1)) for f in entries]
+    expected = int(settings.get("folds", len(entries)))
+    if numbers != list(range(expected)):
+        raise InvalidParameterError("folds", numbers, f"one result for each fold 0..{expected - 1}")
+    wrong = sorted({f.get("setting") for f in entries if f.get("setting") not in (None, settings.get("setting"))})
+    if wrong:
+        raise InvalidParameterError("folds", f"fold results of setting(s) {wrong}", f"results of setting {settings.get('setting')!r}")
+    for entry in entries:  # null (NaN in JSON) back to NaN
+        entry["metrics"] = {k: (np.nan if v is None else v) for k, v in entry["metrics"].items()}
+        entry["per_class"] = {m: {c: (np.nan if v is None else v) for c, v in cells.items()}
+                              for m, cells in entry.get("per_class", {}).items()}
+    summary = summarize_folds(entries, confidence=confidence)
+    run_settings = dict(settings)
+    run_settings["fold_seconds"] = float(sum(float(f.get("seconds", 0.0)) for f in entries))
+    seed = int(run_settings.get("fold_seed", (run_settings.get("config") or {}).get("seed", 0)))
+    interventions = run_settings.get("interventions") or {}
+    provenance = collect_provenance(
+        model=run_settings.get("model"), seeds={"seed": seed, "folds": seed},
+        wordlists={name: info.get("digest", "n/a") if isinstance(info, Mapping) else str(info)
+                   for name, info in interventions.items()},
+        parameters={k: v for k, v in run_settings.items() if k not in ("label_gender_counts", "interventions", "model")},
+    )
+    return FinetuneResult(settings=run_settings, folds=entries, summary=summary, provenance=provenance)
+
+
+def collect_run(out_dir: str | os.PathLike, *, save: bool = True, confidence: float = 0.95) -> FinetuneResult:
+    """Aggregate the finished folds of a run directory into ``metrics.json``, the table and the figure.
+
+    Reads ``run.json`` and every ``folds/fold-NN/fold.json`` (all folds must be finished), calls
+    :func:`aggregate_folds`, and with ``save`` writes ``metrics.json``, ``results.md`` and
+    ``results.png`` (atomically) and removes leftover checkpoints.
+    """
+    out = Path(out_dir)
+    run_file = out / RUN_FILE
+    if not run_file.is_file():
+        raise InputFileError(f"{str(out)!r} is not a probekit finetune run directory (no {RUN_FILE})")
+    try:
+        settings = _read_json(run_file)["settings"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise InputFileError(f"cannot read {str(run_file)!r}: {exc}") from None
+    n = int(settings.get("folds", 0))
+    missing = [k for k in range(n) if not (out / fold_dir_name(k) / "fold.json").is_file()]
+    if missing:
+        raise InputFileError(f"{str(out)!r}: fold(s) {missing} of {n} are not finished (no fold.json); run them first")
+    entries = []
+    for k in range(n):
+        try:
+            entries.append(_read_json(out / fold_dir_name(k) / "fold.json"))
+        except (OSError, ValueError) as exc:
+            raise InputFileError(f"cannot read {str(out / fold_dir_name(k) / 'fold.json')!r}: {exc}") from None
+    result = aggregate_folds(entries, settings, confidence=confidence)
+    if save and _is_main_process():
+        result.save(out)
+        shutil.rmtree(out / "checkpoints", ignore_errors=True)
+    return result
 
 
 # ------------------------------------------------------------------------------------------ the run
@@ -356,24 +603,57 @@ def _frozen_embedder(encoder: Any, config: FinetuneConfig, texts: Sequence[str],
     return embed
 
 
-def _estimate(encoder: Any, pool: Any, plan: Sequence[tuple[np.ndarray, Any]], setting: str, n_classes: int,
-              config: FinetuneConfig, todo: Sequence[int]) -> tuple[float, str]:
-    """Seconds the remaining folds should take, from one timed training step."""
+def estimate_seconds(
+    encoder: Any,
+    data: Any,
+    *,
+    setting: str = "original",
+    folds: int = 10,
+    test_data: Any = None,
+    config: FinetuneConfig | None = None,
+    fold_numbers: Sequence[int] | None = None,
+) -> tuple[float, str]:
+    """Seconds that training and evaluating some folds should take on this machine, and why.
+
+    Timed on a throwaway copy of the model: a few full fine-tuning steps (seconds per step times
+    the steps of the folds, plus prediction at about a third of a training step per batch), or,
+    with ``config.frozen``, a few embeddings (seconds per text times the distinct texts of the
+    run). ``fold_numbers``: the folds to count (default all). The arguments are those of
+    :func:`run_finetune`; returns ``(seconds, message)``.
+    """
+    config = config or FinetuneConfig()
+    with _datasets_bars_off():
+        plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config, data_name="custom")
+        texts = list(dict.fromkeys(_all_texts(plan.pool, plan.test_data, setting))) if config.frozen else None
+        return _estimate(encoder, plan, config, fold_numbers, frozen_texts=texts)
+
+
+def _estimate(encoder: Any, plan: _Plan, config: FinetuneConfig, todo: Sequence[int] | None,
+              frozen_texts: Sequence[str] | None = None) -> tuple[float, str]:
+    """Seconds the remaining folds should take, from a few timed training steps (or embeddings)."""
+    from probekit.finetune._train import measure_embed_seconds
+
+    todo = list(range(len(plan.splits))) if todo is None else list(todo)
     if not todo:
         return 0.0, "every fold is already finished"
+    setting = plan.settings["setting"]
     factor = 2 if setting == "swapped" else 1
-    n_test = sum(len(plan[k][1]) for k in todo)
+    n_test = sum(len(plan.splits[k][1]) for k in todo)
     if config.frozen:
-        return float("nan"), (f"{len(todo)} fold(s), frozen encoder: embedding about "
-                               f"{len(pool) * (2 + (setting == 'scrubbed'))} texts once, then logistic regressions")
-    sample = pool.select(plan[todo[0]][0][: 3 * config.batch_size])["text"]
-    seconds_per_step = measure_step_seconds(encoder, sample, n_classes, config)
-    steps = sum(config.epochs * math.ceil(factor * len(plan[k][0]) / config.batch_size) for k in todo)
+        texts = list(frozen_texts) if frozen_texts is not None else list(plan.pool["text"])
+        per_text = measure_embed_seconds(encoder, texts[:64], config)
+        total = len(texts) * per_text
+        return total, (f"{len(todo)} fold(s), frozen encoder: embedding {len(texts)} distinct texts once at about "
+                       f"{1 / per_text:.0f} texts/s, then one logistic regression per fold: about {_duration(total)}")
+    sample = plan.pool.select(plan.splits[todo[0]][0][: 3 * config.batch_size])["text"]
+    seconds_per_step = measure_step_seconds(encoder, sample, len(plan.classes), config)
+    steps = sum(config.epochs * math.ceil(factor * len(plan.splits[k][0]) / config.batch_size) for k in todo)
     # prediction: no backward pass and 4x larger batches, about a third of a training step per batch of examples
     predict = (2 * n_test / config.batch_size) * seconds_per_step / 3
     total = steps * seconds_per_step + predict
     return total, (f"{len(todo)} fold(s), {steps} training steps of {config.batch_size} at about "
-                   f"{seconds_per_step:.2f} s each, then {2 * n_test} predictions: about {_duration(total)}")
+                   f"{seconds_per_step:.2f} s each ({config.batch_size / seconds_per_step:.1f} examples/s), "
+                   f"then {2 * n_test} predictions: about {_duration(total)}")
 
 
 def _duration(seconds: float) -> str:
@@ -416,6 +696,10 @@ def run_finetune(
 ) -> FinetuneResult:
     """Fine-tune and evaluate a classifier on every fold; write predictions, metrics, table, figure.
 
+    Before the first fold the run time is estimated from a few timed training steps on a
+    throwaway copy of the model (or, ``frozen``, from timed embeddings) and passed to ``report``.
+    The same work split into units: :func:`run_fold` per fold, then :func:`collect_run`.
+
     Parameters
     ----------
     encoder : probekit.Encoder
@@ -438,7 +722,7 @@ def run_finetune(
         New or empty directory, or (``resume``) the directory of an interrupted run.
     resume : bool
     progress : bool
-        tqdm bars.
+        tqdm bars (folds, training steps, embeddings).
     data_name : str
         Recorded in the settings (``"synthetic"``, ``"bios"``, ``"jigsaw"``, ...).
     report : callable, optional
@@ -452,111 +736,60 @@ def run_finetune(
     -------
     FinetuneResult
     """
+    config = config or FinetuneConfig()
     with _datasets_bars_off():
-        return _run(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config or FinetuneConfig(),
-                    out_dir=out_dir, resume=resume, progress=progress, data_name=data_name,
+        plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
+                        data_name=data_name)
+        out = check_output_dir(out_dir, resume=resume)
+        return _run(encoder, plan, config=config, out=out, resume=resume, progress=progress,
                     say=report or logger.info, callback=callback)
 
 
-def _run(encoder: Any, data: Any, *, setting: str, folds: int, test_data: Any, config: FinetuneConfig,
-         out_dir: str | os.PathLike, resume: bool, progress: bool, data_name: str, say: Callable[[str], None],
-         callback: Callable | None) -> FinetuneResult:
-    if setting not in _SETTINGS:
-        raise InvalidParameterError("setting", setting, _SETTINGS)
-    _check_dataset(data, "data")
-    classes = class_names(data)
-    if test_data is not None:
-        _check_dataset(test_data, "test_data")
-        if class_names(test_data) != classes:
-            raise InvalidParameterError("test_data", class_names(test_data)[:10], f"the classes of data {classes[:10]}")
-        split = "fixed"
-        n_folds = 1
-    else:
-        split = "cv"
-        if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or not 2 <= folds <= len(data):
-            raise InvalidParameterError("folds", folds, f"an integer from 2 to the number of examples ({len(data)})")
-        n_folds = int(folds)
-    out = check_output_dir(out_dir, resume=resume)
-
-    from probekit.finetune._datasets import label_gender_counts
-
-    settings: dict[str, Any] = {
-        "data": data_name,
-        "data_description": getattr(getattr(data, "info", None), "description", None),
-        "data_digest": data_digest(data),
-        "test_data_digest": data_digest(test_data) if test_data is not None else None,
-        "n_examples": len(data),
-        "n_test_examples": len(test_data) if test_data is not None else None,
-        "classes": classes,
-        "label_gender_counts": _counts_dict(label_gender_counts(data)),
-        "setting": setting,
-        "split": split,
-        "folds": n_folds,
-        "fold_seed": int(config.seed),
-        "config": config.to_dict(),
-        "model_fingerprint": encoder.fingerprint,
-        "model": encoder.describe(),
-        "interventions": _interventions(setting),
-        "metric_aggregation": (
-            "tprd/fprd: mean over classes of |female - male| per class (tprd_rms: root mean square); "
-            "over folds: mean, std (ddof=1), 95% Student-t interval"
-        ),
-    }
+def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume: bool, progress: bool,
+         say: Callable[[str], None], callback: Callable | None) -> FinetuneResult:
+    settings = plan.settings
     _start_run_dir(out, settings, resume)
-
-    if split == "cv":
-        splits = stratified_folds(data["label"], data["gender"], n_folds, config.seed)
-        plan = [(train_idx, data.select(test_idx)) for train_idx, test_idx in splits]
-        pool = data
-    else:
-        plan = [(np.arange(len(data)), test_data)]
-        pool = data
+    n = len(plan.splits)
     finished: dict[int, dict[str, Any]] = {}
-    for k in range(len(plan)):
-        fold_file = out / "folds" / f"fold-{k:02d}" / "fold.json"
+    for k in range(n):
+        fold_file = out / fold_dir_name(k) / "fold.json"
         if resume and fold_file.is_file():
             finished[k] = _read_json(fold_file)
-    todo = [k for k in range(len(plan)) if k not in finished]
+    todo = [k for k in range(n) if k not in finished]
     if finished:
-        say(f"resuming: {len(finished)} of {len(plan)} fold(s) already finished")
+        say(f"resuming: {len(finished)} of {n} fold(s) already finished")
 
-    embed = None
+    frozen_texts = None
     if config.frozen and todo:
-        embed = _frozen_embedder(encoder, config, _all_texts(pool, test_data, setting), progress)
-    _, message = _estimate(encoder, pool, plan, setting, len(classes), config, todo)
+        frozen_texts = list(dict.fromkeys(_all_texts(plan.pool, plan.test_data, settings["setting"])))
+    _, message = _estimate(encoder, plan, config, todo, frozen_texts=frozen_texts)
     say(f"estimate: {message}")
+    embed = _frozen_embedder(encoder, config, frozen_texts, progress) if frozen_texts is not None else None
 
     started = time.perf_counter()
     from tqdm.auto import tqdm
 
     entries = dict(finished)
-    with tqdm(total=len(plan), initial=len(finished), desc=f"folds ({setting})", unit="fold",
-              disable=not progress or len(plan) < 2) as bar:
+    with tqdm(total=n, initial=len(finished), desc=f"folds ({settings['setting']})", unit="fold",
+              disable=not progress or n < 2) as bar:
         for k in todo:
-            train_idx, test = plan[k]
-            entries[k] = _run_fold(
-                k, encoder, pool, train_idx, test, setting=setting, classes=classes, config=config, out=out,
-                resume=resume, progress=progress, embed=embed, callback=callback,
-            )
+            entries[k] = _run_fold(k, encoder, plan, config=config, out=out, resume=resume, progress=progress,
+                                   embed=embed, callback=callback)
             m = entries[k]["metrics"]
-            say(f"fold {k}: accuracy {m['accuracy']:.3f}, TPRD {m['tprd']:.3f}, CF {m['cf']:.3f} "
+            say(f"fold {k}: accuracy {_fmt(m['accuracy'])}, TPRD {_fmt(m['tprd'])}, CF {_fmt(m['cf'])} "
                 f"({entries[k]['seconds']:.0f} s)")
             bar.update(1)
-    folds_list = [entries[k] for k in range(len(plan))]
-    summary = summarize_folds(folds_list)
-    settings["seconds"] = time.perf_counter() - started
-    provenance = collect_provenance(
-        model=encoder.describe(), seeds={"seed": int(config.seed), "folds": int(config.seed)},
-        wordlists={name: info.get("digest", "n/a") if isinstance(info, Mapping) else str(info)
-                   for name, info in settings["interventions"].items()},
-        parameters={k: v for k, v in settings.items() if k not in ("label_gender_counts", "interventions", "model")},
-    )
-    result = FinetuneResult(settings=settings, folds=folds_list, summary=summary, provenance=provenance)
+    result = aggregate_folds([entries[k] for k in range(n)], settings)
+    result.settings["seconds"] = time.perf_counter() - started
     if _is_main_process():
         result.save(out)
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
     _wait_for_everyone()
     return result
+
+
+def _fmt(value: Any) -> str:
+    return "nan" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{float(value):.3f}"
 
 
 def _counts_dict(counts: pd.DataFrame) -> dict[str, dict[str, Any]]:

@@ -45,6 +45,7 @@ __all__ = [
     "length_bucketed_batches",
     "pad_batch",
     "measure_step_seconds",
+    "measure_embed_seconds",
 ]
 
 
@@ -420,3 +421,16 @@ def measure_step_seconds(encoder: Any, texts: Sequence[str], num_labels: int, co
                 timings.append(time.perf_counter() - started)
     del module, optimizer
     return float(np.mean(timings))
+
+
+def measure_embed_seconds(encoder: Any, texts: Sequence[str], config: FinetuneConfig) -> float:
+    """Seconds per text of the frozen path's embedding (the extraction engine, no cache), timed on
+    up to 64 ``texts`` after a warm-up call on a few of them (for the run-time estimate)."""
+    texts = list(texts)[:64]
+    if not texts:
+        return float("nan")
+    embed = default_embedder(encoder, config, progress=False)
+    embed(texts[:4])
+    started = time.perf_counter()
+    embed(texts)
+    return (time.perf_counter() - started) / len(texts)
