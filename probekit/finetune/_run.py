@@ -361,7 +361,7 @@ def _predictions_frame(fold: int, test: Any, counterfactual: Any, probs: np.ndar
 
 def _write_csv(path: Path, frame: pd.DataFrame) -> None:
     with atomic_path(path) as tmp:
-        frame.to_csv(tmp, index=False, float_format="%.10g")
+        frame.to_csv(tmp, index=False)  # shortest round-trip float text: metrics recomputed from it agree
 
 
 def metrics_commands(fold_dir: str, classes: Sequence[str]) -> dict[str, str]:
