@@ -6,11 +6,15 @@ word (stereotype sentences must hold no attribute word), single-wordpiece words 
 BERT-style models; then SEAT (X, Y = X_f, X_m; A, B = W_f, W_m; word level, Tan & Celis 2019)
 and the standard gender tests 6-8b (sentence level, May et al. 2019), attr- and target-LPBS
 (Kurita et al. 2019) when the checkpoint has a masked-LM head, and the linear gender probe with
-its randomization test.
+its randomization test, beside the online-code MDL of the gender labels (Voita & Titov 2020).
+With ``layers`` the embeddings of every requested hidden layer come from one extraction pass and
+the probe, SEAT and MDL run at each layer (the paper's "removed or hidden?" question, layer by
+layer).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import time
@@ -25,7 +29,7 @@ from probekit._embedding import embed_words
 from probekit._encoders import Encoder
 from probekit._io import atomic_write_text, to_jsonable, write_json
 from probekit._provenance import collect_provenance
-from probekit._report import plot_probe_chart, summary_markdown
+from probekit._report import plot_layer_curves, plot_probe_chart, summary_markdown
 from probekit.errors import InvalidParameterError
 
 logger = logging.getLogger(__name__)
@@ -33,6 +37,12 @@ logger = logging.getLogger(__name__)
 RESULTS_FILE = "results.json"
 SUMMARY_FILE = "summary.md"
 CHART_FILE = "probe.png"
+LAYER_CHART_FILE = "probe_layers.png"
+#: A set with fewer words than this is flagged in the summary.
+MIN_WORDS = 10
+#: A word holding more than this share of its set's contexts is flagged in the summary.
+MAX_WORD_SHARE = 0.25
+SETS = ("female_attributes", "male_attributes", "female_stereotypes", "male_stereotypes")
 
 
 @dataclass
@@ -47,10 +57,28 @@ class ProbeSuiteResult:
     lpbs : dict
         ``status`` "ok" with ``attr_lpbs`` and ``target_lpbs``, or "skipped" with the ``reason``.
     probe : dict
-        ``gender_accuracy``, ``stereotype_accuracy``, ``stereotype_confidence``,
-        ``randomization_p_value``, ``permutation_p_value``, train/test words, ...
+        The :class:`probekit.intrinsic.GenderProbeResult` fields (``gender_accuracy``,
+        ``stereotype_accuracy``, ``stereotype_accuracy_balanced``, ``stereotype_accuracy_word``,
+        ``permutation_p_value``, ``randomization_p_value``, ``brier_score``,
+        ``expected_calibration_error``, ``C``, ``paper_setting``, ...) plus ``setting``: one line
+        saying which probe was trained.
     words : dict
         Words used, words dropped as multi-wordpiece, words without sentences, counts.
+    mdl : dict or None
+        :class:`probekit.intrinsic.MdlResult` fields for the gender labels of the attribute
+        occurrences (``online_codelength``, ``uniform_codelength``, ``compression``, ...);
+        ``None`` when not computed.
+    evidence : dict
+        Per set (``female_attributes`` ... ``male_stereotypes``): ``listed``, ``words``,
+        ``contexts``, ``contexts_per_word``, ``largest_word``, ``largest_word_share``,
+        ``dropped`` (``multi_piece``, ``no_sentence``, ``excluded``) and, for stereotype sets,
+        ``sentences_excluded`` (sentences skipped for holding an attribute word).
+    warnings : list of str
+        Thin evidence: sets of fewer than 10 words, words holding more than a quarter of their
+        set's contexts.
+    per_layer : dict or None
+        With ``layers``: ``layers`` (hidden-state indices), ``headline_layer`` and ``rows``, one
+        dict per layer (see :func:`layer_row`); ``None`` otherwise.
     provenance : dict
     """
 
@@ -59,20 +87,29 @@ class ProbeSuiteResult:
     probe: dict[str, Any]
     words: dict[str, Any]
     provenance: dict[str, Any] = field(default_factory=dict)
+    mdl: dict[str, Any] | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    per_layer: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return to_jsonable(
-            {"seat": self.seat, "lpbs": self.lpbs, "probe": self.probe, "words": self.words, "provenance": self.provenance}
+            {"seat": self.seat, "lpbs": self.lpbs, "probe": self.probe, "mdl": self.mdl, "words": self.words,
+             "evidence": self.evidence, "warnings": self.warnings, "per_layer": self.per_layer,
+             "provenance": self.provenance}
         )
 
     def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
-        """Write ``results.json``, then ``summary.md`` and ``probe.png`` built from that JSON."""
+        """Write ``results.json``, then ``summary.md``, ``probe.png`` and (with per-layer results)
+        ``probe_layers.png``, all built from that JSON."""
         out = Path(out_dir)
         data = self.to_dict()
         write_json(out / RESULTS_FILE, data)
         labels = [label] if label else None
         atomic_write_text(out / SUMMARY_FILE, summary_markdown([data], labels))
         plot_probe_chart([data], out / CHART_FILE, labels)
+        if data.get("per_layer"):
+            plot_layer_curves(data, out / LAYER_CHART_FILE, label)
         return out
 
 
@@ -104,7 +141,9 @@ def paper_word_sets(encoder: Encoder, *, single_piece_only: bool = True) -> dict
     dict
         ``female_attributes``, ``male_attributes``, ``female_stereotypes``, ``male_stereotypes``
         (lists), ``all_gendered`` (set: every attribute word and attribute-pair word, before
-        filtering), ``dropped`` (multi-wordpiece words by list), ``in_both`` (sorted list).
+        filtering), ``dropped`` (multi-wordpiece words by list), ``in_both`` (sorted list),
+        ``listed`` (the lists as published) and ``excluded`` (by list: attribute words left out
+        because they are also stereotypes).
     """
     import wordlists
 
@@ -115,6 +154,10 @@ def paper_word_sets(encoder: Encoder, *, single_piece_only: bool = True) -> dict
     all_gendered |= set(pairs.female) | set(pairs.male)
     stereotype_words = set(female_stereo) | set(male_stereo)
     in_both = sorted(stereotype_words & (set(female_attr) | set(male_attr)))
+    listed = {"female_attributes": list(female_attr), "male_attributes": list(male_attr),
+              "female_stereotypes": list(female_stereo), "male_stereotypes": list(male_stereo)}
+    excluded = {name: [w for w in words if w in stereotype_words] if "attributes" in name else []
+                for name, words in listed.items()}
     female_attr = [w for w in female_attr if w not in stereotype_words]
     male_attr = [w for w in male_attr if w not in stereotype_words]
     dropped: dict[str, list[str]] = {}
@@ -126,7 +169,8 @@ def paper_word_sets(encoder: Encoder, *, single_piece_only: bool = True) -> dict
     return {
         "female_attributes": female_attr, "male_attributes": male_attr,
         "female_stereotypes": female_stereo, "male_stereotypes": male_stereo,
-        "all_gendered": all_gendered, "dropped": dropped, "in_both": in_both,
+        "all_gendered": all_gendered, "dropped": dropped, "in_both": in_both, "listed": listed,
+        "excluded": excluded,
     }
 
 
@@ -138,12 +182,13 @@ def embed_selected_words(
     exclude_words: Sequence[str] | None = None,
     max_per_word: int | None,
     selection_seed: int,
-    layer: int,
+    layer: int | Sequence[int],
     cache_dir: str | os.PathLike | None = None,
     progress: bool = True,
 ) -> tuple[Any, Any]:
     """Select up to ``max_per_word`` sentences per word and embed each word in its own sentences
-    (mean over wordpieces), as the suite does. Returns (WordEmbeddings, SentenceSelection)."""
+    (mean over wordpieces), as the suite does. Returns (WordEmbeddings, SentenceSelection); with
+    a list of layers the embeddings have shape (n, n_layers, hidden), from one pass."""
     case_sensitive = not encoder.do_lower_case
     selection = select_sentences(
         corpus, list(words), exclude_words=exclude_words, max_per_word=max_per_word, random_state=selection_seed,
@@ -182,9 +227,134 @@ def attribute_embeddings(
 
 def _seeds(random_state: int) -> dict[str, int]:
     """Independent seeds for each random step, derived from one user seed."""
-    children = np.random.SeedSequence(random_state).generate_state(5)
-    names = ("sentence_selection", "seat", "standard_seat", "lpbs", "probe")
+    children = np.random.SeedSequence(random_state).generate_state(6)
+    names = ("sentence_selection", "seat", "standard_seat", "lpbs", "probe", "mdl")
     return {name: int(value) for name, value in zip(names, children)}
+
+
+def resolve_layers(layers: Any, num_layers: int, parameter: str = "layers") -> list[int]:
+    """``"all"`` -> every hidden state ``0..num_layers`` (0: embedding output); a sequence of
+    ints (negative from the end, -1: last) -> sorted distinct hidden-state indices."""
+    if isinstance(layers, str):
+        if layers.strip().lower() == "all":
+            return list(range(num_layers + 1))
+        try:
+            layers = [int(part) for part in layers.split(",") if part.strip()]
+        except ValueError:
+            raise InvalidParameterError(parameter, layers, "'all' or comma-separated layer indices such as 0,3,-1") from None
+    try:
+        values = [int(v) for v in layers]
+    except (TypeError, ValueError):
+        raise InvalidParameterError(parameter, layers, "'all' or a sequence of layer indices") from None
+    if not values or any(not -(num_layers + 1) <= v <= num_layers for v in values):
+        raise InvalidParameterError(
+            parameter, layers, f"'all' or layer indices in [{-(num_layers + 1)}, {num_layers}]",
+            f"0 is the embedding output, {num_layers} (or -1) the last of the model's {num_layers} layers",
+        )
+    return sorted({v % (num_layers + 1) for v in values})
+
+
+def evidence_report(sets: dict[str, Any], embeddings: dict[str, Any], selections: dict[str, Any]) -> tuple[dict, list[str]]:
+    """How much data stands behind each word set, and warnings where it is thin.
+
+    Parameters
+    ----------
+    sets : dict
+        :func:`paper_word_sets` output.
+    embeddings : dict
+        Set name -> WordEmbeddings of that set's occurrences.
+    selections : dict
+        Set name -> the SentenceSelection its words were selected with.
+
+    Returns
+    -------
+    (evidence, warnings)
+        ``evidence[set]``: ``listed`` (words in the published list), ``words`` (words with at
+        least one context), ``contexts`` (occurrences embedded), ``contexts_per_word``,
+        ``largest_word`` and ``largest_word_share``, ``dropped`` with ``multi_piece`` (more than
+        one wordpiece), ``no_sentence`` (no usable corpus sentence) and ``excluded`` (attribute
+        words that are also stereotypes), and ``sentences_excluded`` (sentences of the set's words
+        skipped because they hold an attribute word; stereotype sets only). A warning for each
+        set of fewer than :data:`MIN_WORDS` words and each word holding more than
+        :data:`MAX_WORD_SHARE` of its set's contexts.
+    """
+    evidence: dict[str, Any] = {}
+    notes: list[str] = []
+    for name in SETS:
+        emb, selection = embeddings[name], selections[name]
+        kept = sets[name]
+        counts = {w: int(np.count_nonzero(emb.words == w)) for w in kept}
+        used = {w: c for w, c in counts.items() if c > 0}
+        total = int(sum(used.values()))
+        largest = max(used, key=used.get) if used else None
+        share = used[largest] / total if largest is not None and total else None
+        entry = {
+            "listed": len(sets["listed"][name]),
+            "words": len(used),
+            "contexts": total,
+            "contexts_per_word": used,
+            "largest_word": largest,
+            "largest_word_share": share,
+            "dropped": {
+                "multi_piece": list(sets["dropped"].get(name, [])),
+                "no_sentence": [w for w in kept if counts[w] == 0],
+                "excluded": list(sets["excluded"].get(name, [])),
+            },
+        }
+        if "stereotypes" in name:
+            entry["sentences_excluded"] = int(sum(selection.excluded.get(w, 0) for w in kept))
+        evidence[name] = entry
+        label = name.replace("_", " ")
+        if len(used) < MIN_WORDS:
+            notes.append(f"{label}: only {len(used)} word(s) with contexts (fewer than {MIN_WORDS}); "
+                         "its numbers rest on very few words")
+        for word, count in sorted(used.items(), key=lambda kv: -kv[1]):
+            if count / total > MAX_WORD_SHARE:
+                notes.append(f"{label}: '{word}' holds {count} of the set's {total} contexts "
+                             f"({count / total:.0%}, more than {MAX_WORD_SHARE:.0%}); the set's numbers are mostly about this word")
+    for note in notes:
+        logger.warning("evidence: %s", note)
+    return evidence, notes
+
+
+def probe_setting(probe: dict[str, Any]) -> str:
+    """One line saying which gender probe was trained (for the summary)."""
+    name = "logistic regression" if probe.get("classifier") == "logistic" else "linear SVM (sigmoid-calibrated)"
+    if probe.get("paper_setting"):
+        return f"the paper's probe (Tokpo et al. 2023): {name}, C = 1, no class weights, raw features"
+    weight = "class-balanced" if probe.get("class_weight") == "balanced" else "unweighted"
+    scale = "standardized features" if probe.get("standardize") else "raw features"
+    C = probe.get("C")
+    how = probe.get("C_selection") or "fixed"
+    C_text = f"C = {C:g} ({how})" if isinstance(C, (int, float)) else f"C ({how})"
+    return f"{weight} {name}, {scale}, {C_text}"
+
+
+def layer_row(layer: int, seat: dict[str, Any], probe: dict[str, Any], mdl: dict[str, Any] | None) -> dict[str, Any]:
+    """One row of the per-layer table (the keys of ``results.json["per_layer"]["rows"][i]``)."""
+    keys = ("gender_accuracy", "gender_accuracy_ci", "gender_accuracy_per_word", "stereotype_accuracy",
+            "stereotype_accuracy_ci", "stereotype_accuracy_balanced", "stereotype_accuracy_balanced_ci",
+            "stereotype_accuracy_word", "stereotype_accuracy_word_balanced", "stereotype_accuracy_female",
+            "stereotype_accuracy_male", "stereotype_confidence", "permutation_p_value", "permutation_p_value_balanced",
+            "randomization_p_value", "brier_score", "expected_calibration_error", "C")
+    row: dict[str, Any] = {"layer": int(layer)}
+    row.update({key: probe.get(key) for key in keys})
+    row.update({
+        "seat_effect_size": seat.get("effect_size"), "seat_effect_size_ci": seat.get("effect_size_ci"),
+        "seat_statistic": seat.get("statistic"), "seat_p_value": seat.get("p_value"),
+    })
+    if mdl is not None:
+        row.update({"mdl_online_codelength": mdl.get("online_codelength"),
+                    "mdl_uniform_codelength": mdl.get("uniform_codelength"), "mdl_compression": mdl.get("compression")})
+    return row
+
+
+def _at_layer(embeddings: Any, index: int | None) -> Any:
+    """The 2-D view of one layer of a multi-layer extraction (``index`` into its layers)."""
+    if index is None:
+        return embeddings
+    return dataclasses.replace(embeddings, embeddings=embeddings.embeddings[:, index, :],
+                               layers=(embeddings.layers[index],))
 
 
 def run_probe_suite(
@@ -192,6 +362,7 @@ def run_probe_suite(
     corpus: Corpus | Sequence[str] | None = None,
     *,
     layer: int = -1,
+    layers: str | Sequence[int] | None = None,
     max_per_word: int | None = 100,
     single_piece_only: bool = True,
     standard_tests: Sequence[str] | None = None,
@@ -199,7 +370,10 @@ def run_probe_suite(
     n_bootstrap: int = 1000,
     n_randomizations: int = 100,
     classifier: str = "logistic",
-    C: float = 1.0,
+    C: float | str = "cv",
+    class_weight: str | None = "balanced",
+    standardize: bool = True,
+    mdl: bool = True,
     lpbs_multi_piece: str = "mask_all",
     random_state: int = 0,
     cache_dir: str | os.PathLike | None = None,
@@ -213,7 +387,13 @@ def run_probe_suite(
     corpus : Corpus or sequence of str, optional
         Default: the built-in template corpus.
     layer : int
-        Hidden layer of the word embeddings (-1: last).
+        Hidden layer of the headline numbers (-1: last; 0: embedding output).
+    layers : "all" or sequence of int, optional
+        Also run the probe, the paper's SEAT and MDL at each of these hidden layers (``"all"``:
+        ``0 .. num_layers``); every layer comes from one extraction pass. The same seeds serve
+        every layer (same word split, relabelings and bootstrap draws), so the differences
+        between layers are not sampling noise of the procedure. The sentence-level SEAT tests and
+        LPBS stay at ``layer`` only.
     max_per_word : int or None
         Sentences kept per word (sampled with the seed); ``None`` keeps all.
     single_piece_only : bool
@@ -221,9 +401,16 @@ def run_probe_suite(
     standard_tests : sequence of str, optional
         Sentence-level SEAT tests to run; default weat6, 6b, 7, 7b, 8, 8b. Pass ``()`` to skip.
     n_permutations, n_bootstrap : int
-        SEAT permutation test size and bootstrap replicates of the effect-size interval.
-    n_randomizations, classifier, C
-        Gender probe settings (see :func:`probekit.intrinsic.gender_probe`).
+        SEAT permutation test size and bootstrap replicates of the effect-size interval (and of
+        the probe's word-level intervals).
+    n_randomizations, classifier, C, class_weight, standardize
+        Gender probe settings (see :func:`probekit.intrinsic.gender_probe`). The defaults train a
+        class-balanced, standardized probe with C chosen by word-grouped cross-validation;
+        ``**probekit.intrinsic.PAPER_PROBE`` (``C=1.0, class_weight=None, standardize=False``) is
+        the paper's exact probe.
+    mdl : bool
+        Also compute the online-code MDL of the gender labels of the attribute occurrences
+        (:func:`probekit.intrinsic.mdl_probe`, by word; Voita & Titov 2020).
     lpbs_multi_piece : {"mask_all", "skip"}
     random_state : int
         One seed from which the seeds of every random step are derived (recorded in provenance).
@@ -232,12 +419,21 @@ def run_probe_suite(
     progress : bool
     """
     import wordlists
-    from probekit.intrinsic import STANDARD_SEAT_TESTS, contextual_seat, gender_probe, lpbs_report, seat_word_sets, sentence_seat
+    from probekit.intrinsic import (
+        STANDARD_SEAT_TESTS, contextual_seat, gender_probe, lpbs_report, mdl_probe, seat_word_sets, sentence_seat,
+    )
+    from probekit.intrinsic._linear_probe import check_C, check_class_weight
 
     if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
         raise InvalidParameterError("random_state", random_state, "an integer seed")
     if max_per_word is not None and (not isinstance(max_per_word, (int, np.integer)) or max_per_word < 1):
         raise InvalidParameterError("max_per_word", max_per_word, "a positive integer or None")
+    C = check_C(C)
+    class_weight = check_class_weight(class_weight)
+    num_layers = encoder.num_layers
+    headline = resolve_layers([layer], num_layers, "layer")[0]
+    layer_list = None if layers is None else resolve_layers(layers, num_layers)
+    extract = layer if layer_list is None else sorted(set(layer_list) | {headline})
     seeds = _seeds(int(random_state))
     started = time.perf_counter()
     corpus = template_corpus() if corpus is None else corpus
@@ -250,7 +446,7 @@ def run_probe_suite(
     dropped, in_both = sets["dropped"], sets["in_both"]
     pairs = wordlists.load_attribute_pairs()
 
-    common = dict(max_per_word=max_per_word, selection_seed=seeds["sentence_selection"], layer=layer,
+    common = dict(max_per_word=max_per_word, selection_seed=seeds["sentence_selection"], layer=extract,
                   cache_dir=cache_dir, progress=progress)
     attributes, attribute_selection = embed_selected_words(encoder, corpus, female_attr + male_attr, **common)
     stereotypes, stereotype_selection = embed_selected_words(
@@ -258,19 +454,72 @@ def run_probe_suite(
     )
     logger.info("embedded %d attribute and %d stereotype occurrences", len(attributes), len(stereotypes))
 
-    paper_seat = contextual_seat(
-        stereotypes, attributes, x_words=female_stereo, y_words=male_stereo, a_words=female_attr, b_words=male_attr,
-        aggregate="word", n_permutations=n_permutations, n_bootstrap=n_bootstrap, random_state=seeds["seat"],
-        name="paper",
+    def by_gender(embeddings, female_words):
+        is_female = np.isin(embeddings.words, female_words)
+        return embeddings.subset(is_female), embeddings.subset(~is_female)
+
+    attr_f, attr_m = by_gender(attributes, female_attr)
+    stereo_f, stereo_m = by_gender(stereotypes, female_stereo)
+    evidence, evidence_warnings = evidence_report(
+        sets,
+        {"female_attributes": attr_f, "male_attributes": attr_m, "female_stereotypes": stereo_f,
+         "male_stereotypes": stereo_m},
+        {"female_attributes": attribute_selection, "male_attributes": attribute_selection,
+         "female_stereotypes": stereotype_selection, "male_stereotypes": stereotype_selection},
     )
-    seat = paper_seat.to_dict()
+
+    def analyse(index: int | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
+        """The paper's SEAT, the gender probe and MDL on one layer of the extraction."""
+        at = {key: _at_layer(value, index) for key, value in
+              (("attributes", attributes), ("stereotypes", stereotypes), ("attr_f", attr_f), ("attr_m", attr_m),
+               ("stereo_f", stereo_f), ("stereo_m", stereo_m))}
+        seat_result = contextual_seat(
+            at["stereotypes"], at["attributes"], x_words=female_stereo, y_words=male_stereo, a_words=female_attr,
+            b_words=male_attr, aggregate="word", n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+            random_state=seeds["seat"], name="paper",
+        ).to_dict()
+        probe_result = gender_probe(
+            at["attr_f"], at["attr_m"], at["stereo_f"], at["stereo_m"], classifier=classifier, C=C,
+            class_weight=class_weight, standardize=standardize, n_randomizations=n_randomizations,
+            n_bootstrap=n_bootstrap, random_state=seeds["probe"],
+        ).to_dict()
+        probe_result["setting"] = probe_setting(probe_result)
+        mdl_result = None
+        if mdl:
+            labels = np.where(np.isin(at["attributes"].words, female_attr), "female", "male")
+            mdl_result = mdl_probe(
+                at["attributes"].embeddings, labels, words=at["attributes"].words, unit="word",
+                random_state=seeds["mdl"],
+            ).to_dict()
+        return seat_result, probe_result, mdl_result
+
+    per_layer = None
+    if layer_list is None:
+        seat, probe, mdl_result = analyse(None)
+    else:
+        rows = []
+        headline_results = None
+        for index, hidden in enumerate(extract):
+            layer_started = time.perf_counter()
+            results = analyse(index)
+            logger.info("layer %d analysed in %.1f s", hidden, time.perf_counter() - layer_started)
+            if hidden == headline:
+                headline_results = results
+            if hidden in layer_list:
+                rows.append(layer_row(hidden, *results))
+        assert headline_results is not None
+        seat, probe, mdl_result = headline_results
+        seat = dict(seat)
+        per_layer = {"layers": layer_list, "headline_layer": headline, "num_layers": num_layers, "rows": rows}
+
     seat["standard_tests"] = {}
     tests = STANDARD_SEAT_TESTS if standard_tests is None else tuple(standard_tests)
     for index, name in enumerate(tests):
-        sets = seat_word_sets(name)
+        word_sets = seat_word_sets(name)
         result = sentence_seat(
-            encoder, sets["X"], sets["Y"], sets["A"], sets["B"], layer=layer, n_permutations=n_permutations,
-            n_bootstrap=n_bootstrap, random_state=seeds["standard_seat"] + index, name=name, progress=progress,
+            encoder, word_sets["X"], word_sets["Y"], word_sets["A"], word_sets["B"], layer=layer,
+            n_permutations=n_permutations, n_bootstrap=n_bootstrap, random_state=seeds["standard_seat"] + index,
+            name=name, progress=progress,
         )
         seat["standard_tests"][name] = result.to_dict()
 
@@ -278,17 +527,6 @@ def run_probe_suite(
         encoder, list(zip(pairs.female, pairs.male)), female_stereo, male_stereo,
         multi_piece=lpbs_multi_piece, n_permutations=n_permutations, random_state=seeds["lpbs"],
     )
-
-    def by_gender(embeddings, female_words):
-        is_female = np.isin(embeddings.words, female_words)
-        return embeddings.subset(is_female), embeddings.subset(~is_female)
-
-    attr_f, attr_m = by_gender(attributes, female_attr)
-    stereo_f, stereo_m = by_gender(stereotypes, female_stereo)
-    probe = gender_probe(
-        attr_f, attr_m, stereo_f, stereo_m, classifier=classifier, C=C, n_randomizations=n_randomizations,
-        random_state=seeds["probe"],
-    ).to_dict()
 
     words = {
         "female_attributes": attr_f.vocabulary,
@@ -311,10 +549,17 @@ def run_probe_suite(
         },
         parameters={
             "corpus": getattr(corpus, "name", "sentences"), "corpus_digest": getattr(corpus, "digest", None),
-            "layer": layer, "max_per_word": max_per_word, "single_piece_only": single_piece_only,
+            "corpus_sentences": len(corpus), "layer": layer, "headline_layer": headline,
+            "layers": layers if layers is None or isinstance(layers, str) else [int(v) for v in layers],
+            "layer_indices": layer_list,
+            "max_per_word": max_per_word, "single_piece_only": single_piece_only,
             "n_permutations": n_permutations, "n_bootstrap": n_bootstrap, "n_randomizations": n_randomizations,
-            "classifier": classifier, "C": C, "lpbs_multi_piece": lpbs_multi_piece,
+            "classifier": classifier, "C": C, "class_weight": class_weight, "standardize": bool(standardize),
+            "mdl": bool(mdl), "lpbs_multi_piece": lpbs_multi_piece,
             "standard_tests": list(tests), "seconds": round(time.perf_counter() - started, 1),
         },
     )
-    return ProbeSuiteResult(seat=seat, lpbs=lpbs, probe=probe, words=words, provenance=provenance)
+    return ProbeSuiteResult(
+        seat=seat, lpbs=lpbs, probe=probe, words=words, provenance=provenance, mdl=mdl_result, evidence=evidence,
+        warnings=evidence_warnings, per_layer=per_layer,
+    )

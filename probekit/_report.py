@@ -53,11 +53,177 @@ def _lpbs_cell(results: Mapping[str, Any], key: str) -> str:
     return _fmt(lpbs.get(key))
 
 
+def _ci(interval: Any, digits: int = 2) -> str:
+    if not interval or any(v is None for v in interval):
+        return ""
+    return f" [{_fmt(float(interval[0]), digits)}, {_fmt(float(interval[1]), digits)}]"
+
+
+def _pair(a: Any, b: Any, digits: int = 2) -> str:
+    return f"{_fmt(a, digits)} / {_fmt(b, digits)}"
+
+
+PERMUTATION_NOTE = (
+    "Permutation p: the share of random relabelings of the stereotype words (same group sizes) whose "
+    "accuracy is at least as far from chance as the observed one, (1 + #as extreme) / (1 + R); it is a "
+    "calibrated test of whether the probe's stereotype accuracy could arise without any association."
+)
+RANDOMIZATION_NOTE = (
+    "Randomization p (the paper's t-test): a one-sample t-test of the mean of the R random accuracies "
+    "against the observed accuracy; it treats the observed accuracy as a fixed number, so with R = 100 it "
+    "is tiny for almost any gap and does not measure how surprising the observed accuracy is."
+)
+
+
+def _headline_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = [
+        "## Gender probe on the stereotype words",
+        "",
+        "| Model | Permutation p | Permutation p (balanced) | Stereotype acc. | Balanced stereotype acc. | "
+        "Word-level acc. (balanced) | Per gender F / M | Gender acc. | Randomization p |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, run in zip(labels, runs):
+        p = run.get("probe") or {}
+        lines.append(
+            f"| {label} | {_fmt(p.get('permutation_p_value'))} | {_fmt(p.get('permutation_p_value_balanced'))} | "
+            f"{_fmt(p.get('stereotype_accuracy'), 2)}{_ci(p.get('stereotype_accuracy_ci'))} | "
+            f"{_fmt(p.get('stereotype_accuracy_balanced'), 2)}{_ci(p.get('stereotype_accuracy_balanced_ci'))} | "
+            f"{_fmt(p.get('stereotype_accuracy_word'), 2)} ({_fmt(p.get('stereotype_accuracy_word_balanced'), 2)}) | "
+            f"{_pair(p.get('stereotype_accuracy_female'), p.get('stereotype_accuracy_male'))} | "
+            f"{_fmt(p.get('gender_accuracy'), 2)}{_ci(p.get('gender_accuracy_ci'))} | "
+            f"{_fmt(p.get('randomization_p_value'))} |"
+        )
+    lines += [
+        "",
+        f"- {PERMUTATION_NOTE}",
+        f"- {RANDOMIZATION_NOTE}",
+        "- Stereotype acc. is the paper's (each occurrence once; fair: 0.5). A probe with a default gender scores "
+        "the share of that gender's occurrences here; the balanced accuracy (mean of the female and male "
+        "accuracies) is 0.5 for such a probe, and the word-level accuracy counts each word once (by the mean "
+        "probability of its occurrences). Intervals: 95% bootstrap over words within each gender.",
+    ]
+    for label, run in zip(labels, runs):
+        p = run.get("probe") or {}
+        setting = p.get("setting") or ("the paper's probe" if p.get("paper_setting") else None)
+        if setting:
+            lines.append(f"- Probe of {label}: {setting}.")
+    return lines
+
+
+def _warning_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for label, run in zip(labels, runs):
+        for note in run.get("warnings") or []:
+            prefix = f"{label}: " if len(runs) > 1 else ""
+            lines.append(f"> **WARNING** {prefix}{note}")
+    return ["", *lines] if lines else []
+
+
+def _calibration_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = [
+        "",
+        "## Probe calibration (held-out attribute words) and MDL",
+        "",
+        "| Model | C | Brier | ECE | Stereotype conf. | MDL online (bits) | MDL uniform (bits) | Compression |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, run in zip(labels, runs):
+        p = run.get("probe") or {}
+        m = run.get("mdl") or {}
+        lines.append(
+            f"| {label} | {_fmt(p.get('C'), 4)} | {_fmt(p.get('brier_score'))} | "
+            f"{_fmt(p.get('expected_calibration_error'))} | {_fmt(p.get('stereotype_confidence'), 2)} | "
+            f"{_fmt(m.get('online_codelength'), 1)} | {_fmt(m.get('uniform_codelength'), 1)} | {_fmt(m.get('compression'), 2)} |"
+        )
+    lines += [
+        "",
+        "Brier = mean (p_female - y)^2 and ECE = sum_b |B_b|/N |mean y - mean p| over 10 equal-width bins, on the "
+        "held-out attribute words: low values mean the probe's probabilities, hence the stereotype confidence "
+        "mean |p_female - 0.5|, can be trusted. MDL: online codelength of the attribute words' gender labels given "
+        "the embeddings (Voita & Titov 2020; words sent in random order, whole words per block); uniform = 1 bit "
+        "per occurrence; compression = uniform / online (1: no extractable gender information).",
+    ]
+    return lines
+
+
+def _layer_lines(label: str, run: Mapping[str, Any], many: bool) -> list[str]:
+    per_layer = run.get("per_layer") or {}
+    rows = per_layer.get("rows") or []
+    if not rows:
+        return []
+    title = "## Per layer" + (f": {label}" if many else "")
+    lines = [
+        "",
+        title,
+        "",
+        "| Layer | Gender acc. | Stereotype acc. | Balanced stereotype acc. | Perm. p (balanced) | Conf. | ECE | "
+        "SEAT d | SEAT p | MDL (bits) | Compression |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.get('layer')} | {_fmt(row.get('gender_accuracy'), 2)}{_ci(row.get('gender_accuracy_ci'))} | "
+            f"{_fmt(row.get('stereotype_accuracy'), 2)}{_ci(row.get('stereotype_accuracy_ci'))} | "
+            f"{_fmt(row.get('stereotype_accuracy_balanced'), 2)}{_ci(row.get('stereotype_accuracy_balanced_ci'))} | "
+            f"{_fmt(row.get('permutation_p_value'))} ({_fmt(row.get('permutation_p_value_balanced'))}) | "
+            f"{_fmt(row.get('stereotype_confidence'), 2)} | {_fmt(row.get('expected_calibration_error'))} | "
+            f"{_fmt(row.get('seat_effect_size'))}{_ci(row.get('seat_effect_size_ci'))} | {_fmt(row.get('seat_p_value'))} | "
+            f"{_fmt(row.get('mdl_online_codelength'), 1)} | {_fmt(row.get('mdl_compression'), 2)} |"
+        )
+    lines += ["", f"Layer 0 is the embedding output, {per_layer.get('num_layers')} the last layer; the headline "
+              f"numbers above are layer {per_layer.get('headline_layer')}. Same seeds at every layer."]
+    return lines
+
+
+def _evidence_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    if not any(run.get("evidence") for run in runs):
+        return []
+    many = len(runs) > 1
+    head = "| Model | Set |" if many else "| Set |"
+    lines = [
+        "",
+        "## Evidence per word set",
+        "",
+        head + " Listed | Words used | Contexts | Largest word (share) | Dropped: multi-piece | Dropped: no sentence "
+        "| Dropped: excluded | Sentences excluded |",
+        ("|---|---|" if many else "|---|") + "---:|" * 3 + "---|" * 4 + "---:|",
+    ]
+    for label, run in zip(labels, runs):
+        for name, entry in (run.get("evidence") or {}).items():
+            dropped = entry.get("dropped") or {}
+            share = entry.get("largest_word_share")
+            largest = f"{entry.get('largest_word')} ({share:.0%})" if share is not None else "n/a"
+            cells = [
+                name.replace("_", " "), str(entry.get("listed")), str(entry.get("words")), str(entry.get("contexts")),
+                largest, _word_list(dropped.get("multi_piece")), _word_list(dropped.get("no_sentence")),
+                _word_list(dropped.get("excluded")), str(entry.get("sentences_excluded", "")),
+            ]
+            lines.append("| " + (f"{label} | " if many else "") + " | ".join(cells) + " |")
+    lines += ["", "Contexts = embedded occurrences (at most --max-per-word sentences per word). Excluded: attribute "
+              "words that are also stereotypes (never trained on). Sentences excluded: stereotype sentences skipped "
+              "because they hold an attribute word."]
+    return lines
+
+
+def _word_list(words: Any, limit: int = 8) -> str:
+    words = list(words or [])
+    if not words:
+        return "0"
+    shown = ", ".join(words[:limit]) + (", ..." if len(words) > limit else "")
+    return f"{len(words)}: {shown}"
+
+
 def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | None = None) -> str:
-    """Markdown tables (Tables 1 and 2 of Tokpo et al. 2023, plus the standard SEAT tests) for runs."""
+    """Markdown summary of runs: the probe's headline numbers (permutation p first), warnings about
+    thin evidence, Tables 1 and 2 of Tokpo et al. (2023), calibration and MDL, per-layer results,
+    the evidence per word set and the standard SEAT tests."""
     labels = list(labels) if labels is not None else [model_label(r) for r in runs]
     lines = ["# probekit intrinsic bias summary", ""]
+    lines += _headline_lines(labels, runs)
+    lines += _warning_lines(labels, runs)
     lines += [
+        "",
         "## Table 1: SEAT (paper variant) and LPBS",
         "",
         "| Model | SEAT test score | SEAT effect size | SEAT p | attr-LPBS | target-LPBS |",
@@ -66,12 +232,12 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     for label, run in zip(labels, runs):
         seat = run.get("seat") or {}
         lines.append(
-            f"| {label} | {_fmt(seat.get('statistic'))} | {_fmt(seat.get('effect_size'))} | "
+            f"| {label} | {_fmt(seat.get('statistic'))} | {_fmt(seat.get('effect_size'))}{_ci(seat.get('effect_size_ci'))} | "
             f"{_fmt(seat.get('p_value'))} | {_lpbs_cell(run, 'attr_lpbs')} | {_lpbs_cell(run, 'target_lpbs')} |"
         )
     lines += [
         "",
-        "## Table 2: gender probe",
+        "## Table 2: gender probe (the paper's columns)",
         "",
         "| Model | Gender acc. | Stereotype acc. | Stereotype conf. | Randomization p | Permutation p |",
         "|---|---:|---:|---:|---:|---:|",
@@ -83,6 +249,10 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
             f"{_fmt(probe.get('stereotype_confidence'), 2)} | {_fmt(probe.get('randomization_p_value'))} | "
             f"{_fmt(probe.get('permutation_p_value'))} |"
         )
+    lines += _calibration_lines(labels, runs)
+    for label, run in zip(labels, runs):
+        lines += _layer_lines(label, run, len(runs) > 1)
+    lines += _evidence_lines(labels, runs)
     tests = sorted({name for run in runs for name in ((run.get("seat") or {}).get("standard_tests") or {})})
     if tests:
         lines += ["", "## Standard SEAT gender tests (sentence level): effect size (p)", ""]
@@ -102,14 +272,17 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     lines += [
         "",
         "SEAT test score = sum_x s(x,A,B) - sum_y s(y,A,B) with X/Y the female/male stereotype terms and A/B the "
-        "female/male attribute terms; effect size uses the sample std (ddof=1). A stereotype accuracy of 0.5 is fair.",
+        "female/male attribute terms; effect size uses the sample std (ddof=1), with a 95% bootstrap interval. "
+        "A stereotype accuracy of 0.5 is fair.",
     ]
     for label, run in zip(labels, runs):
         provenance = run.get("provenance") or {}
         model = provenance.get("model") or {}
+        parameters = provenance.get("parameters") or {}
+        corpus = parameters.get("corpus")
         lines.append(
-            f"- {label}: fingerprint {model.get('fingerprint', 'n/a')}, probekit {provenance.get('probekit_version')}, "
-            f"seeds {json.dumps(provenance.get('seeds'))}"
+            f"- {label}: corpus {corpus or 'n/a'}, fingerprint {model.get('fingerprint', 'n/a')}, "
+            f"probekit {provenance.get('probekit_version')}, seeds {json.dumps(provenance.get('seeds'))}"
         )
     return "\n".join(lines) + "\n"
 
@@ -148,6 +321,71 @@ def plot_probe_chart(
     ax.set_ylabel("score")
     ax.set_title("Gender probe: removed or hidden?", fontsize=10)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
+    fig.tight_layout()
+    with atomic_path(path, suffix=".tmp.png") as tmp:
+        fig.savefig(tmp, dpi=150, format="png")
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: str | None = None) -> Path:
+    """Per-layer curves of one run (``results.json["per_layer"]``): gender accuracy, the paper's and
+    the balanced stereotype accuracy with their bootstrap intervals; SEAT effect size with its
+    interval; MDL compression of the gender labels when present."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rows = ((run.get("per_layer") or {}).get("rows")) or []
+    if not rows:
+        raise InputFileError("the results hold no per-layer rows (run probekit probe with --layers)")
+    x = np.array([row["layer"] for row in rows])
+
+    def series(key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        values = np.array([np.nan if row.get(key) is None else float(row[key]) for row in rows])
+        low = np.array([np.nan if not row.get(key + "_ci") or row[key + "_ci"][0] is None else float(row[key + "_ci"][0])
+                        for row in rows])
+        high = np.array([np.nan if not row.get(key + "_ci") or row[key + "_ci"][1] is None else float(row[key + "_ci"][1])
+                         for row in rows])
+        return values, low, high
+
+    has_mdl = any(row.get("mdl_compression") is not None for row in rows)
+    fig, axes = plt.subplots(1, 3 if has_mdl else 2, figsize=(13 if has_mdl else 9, 3.8))
+    ax = axes[0]
+    for key, name in (("gender_accuracy", "gender accuracy"), ("stereotype_accuracy", "stereotype accuracy"),
+                      ("stereotype_accuracy_balanced", "balanced stereotype accuracy")):
+        values, low, high = series(key)
+        line, = ax.plot(x, values, marker="o", markersize=3, label=name)
+        ax.fill_between(x, low, high, color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.axhline(0.5, color="grey", linestyle="--", linewidth=1, label="chance / fair (0.5)")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("hidden layer (0 = embeddings)")
+    ax.set_ylabel("accuracy")
+    ax.set_title("Gender probe per layer (95% word-bootstrap intervals)", fontsize=9)
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    values, low, high = series("seat_effect_size")
+    line, = ax.plot(x, values, marker="o", markersize=3, color="C3", label="SEAT effect size d")
+    ax.fill_between(x, low, high, color="C3", alpha=0.2, linewidth=0)
+    ax.axhline(0.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_xlabel("hidden layer (0 = embeddings)")
+    ax.set_ylabel("effect size d")
+    ax.set_title("SEAT (paper variant) per layer", fontsize=9)
+    if has_mdl:
+        ax = axes[2]
+        compression = [np.nan if row.get("mdl_compression") is None else float(row["mdl_compression"]) for row in rows]
+        ax.plot(x, compression, marker="o", markersize=3, color="C4")
+        ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="no information (1)")
+        ax.set_xlabel("hidden layer (0 = embeddings)")
+        ax.set_ylabel("uniform / online codelength")
+        ax.set_title("MDL compression of the gender labels", fontsize=9)
+        ax.legend(fontsize=7)
+    for ax in axes:
+        ax.set_xticks(x)
+    if label:
+        fig.suptitle(label, fontsize=9)
     fig.tight_layout()
     with atomic_path(path, suffix=".tmp.png") as tmp:
         fig.savefig(tmp, dpi=150, format="png")

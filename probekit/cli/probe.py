@@ -9,7 +9,10 @@ from probekit.cli._common import add_corpus_arguments, add_model_arguments, load
 
 def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("suite")
-    group.add_argument("--layer", type=int, default=-1, help="hidden layer of the word embeddings (default -1, the last)")
+    group.add_argument("--layer", type=int, default=-1, help="hidden layer of the headline numbers (default -1, the last)")
+    group.add_argument("--layers", default=None, metavar="all|L1,L2,...",
+                       help="also run the probe, the paper's SEAT and MDL at these hidden layers ('all': every layer, "
+                       "0 = embedding output), from one extraction pass; adds a per-layer table and probe_layers.png")
     group.add_argument("--max-per-word", type=int, default=100, help="sentences per word, sampled with --seed (0: all)")
     group.add_argument("--all-wordpieces", action="store_true",
                        help="keep words of several wordpieces (the paper keeps single-wordpiece words only)")
@@ -19,7 +22,13 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates of the SEAT effect-size interval")
     group.add_argument("--randomizations", type=int, default=100, help="probe randomization test size")
     group.add_argument("--classifier", default="logistic", choices=["logistic", "linear_svm"], help="gender probe classifier")
-    group.add_argument("--C", type=float, default=1.0, help="inverse regularization strength of the probe")
+    group.add_argument("--C", default=None,
+                       help="inverse regularization strength of the probe, or 'cv' (default): chosen by "
+                       "cross-validation grouped by word on the training words")
+    group.add_argument("--paper-probe", action="store_true",
+                       help="the paper's exact probe (C=1, no class weights, raw features) instead of the default "
+                       "class-balanced, standardized probe with C chosen by word-grouped cross-validation")
+    group.add_argument("--no-mdl", action="store_true", help="skip the MDL (online code) of the gender labels")
     group.add_argument("--seed", type=int, default=0, help="one seed for every random step")
     group.add_argument("--cache-dir", default=None, help="embedding cache (default: OUT/cache)")
     group.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -40,44 +49,82 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _probe_C(text: str | None, paper: bool) -> float | str:
+    from probekit.errors import InvalidParameterError
+
+    if text is None:
+        return 1.0 if paper else "cv"
+    if paper:
+        raise InvalidParameterError("--C", text, "no --C with --paper-probe", "the paper's probe has C = 1")
+    if text.strip().lower() == "cv":
+        return "cv"
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not value > 0:
+        raise InvalidParameterError("--C", text, "a positive number, or 'cv'")
+    return value
+
+
 def suite_options(args: argparse.Namespace) -> dict:
     from probekit.errors import InvalidParameterError
+    from probekit.intrinsic import PAPER_PROBE
 
     for name in ("permutations", "bootstrap", "randomizations"):
         if getattr(args, name) < 1:
             raise InvalidParameterError(f"--{name}", getattr(args, name), "a positive integer")
     if args.max_per_word < 0:
         raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
+    from probekit.intrinsic import seat_word_sets
+
+    tests = [t.strip() for t in args.seat_tests.split(",") if t.strip()]
+    for name in tests:  # an unknown test fails here, before any model loads
+        try:
+            seat_word_sets(name)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError("--seat-tests", name, exc.valid) from None
+    if args.layers is not None and not args.layers.strip():
+        raise InvalidParameterError("--layers", args.layers, "'all' or comma-separated layer indices")
+    paper = bool(args.paper_probe)
     return dict(
         layer=args.layer,
+        layers=args.layers,
         max_per_word=args.max_per_word or None,
         single_piece_only=not args.all_wordpieces,
-        standard_tests=[t.strip() for t in args.seat_tests.split(",") if t.strip()],
+        standard_tests=tests,
         n_permutations=args.permutations,
         n_bootstrap=args.bootstrap,
         n_randomizations=args.randomizations,
         classifier=args.classifier,
-        C=args.C,
+        C=_probe_C(args.C, paper),
+        class_weight=PAPER_PROBE["class_weight"] if paper else "balanced",
+        standardize=PAPER_PROBE["standardize"] if paper else True,
+        mdl=not args.no_mdl,
         random_state=args.seed,
         progress=not args.no_progress,
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from probekit._probe_suite import run_probe_suite
+    from probekit._io import ensure_writable_dir
+    from probekit._probe_suite import LAYER_CHART_FILE, resolve_layers, run_probe_suite
 
     options = suite_options(args)
+    # Before anything slow: the output (and cache) directory must be writable.
+    out = ensure_writable_dir(args.out, "--out")
+    cache_dir = ensure_writable_dir(args.cache_dir, "--cache-dir") if args.cache_dir else out / "cache"
     corpus = load_corpus(args)
     encoder = load_model(args)
     if encoder.num_layers and not -(encoder.num_layers + 1) <= args.layer <= encoder.num_layers:
         from probekit.errors import InvalidParameterError
 
         raise InvalidParameterError("--layer", args.layer, f"an integer in [{-(encoder.num_layers + 1)}, {encoder.num_layers}]")
-    out = Path(args.out)
-    result = run_probe_suite(encoder, corpus, cache_dir=args.cache_dir or out / "cache", **options)
+    if options["layers"] is not None:
+        resolve_layers(options["layers"], encoder.num_layers, "--layers")
+    result = run_probe_suite(encoder, corpus, cache_dir=cache_dir, **options)
     result.save(out)
     print((out / "summary.md").read_text(encoding="utf-8"))
-    print(f"results: {out / 'results.json'}; summary: {out / 'summary.md'}; chart: {out / 'probe.png'}")
+    charts = f"{out / 'probe.png'}" + (f", {out / LAYER_CHART_FILE}" if result.per_layer else "")
+    print(f"results: {out / 'results.json'}; summary: {out / 'summary.md'}; charts: {charts}")
     return 0

@@ -76,8 +76,8 @@ class GenderProbeResult:
         The same on X_f and X_m alone (NaN when a group is empty).
     stereotype_accuracy_balanced : float
         Mean of the two: 0.5 for a probe that ignores the stereotype, whatever its default.
-    stereotype_accuracy_balanced_ci : list of float or None
-        Bootstrap interval resampling stereotype words within each gender.
+    stereotype_accuracy_ci, stereotype_accuracy_balanced_ci : list of float or None
+        Bootstrap intervals of the two, resampling stereotype words within each gender.
     stereotype_accuracy_word : float
         Each stereotype word counted once, as female when the mean ``p_female`` of its occurrences
         exceeds 0.5; share of words given their stereotypical gender.
@@ -143,6 +143,7 @@ class GenderProbeResult:
     permutation_p_value_balanced: float = math.nan
     gender_accuracy_ci: list[float] | None = None
     stereotype_accuracy_balanced_ci: list[float] | None = None
+    stereotype_accuracy_ci: list[float] | None = None
     confidence_level: float = 0.95
     n_bootstrap: int = 0
     brier_score: float = math.nan
@@ -541,7 +542,7 @@ class GenderProbe:
 
         per_word: dict[str, float] = {}
         word_acc = word_bal = math.nan
-        balanced_ci = None
+        balanced_ci = plain_ci = None
         if labels is not None:
             for w in dict.fromkeys(labels):
                 per_word[w] = float(p_f[labels == w].mean())
@@ -549,6 +550,10 @@ class GenderProbe:
             word_right = (np.array(list(per_word.values())) > 0.5).astype(np.int64) == word_gender
             word_acc = float(word_right.mean())
             word_bal = _balanced_accuracy(word_gender, word_right.astype(float), np.ones(word_right.size))
+            plain_ci = word_bootstrap_ci(
+                _pooled_accuracy, word_gender, word_hits, word_n, n_bootstrap=int(self.n_bootstrap),
+                confidence=float(self.confidence_level), rng=self._boot_rng,
+            )
             if math.isfinite(balanced):
                 balanced_ci = word_bootstrap_ci(
                     _balanced_accuracy, word_gender, word_hits, word_n, n_bootstrap=int(self.n_bootstrap),
@@ -586,6 +591,7 @@ class GenderProbe:
             permutation_p_value_balanced=float(perm_p_balanced),
             gender_accuracy_ci=self.gender_accuracy_ci_,
             stereotype_accuracy_balanced_ci=balanced_ci,
+            stereotype_accuracy_ci=plain_ci,
             confidence_level=float(self.confidence_level),
             n_bootstrap=int(self.n_bootstrap),
             brier_score=calibration["brier_score"],

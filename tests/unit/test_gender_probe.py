@@ -258,6 +258,8 @@ def test_planted_stereotype_direction_gives_high_plain_and_balanced_accuracy():
     assert r.stereotype_accuracy_word > 0.9 and r.stereotype_accuracy_word_balanced > 0.9
     assert r.permutation_p_value < 0.05 and r.permutation_p_value_balanced < 0.05
     assert r.stereotype_accuracy_balanced_ci[0] > 0.7
+    low, high = r.stereotype_accuracy_ci
+    assert low <= r.stereotype_accuracy <= high
     assert r.paper_setting is False and r.class_weight == "balanced" and r.standardize is True
 
 
