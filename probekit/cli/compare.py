@@ -1,11 +1,16 @@
-"""``probekit compare``: the intrinsic suite on several checkpoints, one table and one chart."""
+"""``probekit compare``: the intrinsic suite on several checkpoints, laid out like Tokpo et al. (2023)
+Tables 1-2 and Figures 2-4."""
 
 from __future__ import annotations
 
 import argparse
 
 from probekit.cli._common import add_corpus_arguments
-from probekit.cli.probe import add_suite_arguments, suite_options
+from probekit.cli.probe import add_suite_arguments
+
+#: Directory name stem of the embedded default encoder's results (kept from earlier versions so that
+#: their results are reused).
+_DEFAULT_SLUG_NAME = "all-MiniLM-L6-v2 (default)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -13,7 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compare",
         help="run the intrinsic suite on several checkpoints side by side",
         description="Run `probekit probe` on each checkpoint (results in OUT/<name>/, reused when already "
-        "there with the same settings) and write OUT/comparison.md and OUT/comparison.png.",
+        "there with the same settings) and write OUT/comparison.md (Tables 1-2: SEAT, LPBS, gender probe), "
+        "OUT/comparison.png, OUT/figures/*.png (Figures 2-4 style) and OUT/comparison.json. A directory "
+        "written by `probekit debias` is labelled '<method> (<directory name>)'; 'default' is the embedded "
+        "encoder. `probekit report OUT` turns the comparison into one HTML page.",
     )
     parser.add_argument("models", nargs="*", metavar="CKPT", help="Hugging Face ids or local directories ('default' for the embedded encoder)")
     parser.add_argument("--list", default=None, metavar="FILE", help="file with one checkpoint per line")
@@ -42,11 +50,13 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from probekit import load_encoder
-    from probekit._io import atomic_write_text
+    from probekit._io import ensure_writable_dir
     from probekit._probe_suite import RESULTS_FILE, run_probe_suite
-    from probekit._report import load_results, plot_probe_chart, summary_markdown
+    from probekit._report import load_results
     from probekit.cli._common import load_corpus, read_word_file
+    from probekit.cli.probe import suite_options
     from probekit.errors import InvalidParameterError
+    from probekit.report import checkpoint_label, write_intrinsic_comparison
 
     models = list(args.models)
     if args.list:
@@ -54,13 +64,18 @@ def run(args: argparse.Namespace) -> int:
     if len(models) < 1:
         raise InvalidParameterError("models", models, "at least one checkpoint (arguments or --list FILE)")
     options = suite_options(args)
+    out = ensure_writable_dir(args.out, "--out")  # before any model is loaded
     corpus = load_corpus(args)
-    out = Path(args.out)
     taken: set[str] = set()
-    runs, labels = [], []
+    plan = []
     for model in models:
-        label = "all-MiniLM-L6-v2 (default)" if model == "default" else model
-        directory = out / _slug(label, taken)
+        slug = _slug(_DEFAULT_SLUG_NAME if model == "default" else model, taken)
+        plan.append((model, slug, checkpoint_label(model)))
+    labels = [label for _, _, label in plan]
+    plan = [(model, slug, label if labels.count(label) == 1 else f"{label} [{slug}]") for model, slug, label in plan]
+    runs = []
+    for model, slug, label in plan:
+        directory = out / slug
         encoder = load_encoder(None if model == "default" else model, device=args.device, dtype=args.dtype,
                                trust_remote_code=args.trust_remote_code)
         if (directory / RESULTS_FILE).is_file():
@@ -77,16 +92,15 @@ def run(args: argparse.Namespace) -> int:
                 and all(recorded.get(k) == v for k, v in expected.items())
             ):
                 print(f"{label}: reusing {directory / RESULTS_FILE}")
-                runs.append(previous)
-                labels.append(label)
+                runs.append((label, previous))
                 continue
         print(f"{label}: running the suite")
         result = run_probe_suite(encoder, corpus, cache_dir=args.cache_dir or out / "cache", **options)
         result.save(directory, label=label)
-        runs.append(json.loads((directory / RESULTS_FILE).read_text(encoding="utf-8")))
-        labels.append(label)
-    atomic_write_text(out / "comparison.md", summary_markdown(runs, labels))
-    plot_probe_chart(runs, out / "comparison.png", labels)
-    print((out / "comparison.md").read_text(encoding="utf-8"))
-    print(f"table: {out / 'comparison.md'}; chart: {out / 'comparison.png'}")
+        runs.append((label, json.loads((directory / RESULTS_FILE).read_text(encoding="utf-8"))))
+    paths = write_intrinsic_comparison(runs, out, sources=[f"{slug}/{RESULTS_FILE}" for _, slug, _ in plan],
+                                       random_state=args.seed)
+    print(Path(paths["markdown"]).read_text(encoding="utf-8"))
+    figures = ", ".join(str(p) for name, p in paths.items() if name not in {"markdown", "overview", "records"})
+    print(f"table: {paths['markdown']}; chart: {paths['overview']}; figures: {figures}; records: {paths['records']}")
     return 0

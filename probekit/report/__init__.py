@@ -1,0 +1,83 @@
+"""Tables, figures and the HTML report of probekit results, built from saved JSON only.
+
+- Intrinsic comparison of several checkpoints (Tokpo et al. 2023, Tables 1-2, Figures 2-4 style):
+  :func:`write_intrinsic_comparison` from ``(label, results.json dict)`` pairs, or its parts
+  :func:`intrinsic_records`, :func:`intrinsic_markdown` and the ``plot_*`` functions.
+- Extrinsic tables and figures of a study (Tables 3-4, Figures 5-6 style): :func:`finetune_groups`
+  summarizes fold units with probekit.finetune's fold summarizer; :func:`extrinsic_markdown`,
+  :func:`plot_tprd_cf`, :func:`plot_tprd_vs_cf`.
+- The analysis: :func:`rank_correlation` / :func:`rank_correlations` (Spearman and Kendall with
+  p-values, bootstrap intervals and a plain-language caution when the points are too few).
+- :func:`build_report` (``probekit report DIR``): Markdown, one self-contained HTML page, PNG
+  figures and CSV/JSON tables of a study directory or a ``probekit compare`` output.
+"""
+
+from probekit.report._analysis import (
+    correlation_caution,
+    correlation_markdown,
+    plot_correlation_heatmap,
+    plot_correlation_scatter,
+    rank_correlation,
+    rank_correlations,
+)
+from probekit.report._build import REPORT_DIR, StudyResults, build_report, load_study
+from probekit.report._extrinsic import (
+    EXTRINSIC_MEASURES,
+    extrinsic_markdown,
+    finetune_groups,
+    plot_tprd_cf,
+    plot_tprd_vs_cf,
+)
+from probekit.report._html import markdown_to_html
+from probekit.report._intrinsic import (
+    INTRINSIC_MEASURES,
+    intrinsic_figures,
+    intrinsic_markdown,
+    intrinsic_records,
+    plot_intrinsic_overview,
+    plot_layer_comparison,
+    plot_lpbs_attr_target,
+    plot_probe_bars,
+    plot_seat_lpbs,
+    write_intrinsic_comparison,
+)
+from probekit.report._labels import DEFAULT_LABEL, METHOD_ORDER, SETTING_ORDER, checkpoint_label, checkpoint_method
+
+__all__ = [
+    # intrinsic comparison
+    "write_intrinsic_comparison",
+    "intrinsic_records",
+    "intrinsic_markdown",
+    "intrinsic_figures",
+    "plot_seat_lpbs",
+    "plot_lpbs_attr_target",
+    "plot_probe_bars",
+    "plot_intrinsic_overview",
+    "plot_layer_comparison",
+    "INTRINSIC_MEASURES",
+    # labels
+    "checkpoint_label",
+    "checkpoint_method",
+    "DEFAULT_LABEL",
+    "METHOD_ORDER",
+    "SETTING_ORDER",
+    # extrinsic
+    "finetune_groups",
+    "extrinsic_markdown",
+    "plot_tprd_cf",
+    "plot_tprd_vs_cf",
+    "EXTRINSIC_MEASURES",
+    # analysis
+    "rank_correlation",
+    "rank_correlations",
+    "correlation_caution",
+    "correlation_markdown",
+    "plot_correlation_heatmap",
+    "plot_correlation_scatter",
+    # the report
+    "build_report",
+    "load_study",
+    "StudyResults",
+    "REPORT_DIR",
+    "markdown_to_html",
+]

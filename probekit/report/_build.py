@@ -1,0 +1,400 @@
+"""``probekit report DIR``: the study's tables, figures and analysis from its saved JSON alone.
+
+Reads a study directory (``DIR/units/*.json``, optionally ``DIR/study.json``; see the study
+layout) or a ``probekit compare`` output directory (``DIR/comparison.json`` or ``DIR/*/results.json``)
+and writes ``DIR/report/``: ``report.md``, ``report.html`` (one self-contained page, figures
+embedded), ``figures/*.png`` and ``tables/*.csv`` + ``report.json``. Nothing loads a model. The
+report directory is built beside its final place and swapped in by renames, so a reader never sees
+half a report.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import math
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from probekit.errors import InputFileError, InvalidParameterError
+from probekit.report._analysis import (
+    correlation_markdown,
+    plot_correlation_heatmap,
+    plot_correlation_scatter,
+    rank_correlations,
+)
+from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_markdown, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
+from probekit.report._intrinsic import INTRINSIC_MEASURES, intrinsic_figures, intrinsic_markdown, intrinsic_records
+from probekit.report._labels import checkpoint_method, method_rank
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["StudyResults", "load_study", "build_report", "REPORT_DIR"]
+
+REPORT_DIR = "report"
+
+
+@dataclass
+class StudyResults:
+    """What a results directory holds, read from its JSON files.
+
+    Attributes
+    ----------
+    root : Path
+    source : {"study", "compare", "probe"}
+    intrinsic : list of dict
+        One per (encoder, method): ``encoder``, ``method``, ``label``, ``results`` (a
+        ``results.json`` dict) and ``unit_id`` (``None`` outside a study).
+    finetune : list of dict
+        Finished fine-tuning units (one fold each), as saved.
+    manifest : dict or None
+        ``study.json`` when present.
+    problems : list of str
+        Files that could not be used, and why.
+    """
+
+    root: Path
+    source: str
+    intrinsic: list[dict[str, Any]] = field(default_factory=list)
+    finetune: list[dict[str, Any]] = field(default_factory=list)
+    manifest: dict[str, Any] | None = None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def planned_units(self) -> int | None:
+        units = (self.manifest or {}).get("units")
+        return len(units) if isinstance(units, list) else None
+
+    def order(self, key: str) -> list[str]:
+        """Encoders or datasets in the order of ``study.json`` (first appearance), if any."""
+        seen: dict[str, None] = {}
+        for unit in (self.manifest or {}).get("units") or []:
+            value = (unit.get("params") or {}).get(key) if isinstance(unit, Mapping) else None
+            if value is not None:
+                seen[str(value)] = None
+        return list(seen)
+
+
+def _read_json(path: Path, problems: list[str]) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problems.append(f"{path.name}: unreadable ({exc})")
+        logger.warning("skipping %s: %s", path, exc)
+        return None
+    if not isinstance(data, dict):
+        problems.append(f"{path.name}: not a JSON object")
+        return None
+    return data
+
+
+def _load_units(root: Path, result: StudyResults) -> None:
+    files = sorted(p for p in (root / "units").glob("*.json") if not p.name.startswith("."))
+    seen: dict[tuple[str, str], str] = {}
+    for path in files:
+        unit = _read_json(path, result.problems)
+        if unit is None:
+            continue
+        kind, params = unit.get("kind"), unit.get("params") or {}
+        if not isinstance(unit.get("result"), Mapping):
+            result.problems.append(f"{path.name}: no result")
+            continue
+        if kind == "intrinsic":
+            encoder, method = str(params.get("encoder")), str(params.get("method") or "none")
+            if (encoder, method) in seen:
+                result.problems.append(f"{path.name}: a second intrinsic unit for {method} ({encoder}); "
+                                       f"{seen[(encoder, method)]} is used")
+                continue
+            seen[(encoder, method)] = path.name
+            result.intrinsic.append({"encoder": encoder, "method": method, "label": f"{method} ({encoder})",
+                                     "results": unit["result"], "unit_id": unit.get("id")})
+        elif kind == "finetune":
+            result.finetune.append(unit)
+        else:
+            result.problems.append(f"{path.name}: unknown kind {kind!r}")
+    encoders = result.order("encoder")
+    result.intrinsic.sort(key=lambda r: (encoders.index(r["encoder"]) if r["encoder"] in encoders else len(encoders),
+                                         r["encoder"], method_rank(r["method"])))
+
+
+def _compare_entry(label: str, results: Mapping[str, Any], source: Path | None) -> dict[str, Any]:
+    model = (results.get("provenance") or {}).get("model") or {}
+    found = checkpoint_method(model["source_path"]) if model.get("source_path") else None
+    found = found or (checkpoint_method(model["name_or_path"]) if model.get("name_or_path") else None)
+    method = found["method"] if found else "none"
+    encoder = (found or {}).get("base") or model.get("base_name_or_path") or model.get("name_or_path") or label
+    return {"encoder": str(encoder), "method": method, "label": label, "results": results, "unit_id": None,
+            "source": str(source) if source else None}
+
+
+def _load_compare(root: Path, result: StudyResults) -> None:
+    manifest = root / "comparison.json"
+    data = _read_json(manifest, result.problems) if manifest.is_file() else None
+    used: set[Path] = set()
+    for run in (data or {}).get("runs") or []:
+        where = run.get("results") if isinstance(run, Mapping) else None
+        if not where:
+            continue
+        path = (root / where) if not Path(where).is_absolute() else Path(where)
+        results = _read_json(path, result.problems) if path.is_file() else None
+        if results is None:
+            result.problems.append(f"{where}: listed in comparison.json but not readable")
+            continue
+        used.add(path.resolve())
+        result.intrinsic.append(_compare_entry(str(run.get("label") or path.parent.name), results, path))
+    for path in sorted(root.glob("*/results.json")):
+        if path.resolve() in used or path.parent.name == REPORT_DIR:
+            continue
+        results = _read_json(path, result.problems)
+        if results is not None:
+            model = (results.get("provenance") or {}).get("model") or {}
+            label = str(model.get("name_or_path") or path.parent.name)
+            if any(r["label"] == label for r in result.intrinsic):
+                label = f"{label} ({path.parent.name})"
+            result.intrinsic.append(_compare_entry(label, results, path))
+
+
+def load_study(directory: str | os.PathLike) -> StudyResults:
+    """Read every finished result under ``directory`` (a study, a compare output or a probe run).
+
+    Raises
+    ------
+    InputFileError
+        When the directory holds no study units and no ``results.json``.
+    """
+    root = Path(directory)
+    if not root.is_dir():
+        raise InputFileError(f"DIR: {str(directory)!r} is not a directory")
+    if (root / "units").is_dir() or (root / "study.json").is_file():
+        result = StudyResults(root=root, source="study")
+        if (root / "study.json").is_file():
+            result.manifest = _read_json(root / "study.json", result.problems)
+        if (root / "units").is_dir():
+            _load_units(root, result)
+    elif (root / "results.json").is_file():
+        result = StudyResults(root=root, source="probe")
+        results = _read_json(root / "results.json", result.problems)
+        if results is not None:
+            model = (results.get("provenance") or {}).get("model") or {}
+            result.intrinsic.append(_compare_entry(str(model.get("name_or_path") or root.name), results, root / "results.json"))
+    else:
+        result = StudyResults(root=root, source="compare")
+        _load_compare(root, result)
+    if not result.intrinsic and not result.finetune:
+        raise InputFileError(
+            f"DIR: nothing to report in {str(directory)!r}: expected finished study units (DIR/units/*.json), a "
+            "probekit compare output (DIR/comparison.json or DIR/*/results.json) or a probekit probe output "
+            "(DIR/results.json)" + (f"; problems: {'; '.join(result.problems[:3])}" if result.problems else "")
+        )
+    return result
+
+
+# --------------------------------------------------------------------------------------------- writing
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_")[:60] or "x"
+
+
+def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
+    columns = list(dict.fromkeys(k for row in rows for k, v in row.items() if not isinstance(v, (list, dict, tuple))))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if isinstance(row.get(k), float) and math.isnan(row[k]) else row.get(k)) for k in columns})
+    return buffer.getvalue()
+
+
+def _extrinsic_rows(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for g in groups:
+        row: dict[str, Any] = {k: g[k] for k in ("encoder", "method", "dataset", "setting")}
+        row["folds"] = len(g["run"]["folds"])
+        for metric, stats in g["run"]["summary"]["metrics"].items():
+            for key in ("mean", "margin", "low", "high", "std", "n"):
+                row[f"{metric}_{key}"] = stats.get(key)
+        rows.append(row)
+    return rows
+
+
+def _swap_in(staging: Path, target: Path) -> None:
+    old = None
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        os.replace(target, old / "previous")
+    os.replace(staging, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build_report(
+    directory: str | os.PathLike,
+    *,
+    out: str | os.PathLike | None = None,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    random_state: int = 0,
+) -> Path:
+    """Write the report of a study (or compare output) directory.
+
+    Parameters
+    ----------
+    directory : path
+        A study directory (``units/*.json``), a ``probekit compare`` output or a ``probekit probe``
+        output.
+    out : path, optional
+        Report directory (default ``directory/report``); replaced as a whole.
+    n_bootstrap : int
+        Bootstrap resamples of the LPBS intervals (over targets) and of the rank-correlation
+        intervals (over encoder × method points).
+    confidence : float
+        Level of every interval computed here.
+    random_state : int
+        Seed of those bootstraps (same inputs and seed: same report).
+
+    Returns
+    -------
+    Path
+        The report directory, holding ``report.md``, ``report.html``, ``report.json``,
+        ``figures/*.png`` and ``tables/*.csv``.
+    """
+    from probekit._io import dumps_json, ensure_writable_dir
+    from probekit._version import __version__
+    from probekit.report._html import markdown_to_html
+
+    if not (isinstance(n_bootstrap, int) and n_bootstrap >= 0):
+        raise InvalidParameterError("n_bootstrap", n_bootstrap, "a non-negative integer")
+    if not 0 < confidence < 1:
+        raise InvalidParameterError("confidence", confidence, "a level in (0, 1)")
+    root = Path(directory)
+    target = Path(out) if out is not None else root / REPORT_DIR
+    study = load_study(root)
+    ensure_writable_dir(target.parent, "--out" if out is not None else "DIR")
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        _write(study, staging, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state,
+               version=__version__, dumps_json=dumps_json, markdown_to_html=markdown_to_html)
+        os.chmod(staging, 0o777 & ~_umask())
+        _swap_in(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _scatter_measures(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The intrinsic measures drawn against TPRD and CF: SEAT, attr-LPBS, the balanced stereotype
+    accuracy (the paper's plain one when the results lack it) and the stereotype confidence."""
+    has_balanced = any(math.isfinite(float(r.get("stereotype_accuracy_balanced") or math.nan)) for r in records)
+    return ["seat_effect_size_abs", "attr_lpbs", "stereotype_accuracy_balanced" if has_balanced else "stereotype_accuracy",
+            "stereotype_confidence"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: float, random_state: int, version: str,
+           dumps_json: Any, markdown_to_html: Any) -> None:
+    figures_dir, tables_dir = out / "figures", out / "tables"
+    figures_dir.mkdir()
+    tables_dir.mkdir()
+    lines = ["# probekit study report", ""]
+    kinds = {"study": "study", "compare": "probekit compare output", "probe": "probekit probe output"}
+    summary = (f"Source: `{study.root}` ({kinds[study.source]}): {len(study.intrinsic)} intrinsic result(s), "
+               f"{len(study.finetune)} fine-tuning fold(s)")
+    if study.planned_units is not None:
+        summary += f"; {len(study.intrinsic) + len(study.finetune)} of {study.planned_units} planned units finished"
+    lines += [summary + f". Built by probekit {version} from the saved JSON alone; every interval is "
+              f"{confidence:.0%}.", ""]
+    if study.problems:
+        lines += ["Files left out:", "", *(f"- {p}" for p in study.problems), ""]
+
+    # intrinsic -------------------------------------------------------------------------------------
+    runs = [(r["label"], r["results"]) for r in study.intrinsic]
+    records = intrinsic_records(runs, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
+    for entry, record in zip(study.intrinsic, records):
+        record["encoder"], record["method"] = entry["encoder"], entry["method"]
+    if runs:
+        figures = intrinsic_figures(records, figures_dir)
+        links = {caption: f"figures/{path.name}" for caption, path in figures.items()}
+        lines.append(intrinsic_markdown(runs, title="Intrinsic bias (Tables 1–2, Figures 2–4 style)", heading_level=2,
+                                        records=records, figures=links))
+    else:
+        lines += ["## Intrinsic bias", "", "No intrinsic results yet.", ""]
+
+    # extrinsic -------------------------------------------------------------------------------------
+    groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
+                             confidence=confidence)
+    lines += ["## Extrinsic bias (Tables 3–4, Figures 5–6 style)", ""]
+    if groups:
+        text, _ = extrinsic_markdown(groups, heading_level=3)
+        lines += [text, ""]
+        for dataset in dict.fromkeys(g["dataset"] for g in groups):
+            part = [g for g in groups if g["dataset"] == dataset]
+            bars = plot_tprd_cf(part, figures_dir / f"tprd_cf_{_slug(dataset)}.png",
+                                title=f"{dataset}: TPRD and CF per method and training data (Fig. 5 style)")
+            scatter = plot_tprd_vs_cf(part, figures_dir / f"tprd_vs_cf_{_slug(dataset)}.png",
+                                      title=f"{dataset}: TPRD vs CF (Fig. 6 style; lower-left is fairer)")
+            lines += [f"![{dataset}: TPRD and CF per method × setting (mean over folds, {confidence:.0%} t-interval, "
+                      f"dots: folds)](figures/{bars.name})", "",
+                      f"![{dataset}: TPRD vs CF per method × setting ({confidence:.0%} t-intervals)](figures/{scatter.name})", ""]
+    else:
+        lines += ["No fine-tuning results yet.", ""]
+
+    # analysis --------------------------------------------------------------------------------------
+    extrinsic_points = []
+    for g in groups:
+        point = {k: g[k] for k in ("encoder", "method", "dataset", "setting")}
+        for metric in EXTRINSIC_MEASURES:
+            point[metric] = ((g["run"]["summary"]["metrics"].get(metric)) or {}).get("mean")
+        extrinsic_points.append(point)
+    correlations: list[dict[str, Any]] = []
+    if records and extrinsic_points:
+        correlations = rank_correlations(records, extrinsic_points, intrinsic_measures=INTRINSIC_MEASURES,
+                                         extrinsic_measures=EXTRINSIC_MEASURES, n_bootstrap=n_bootstrap,
+                                         confidence=confidence, random_state=random_state)
+        lines += [correlation_markdown(correlations, heading_level=2, confidence=confidence), ""]
+        for dataset in dict.fromkeys(r["dataset"] for r in correlations):
+            heat = plot_correlation_heatmap(correlations, figures_dir / f"correlation_{_slug(dataset)}.png", dataset=dataset)
+            lines += [f"![{dataset}: Spearman ρ of each intrinsic × extrinsic measure and setting]({'figures/' + heat.name})", ""]
+            settings = list(dict.fromkeys(r["setting"] for r in correlations if r["dataset"] == dataset))
+            setting = "original" if "original" in settings else settings[0]
+            scatter = plot_correlation_scatter(
+                correlations, figures_dir / f"correlation_points_{_slug(dataset)}_{_slug(setting)}.png", dataset=dataset,
+                setting=setting, intrinsic=_scatter_measures(records), extrinsic=["tprd", "cf"])
+            lines += [f"![{dataset}, {setting} training data: the points behind the correlations]({'figures/' + scatter.name})", ""]
+    else:
+        lines += ["## Does intrinsic bias predict extrinsic bias?", "",
+                  "Not computed: it needs intrinsic and fine-tuning results of the same encoder × method combinations "
+                  f"(found {len(records)} intrinsic and {len(extrinsic_points)} fine-tuning groups).", ""]
+
+    # files -----------------------------------------------------------------------------------------
+    (tables_dir / "intrinsic.csv").write_text(_csv(records), encoding="utf-8")
+    extrinsic_rows = _extrinsic_rows(groups)
+    (tables_dir / "extrinsic.csv").write_text(_csv(extrinsic_rows), encoding="utf-8")
+    (tables_dir / "correlations.csv").write_text(_csv(correlations), encoding="utf-8")
+    (out / "report.json").write_text(dumps_json({
+        "source": str(study.root), "kind": study.source, "probekit_version": version,
+        "settings": {"n_bootstrap": n_bootstrap, "confidence": confidence, "random_state": random_state},
+        "intrinsic": records, "extrinsic": extrinsic_rows, "correlations": correlations, "problems": study.problems,
+    }), encoding="utf-8")
+    lines += ["## Files", "",
+              "- `report.md`, `report.html` (this page, self-contained), `figures/*.png`",
+              "- `tables/intrinsic.csv`, `tables/extrinsic.csv`, `tables/correlations.csv`, `report.json` "
+              "(every number above, with intervals and the points behind each correlation)", ""]
+    markdown = "\n".join(lines).rstrip() + "\n"
+    markdown = re.sub(r"\n{3,}", "\n\n", markdown)
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    (out / "report.html").write_text(markdown_to_html(markdown, title="probekit study report", base_dir=out),
+                                     encoding="utf-8")

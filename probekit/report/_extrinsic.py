@@ -1,0 +1,260 @@
+"""Extrinsic tables and figures of a study: Tokpo et al. (2023) Tables 3-4 and Figures 5-6 style.
+
+Input: finished fine-tuning units of a study (``DIR/units/<id>.json`` with ``kind == "finetune"``,
+one cross-validation fold each; ``result`` is the fold entry of :mod:`probekit.finetune`: ``fold``,
+``metrics``, ``per_class``, ``warnings``, ...). Folds of one (encoder, method, dataset, setting)
+are summarized with :func:`probekit.finetune.summarize_folds` (mean, sample sd and
+Student-t interval over folds) into the layout of a ``metrics.json``, so the fine-tuning report's
+:func:`~probekit.finetune._report.finetune_markdown` draws the tables. No metric is computed here.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from probekit.report._format import num, wrap
+from probekit.report._labels import SETTING_ORDER, method_rank
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["EXTRINSIC_MEASURES", "finetune_groups", "extrinsic_markdown", "plot_tprd_cf", "plot_tprd_vs_cf"]
+
+#: Extrinsic measures offered to the correlation analysis: metric name -> display name.
+EXTRINSIC_MEASURES = {"tprd": "TPRD", "cf": "CF", "fprd": "FPRD", "cf_tprd": "CF-TPRD"}
+
+
+def _setting_rank(setting: Any) -> tuple[int, str]:
+    name = str(setting)
+    return (SETTING_ORDER.index(name) if name in SETTING_ORDER else len(SETTING_ORDER), name)
+
+
+def finetune_groups(
+    units: Sequence[Mapping[str, Any]],
+    *,
+    encoder_order: Sequence[str] | None = None,
+    dataset_order: Sequence[str] | None = None,
+    confidence: float = 0.95,
+) -> list[dict[str, Any]]:
+    """Group fold units by (encoder, method, dataset, setting) and summarize their folds.
+
+    Parameters
+    ----------
+    units : sequence of dict
+        Study units of kind ``"finetune"`` (``params`` with ``encoder``, ``method``, ``dataset``,
+        ``setting``, ``fold``; ``result``: the fold entry; ``provenance``).
+    encoder_order, dataset_order : sequence of str, optional
+        Order of the groups (default: alphabetical); methods follow :data:`METHOD_ORDER` and
+        settings original, scrubbed, swapped.
+    confidence : float
+        Level of the t-intervals over folds.
+
+    Returns
+    -------
+    list of dict
+        ``encoder``, ``method``, ``dataset``, ``setting``, ``unit_ids`` and ``run``: a
+        ``metrics.json``-shaped dict (``settings``, ``folds`` sorted by fold, ``summary`` from
+        ``summarize_folds``, ``provenance`` of the first fold) that ``finetune_markdown`` accepts.
+        A fold present twice (two units with the same parameters) is counted once, with a warning.
+    """
+    from probekit.finetune import summarize_folds
+
+    grouped: dict[tuple[str, str, str, str], dict[Any, Mapping[str, Any]]] = {}
+    for unit in units:
+        params = unit.get("params") or {}
+        key = (str(params.get("encoder")), str(params.get("method") or "none"), str(params.get("dataset")),
+               str(params.get("setting") or "original"))
+        result = unit.get("result") or {}
+        if not isinstance(result.get("metrics"), Mapping):
+            logger.warning("unit %s has no fold metrics; left out", unit.get("id"))
+            continue
+        fold = params.get("fold", result.get("fold"))
+        folds = grouped.setdefault(key, {})
+        if fold in folds:
+            logger.warning("fold %s of %s appears twice (units %s and %s); counted once", fold, key,
+                           folds[fold].get("id"), unit.get("id"))
+            continue
+        folds[fold] = unit
+    encoders = list(encoder_order or [])
+    datasets = list(dataset_order or [])
+
+    def rank(name: str, order: list[str]) -> tuple[int, str]:
+        return (order.index(name) if name in order else len(order), name)
+
+    out = []
+    for key in sorted(grouped, key=lambda k: (rank(k[2], datasets), rank(k[0], encoders), method_rank(k[1]), _setting_rank(k[3]))):
+        encoder, method, dataset, setting = key
+        fold_units = [grouped[key][f] for f in sorted(grouped[key], key=lambda f: (f is None, num(f), str(f)))]
+        folds = [dict(u["result"]) for u in fold_units]
+        for f, u in zip(folds, fold_units):  # null (NaN saved as JSON null) back to NaN
+            f.setdefault("fold", (u.get("params") or {}).get("fold"))
+            f["metrics"] = {k: (math.nan if v is None else v) for k, v in f["metrics"].items()}
+            f["per_class"] = {m: {c: (math.nan if v is None else v) for c, v in (cells or {}).items()}
+                              for m, cells in (f.get("per_class") or {}).items()}
+        summary = summarize_folds(folds, confidence=confidence)
+        first = fold_units[0]
+        run = {
+            "settings": {"data": dataset, "setting": setting, "method": method, "encoder": encoder},
+            "folds": folds,
+            "summary": summary,
+            "provenance": first.get("provenance") or {},
+        }
+        out.append({"encoder": encoder, "method": method, "dataset": dataset, "setting": setting,
+                    "unit_ids": [u.get("id") for u in fold_units], "run": run})
+    return out
+
+
+def _demote(markdown: str, levels: int) -> list[str]:
+    """Lines of ``markdown`` without its first-level title, other headings ``levels`` deeper."""
+    lines = []
+    for line in markdown.splitlines():
+        if line.startswith("# "):
+            continue
+        if line.startswith("#"):
+            line = "#" * levels + line
+        lines.append(line)
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return lines
+
+
+def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: int = 2, first_table: int = 3) -> tuple[str, int]:
+    """Tables 3-4 style: one table per (dataset, encoder), one row per method and setting.
+
+    Each table is :func:`probekit.finetune._report.finetune_markdown` of the groups' summaries
+    (cells: mean over folds ± half-width of the t-interval); its per-run provenance list is left
+    out (notes about undefined per-class cells are kept). Returns the Markdown and the number of
+    the next free table.
+    """
+    from probekit.finetune._report import finetune_markdown
+
+    lines: list[str] = []
+    number = first_table
+    h = "#" * heading_level
+    pairs = list(dict.fromkeys((g["dataset"], g["encoder"]) for g in groups))
+    for dataset, encoder in pairs:
+        part = [g for g in groups if g["dataset"] == dataset and g["encoder"] == encoder]
+        body = _demote(finetune_markdown([g["run"] for g in part], [g["method"] for g in part]), heading_level - 1)
+        # The per-run provenance list of a single fine-tuning run is left out (the study's units hold
+        # it); its notes about undefined per-class cells are kept.
+        runs_at = next((i for i, line in enumerate(body) if line.lstrip("#").strip() == "Runs"), None)
+        if runs_at is not None:
+            notes = [line for line in body[runs_at:] if "undefined" in line]
+            body = body[:runs_at] + notes
+        lines += [f"{h} Table {number}: extrinsic bias — {dataset}, {encoder}", ""]
+        lines += body
+        lines.append("")
+        number += 1
+    return "\n".join(lines), number
+
+
+# ------------------------------------------------------------------------------------------- figures
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: str | os.PathLike, *, tight: bool = True) -> Path:
+    from probekit._io import atomic_path
+
+    plt = _plt()
+    with atomic_path(path, suffix=".tmp.png") as tmp:
+        fig.savefig(tmp, dpi=130, format="png", bbox_inches="tight" if tight else None)
+    plt.close(fig)
+    return Path(path)
+
+
+def _stat(group: Mapping[str, Any], metric: str, key: str) -> float:
+    return num(((group["run"]["summary"]["metrics"].get(metric)) or {}).get(key))
+
+
+_SETTING_COLORS = {"original": "#4c72b0", "scrubbed": "#dd8452", "swapped": "#55a868"}
+_SETTING_MARKERS = {"original": "o", "scrubbed": "s", "swapped": "^"}
+
+
+def plot_tprd_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, title: str | None = None) -> Path:
+    """Figure 5 style: TPRD and CF per method (groups of bars) and setting (bars), one row of
+    panels per encoder; bars are means over folds with t-interval error bars, dots the folds."""
+    plt = _plt()
+    encoders = list(dict.fromkeys(g["encoder"] for g in groups))
+    methods = list(dict.fromkeys(g["method"] for g in groups))
+    settings = sorted(dict.fromkeys(g["setting"] for g in groups), key=_setting_rank)
+    width = 0.8 / max(len(settings), 1)
+    fig, axes = plt.subplots(len(encoders), 2, figsize=(max(9.0, 1.3 * len(methods) * 2 + 3), 3.4 * len(encoders) + 0.6),
+                             squeeze=False)
+    for row, encoder in enumerate(encoders):
+        for col, metric in enumerate(("tprd", "cf")):
+            ax = axes[row][col]
+            for k, setting in enumerate(settings):
+                offset = (k - (len(settings) - 1) / 2) * width
+                xs, means, margins = [], [], []
+                for m, method in enumerate(methods):
+                    found = [g for g in groups if g["encoder"] == encoder and g["method"] == method and g["setting"] == setting]
+                    if not found:
+                        continue
+                    g = found[0]
+                    xs.append(m + offset)
+                    means.append(_stat(g, metric, "mean"))
+                    margins.append(_stat(g, metric, "margin"))
+                    values = [num((f.get("metrics") or {}).get(metric)) for f in g["run"]["folds"]]
+                    ax.scatter(np.full(len(values), m + offset), values, s=7, color="black", zorder=3, alpha=0.6)
+                means_a, margins_a = np.array(means, dtype=float), np.array(margins, dtype=float)
+                ax.bar(xs, np.nan_to_num(means_a), width, yerr=np.nan_to_num(margins_a), capsize=3,
+                       color=_SETTING_COLORS.get(setting, f"C{k}"), label=setting, alpha=0.85)
+            ax.axhline(0, color="grey", linewidth=0.8)
+            ax.set_xticks(np.arange(len(methods)), [wrap(m, 14) for m in methods], fontsize=8)
+            ax.set_ylabel(metric.upper(), fontsize=9)
+            ax.set_title(f"{encoder}: {'TPRD' if metric == 'tprd' else 'CF'} (mean, 95% t-interval, folds)", fontsize=9)
+            if row == 0 and col == 0:
+                ax.legend(fontsize=8, title="training data", title_fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def plot_tprd_vs_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, title: str | None = None) -> Path:
+    """Figure 6 style: TPRD against CF, one point per method (colour) and setting (marker), one
+    panel per encoder, with t-intervals over folds on both axes."""
+    plt = _plt()
+    from matplotlib.lines import Line2D
+
+    encoders = list(dict.fromkeys(g["encoder"] for g in groups))
+    methods = list(dict.fromkeys(g["method"] for g in groups))
+    settings = sorted(dict.fromkeys(g["setting"] for g in groups), key=_setting_rank)
+    colors = plt.get_cmap("tab10")
+    fig, axes = plt.subplots(1, len(encoders), figsize=(5.6 * len(encoders) + 0.5, 5.0), squeeze=False)
+    for ax, encoder in zip(axes[0], encoders):
+        for g in groups:
+            if g["encoder"] != encoder:
+                continue
+            x, y = _stat(g, "cf", "mean"), _stat(g, "tprd", "mean")
+            if not (math.isfinite(x) and math.isfinite(y)):
+                continue
+            xe, ye = _stat(g, "cf", "margin"), _stat(g, "tprd", "margin")
+            ax.errorbar([x], [y], xerr=[0 if math.isnan(xe) else xe], yerr=[0 if math.isnan(ye) else ye],
+                        fmt=_SETTING_MARKERS.get(g["setting"], "D"), color=colors(methods.index(g["method"]) % 10),
+                        capsize=2, markersize=7, elinewidth=0.8)
+        ax.set_xlabel("CF (mean over folds)")
+        ax.set_ylabel("TPRD (mean over folds)")
+        ax.set_title(encoder, fontsize=10)
+        ax.set_xlim(left=min(0.0, ax.get_xlim()[0]))
+        ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]))
+    handles = [Line2D([], [], color=colors(i % 10), marker="o", linestyle="", label=m) for i, m in enumerate(methods)]
+    handles += [Line2D([], [], color="black", marker=_SETTING_MARKERS.get(s, "D"), linestyle="", label=s) for s in settings]
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 6), fontsize=8, frameon=False,
+               bbox_to_anchor=(0.5, -0.02))
+    fig.suptitle(title or "TPRD vs CF (Fig. 6 style; lower-left is fairer)", fontsize=11)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return _save(fig, path)

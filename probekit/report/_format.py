@@ -1,0 +1,91 @@
+"""Number formatting and small helpers shared by the report's tables and figures."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import Any, Mapping, Sequence
+
+#: What a table cell shows for a value that was not measured.
+DASH = "—"
+
+
+def num(value: Any) -> float:
+    """``value`` as a float; ``None``, missing and non-numeric values become NaN."""
+    if value is None or isinstance(value, bool):
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def finite(value: Any) -> bool:
+    return math.isfinite(num(value))
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    """A number for a table: ``digits`` decimals, scientific notation for tiny or huge values, a
+    dash for a missing or undefined value."""
+    x = num(value)
+    if not math.isfinite(x):
+        return DASH
+    if x != 0 and (abs(x) < 10 ** -digits or abs(x) >= 10**5):
+        return f"{x:.1e}"
+    return f"{x:.{digits}f}"
+
+
+def fmt_p(value: Any) -> str:
+    """A p-value: 3 decimals, scientific notation below 0.001."""
+    x = num(value)
+    if not math.isfinite(x):
+        return DASH
+    return f"{x:.1e}" if 0 < x < 1e-3 else f"{x:.3f}"
+
+
+def fmt_ci(estimate: Any, low: Any, high: Any, digits: int = 3) -> str:
+    """``estimate [low, high]``, or the estimate alone when the interval is missing."""
+    if not finite(estimate):
+        return DASH
+    if not (finite(low) and finite(high)):
+        return fmt(estimate, digits)
+    return f"{fmt(estimate, digits)} [{fmt(low, digits)}, {fmt(high, digits)}]"
+
+
+def fmt_pm(mean: Any, margin: Any, digits: int = 3) -> str:
+    """``mean ± margin`` (the margin left out when undefined)."""
+    if not finite(mean):
+        return DASH
+    if not finite(margin):
+        return fmt(mean, digits)
+    return f"{fmt(mean, digits)} ± {fmt(margin, digits)}"
+
+
+def interval(value: Any) -> tuple[float, float]:
+    """A ``[low, high]`` pair from JSON (list, tuple or mapping with low/high); NaNs when absent."""
+    if isinstance(value, Mapping):
+        return num(value.get("low")), num(value.get("high"))
+    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
+        return num(value[0]), num(value[1])
+    return math.nan, math.nan
+
+
+def md_escape(text: Any) -> str:
+    """Text safe inside a Markdown table cell (pipes escaped, no line breaks)."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> list[str]:
+    """Lines of a pipe table; ``align`` has one letter per column ('l' or 'r'; default: first
+    column left, the others right)."""
+    align = align or "l" + "r" * (len(header) - 1)
+    lines = ["| " + " | ".join(md_escape(h) for h in header) + " |"]
+    lines.append("|" + "|".join("---:" if a == "r" else "---" for a in align) + "|")
+    for row in rows:
+        lines.append("| " + " | ".join(md_escape(c) for c in row) + " |")
+    return lines
+
+
+def wrap(label: str, width: int = 26) -> str:
+    """A label wrapped onto several lines for a figure axis."""
+    return "\n".join(textwrap.wrap(str(label), width=width, break_long_words=True, break_on_hyphens=False)) or str(label)

@@ -1,0 +1,92 @@
+"""Row labels of comparisons: which debiasing method made a checkpoint directory.
+
+``probekit debias cda|context-debias`` writes a checkpoint directory with ``debias.json``
+(:func:`debias.read_debias_record`, key ``method``); ``probekit debias sent-debias|inlp|leace``
+writes a projection directory with ``projection.json`` (key ``method.name``: the class name).
+A row is labelled ``"<method> (<directory name>)"``; the embedded default encoder is
+``"pretrained (all-MiniLM-L6-v2, embedded default)"``; any other checkpoint keeps its name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "checkpoint_method", "checkpoint_label", "method_rank"]
+
+#: Methods in the order tables list them (the study's identifiers; "none" is the pretrained encoder).
+METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias")
+
+#: Training-data settings in the paper's order.
+SETTING_ORDER = ("original", "scrubbed", "swapped")
+
+#: Label of the embedded default encoder (``probekit compare default``).
+DEFAULT_LABEL = "pretrained (all-MiniLM-L6-v2, embedded default)"
+
+# Class names written by the projection estimators -> the CLI's method names.
+_PROJECTION_METHODS = {"sentdebias": "sent-debias", "inlp": "inlp", "leace": "leace"}
+
+
+def method_rank(method: str | None) -> tuple[int, str]:
+    """Sort key putting methods in :data:`METHOD_ORDER`, unknown ones after, alphabetically."""
+    name = str(method or "")
+    return (METHOD_ORDER.index(name) if name in METHOD_ORDER else len(METHOD_ORDER), name)
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def checkpoint_method(directory: str | os.PathLike) -> dict[str, Any] | None:
+    """The debiasing method recorded in a checkpoint or projection directory, or ``None``.
+
+    Returns
+    -------
+    dict or None
+        ``method`` (``"cda"``, ``"context-debias"``, ``"sent-debias"``, ``"inlp"``, ``"leace"``
+        or the recorded name), ``source`` (the file it was read from) and ``base`` (the base
+        checkpoint's name or path when recorded).
+    """
+    path = Path(directory)
+    if not path.is_dir():
+        return None
+    if (path / "debias.json").is_file():
+        from debias import read_debias_record
+
+        try:
+            record = read_debias_record(path)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            record = None
+        if isinstance(record, dict) and record.get("method"):
+            base = record.get("base_model") or {}
+            return {"method": str(record["method"]), "source": str(path / "debias.json"),
+                    "base": base.get("name_or_path") if isinstance(base, dict) else None}
+    config = _read_json(path / "projection.json") if (path / "projection.json").is_file() else None
+    if config and config.get("format") == "probekit-output-projection":
+        name = str((config.get("method") or {}).get("name") or "projection")
+        base = config.get("base_model") or {}
+        return {"method": _PROJECTION_METHODS.get(name.lower().replace("-", ""), name),
+                "source": str(path / "projection.json"),
+                "base": (base.get("name_or_path") or base.get("path")) if isinstance(base, dict) else None}
+    return None
+
+
+def checkpoint_label(model: str) -> str:
+    """Row label of a checkpoint given as on the command line.
+
+    ``"default"`` -> :data:`DEFAULT_LABEL`; a directory written by ``probekit debias`` ->
+    ``"<method> (<directory name>)"``; anything else -> ``model`` unchanged.
+    """
+    if model == "default":
+        return DEFAULT_LABEL
+    found = checkpoint_method(model)
+    if found is None:
+        return model
+    name = Path(model).resolve().name or str(model)
+    return f"{found['method']} ({name})"
