@@ -13,7 +13,7 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("model")
     group.add_argument(
         "--model", default=None, metavar="CKPT",
-        help="Hugging Face id or local checkpoint directory (default: the embedded all-MiniLM-L6-v2)",
+        help="Hugging Face id or local checkpoint directory (default, or 'default': the embedded all-MiniLM-L6-v2)",
     )
     group.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: best available)")
     group.add_argument(
@@ -26,10 +26,18 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def model_source(model: str | None) -> str | None:
+    """``--model`` as load_encoder takes it: ``default`` (as in ``probekit compare``) or nothing names the
+    embedded encoder, unless a directory called ``default`` exists here."""
+    if model == "default" and not Path(model).is_dir():
+        return None
+    return model
+
+
 def load_model(args: argparse.Namespace) -> Any:
     from probekit import load_encoder
 
-    return load_encoder(args.model, device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code)
+    return load_encoder(model_source(args.model), device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code)
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
