@@ -314,10 +314,11 @@ def _headline(rows: Sequence[Mapping[str, Any]], confidence: float) -> list[str]
     return lines
 
 
-def correlation_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2, confidence: float = 0.95) -> str:
-    """The analysis section: a headline in plain language, then one table per dataset and setting
-    (intrinsic × extrinsic measure: n, Spearman ρ [CI], p, Kendall τ [CI], p, caution), the
-    cautions explained once under each table."""
+def correlation_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2, confidence: float = 0.95,
+                         figures: Mapping[str, str] | None = None) -> str:
+    """The analysis section: a headline in plain language, the ``figures`` (caption -> relative
+    PNG path), then one table per dataset and setting (intrinsic × extrinsic measure: n, Spearman
+    ρ [CI], p, Kendall τ [CI], p, caution), the cautions explained once under each table."""
     h = "#" * heading_level
     lines = [f"{h} Does intrinsic bias predict extrinsic bias?", ""]
     lines += [" ".join(_headline(rows, confidence)), ""]
@@ -327,6 +328,8 @@ def correlation_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: in
         f"as bias. Spearman p exact (all pairings) up to {EXACT_SPEARMAN_MAX} points, else scipy's t approximation; "
         f"Kendall p from scipy. Intervals: {confidence:.0%} percentile bootstrap over points."
     )
+    for caption, path in (figures or {}).items():
+        lines += ["", f"![{caption}]({path})"]
     for dataset, setting in dict.fromkeys((r["dataset"], r["setting"]) for r in rows):
         part = [r for r in rows if r["dataset"] == dataset and r["setting"] == setting]
         shown = [r for r in part if r.get("caution_short") != "constant"]

@@ -58,6 +58,8 @@ class StudyResults:
         ``study.json`` when present.
     problems : list of str
         Files that could not be used, and why.
+    wall_s : float
+        Sum of the units' recorded wall times.
     """
 
     root: Path
@@ -66,6 +68,7 @@ class StudyResults:
     finetune: list[dict[str, Any]] = field(default_factory=list)
     manifest: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
 
     @property
     def planned_units(self) -> int | None:
@@ -103,6 +106,9 @@ def _load_units(root: Path, result: StudyResults) -> None:
         if unit is None:
             continue
         kind, params = unit.get("kind"), unit.get("params") or {}
+        wall = unit.get("wall_s")
+        if isinstance(wall, (int, float)) and math.isfinite(wall):
+            result.wall_s += float(wall)
         if not isinstance(unit.get("result"), Mapping):
             result.problems.append(f"{path.name}: no result")
             continue
@@ -315,6 +321,8 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
                f"{len(study.finetune)} fine-tuning fold(s)")
     if study.planned_units is not None:
         summary += f"; {len(study.intrinsic) + len(study.finetune)} of {study.planned_units} planned units finished"
+    if study.wall_s:
+        summary += f" ({study.wall_s / 3600:.2f} h of unit wall time)" if study.wall_s >= 360 else f" ({study.wall_s:.0f} s of unit wall time)"
     lines += [summary + f". Built by probekit {version} from the saved JSON alone; every interval is "
               f"{confidence:.0%}.", ""]
     if study.problems:
@@ -364,16 +372,17 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
         correlations = rank_correlations(records, extrinsic_points, intrinsic_measures=INTRINSIC_MEASURES,
                                          extrinsic_measures=EXTRINSIC_MEASURES, n_bootstrap=n_bootstrap,
                                          confidence=confidence, random_state=random_state)
-        lines += [correlation_markdown(correlations, heading_level=2, confidence=confidence), ""]
+        links: dict[str, str] = {}
         for dataset in dict.fromkeys(r["dataset"] for r in correlations):
             heat = plot_correlation_heatmap(correlations, figures_dir / f"correlation_{_slug(dataset)}.png", dataset=dataset)
-            lines += [f"![{dataset}: Spearman ρ of each intrinsic × extrinsic measure and setting]({'figures/' + heat.name})", ""]
+            links[f"{dataset}: Spearman ρ of each intrinsic × extrinsic measure and setting"] = f"figures/{heat.name}"
             settings = list(dict.fromkeys(r["setting"] for r in correlations if r["dataset"] == dataset))
             setting = "original" if "original" in settings else settings[0]
             scatter = plot_correlation_scatter(
                 correlations, figures_dir / f"correlation_points_{_slug(dataset)}_{_slug(setting)}.png", dataset=dataset,
                 setting=setting, intrinsic=_scatter_measures(records), extrinsic=["tprd", "cf"])
-            lines += [f"![{dataset}, {setting} training data: the points behind the correlations]({'figures/' + scatter.name})", ""]
+            links[f"{dataset}, {setting} training data: the points behind the correlations"] = f"figures/{scatter.name}"
+        lines += [correlation_markdown(correlations, heading_level=2, confidence=confidence, figures=links), ""]
     else:
         lines += ["## Does intrinsic bias predict extrinsic bias?", "",
                   "Not computed: it needs intrinsic and fine-tuning results of the same encoder × method combinations "

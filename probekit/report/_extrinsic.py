@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -123,6 +124,31 @@ def _demote(markdown: str, levels: int) -> list[str]:
     return lines
 
 
+_NUMERIC = re.compile(r"^(?:[-+−]?\d|—$|n/a$)")
+
+
+def _align_numbers(lines: list[str]) -> list[str]:
+    """Right-align the table columns whose cells are all numbers (or dashes)."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if out[i].startswith("|") and i + 1 < len(out) and re.fullmatch(r"\|(?:\s*:?-{3,}:?\s*\|)+", out[i + 1].strip()):
+            end = i + 2
+            while end < len(out) and out[end].startswith("|"):
+                end += 1
+            cells = [[c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))] for row in out[i + 2:end]]
+            width = len(out[i + 1].strip().strip("|").split("|"))
+            aligns = []
+            for k in range(width):
+                column = [row[k] for row in cells if k < len(row)]
+                aligns.append("---:" if k > 0 and column and all(_NUMERIC.match(c) for c in column) else "---")
+            out[i + 1] = "|" + "|".join(aligns) + "|"
+            i = end
+        else:
+            i += 1
+    return out
+
+
 def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: int = 2, first_table: int = 3) -> tuple[str, int]:
     """Tables 3-4 style: one table per (dataset, encoder), one row per method and setting.
 
@@ -147,7 +173,7 @@ def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: in
             notes = [line for line in body[runs_at:] if "undefined" in line]
             body = body[:runs_at] + notes
         lines += [f"{h} Table {number}: extrinsic bias — {dataset}, {encoder}", ""]
-        lines += body
+        lines += _align_numbers(body)
         lines.append("")
         number += 1
     return "\n".join(lines), number

@@ -499,7 +499,7 @@ def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.P
     """Figure 3 style: attr-LPBS against target-LPBS, one point per run with both bootstrap
     intervals; the diagonal marks equal scores. Runs without LPBS are listed under the plot."""
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.5, 6))
+    fig, ax = plt.subplots(figsize=(6.5, 6))
     measured = [r for r in records if r["lpbs_status"] == "ok" and math.isfinite(num(r["attr_lpbs"]))]
     colors = plt.get_cmap("tab10")
     for i, r in enumerate(measured):
@@ -510,10 +510,12 @@ def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.P
     if measured:
         values = [v for r in measured for v in (r["attr_lpbs_low"], r["attr_lpbs_high"], r["target_lpbs_low"],
                                                   r["target_lpbs_high"], r["attr_lpbs"], r["target_lpbs"]) if math.isfinite(v)]
-        lo, hi = min(values + [0.0]), max(values) * 1.1 + 1e-9
-        ax.plot([lo, hi], [lo, hi], color="grey", linestyle=":", linewidth=1)
+        pad = 0.08 * (max(values) - min(values)) + 1e-3
+        lo, hi = min(values) - pad, max(values) + pad
+        ax.plot([lo, hi], [lo, hi], color="grey", linestyle=":", linewidth=1, label="attr = target")
         ax.set_xlim(lo, hi)
         ax.set_ylim(lo, hi)
+        ax.set_aspect("equal")
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, frameon=False)
     else:
         ax.text(0.5, 0.5, "no run has LPBS\n(no masked-LM head)", ha="center", va="center", transform=ax.transAxes)
