@@ -70,6 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     study.add_argument("--folds", type=int, default=10, help="stratified cross-validation folds (default: %(default)s, the paper's)")
     study.add_argument("--frozen", action="store_true",
                        help="keep the encoder fixed: embeddings computed once, then a logistic-regression linear layer (fast)")
+    study.add_argument("--embedding-cache", default=None, metavar="DIR",
+                       help="with --frozen: cache the embeddings here, so runs of the other settings reuse them")
     training = parser.add_argument_group("training (defaults: the paper's)")
     training.add_argument("--epochs", type=int, default=4)
     training.add_argument("--lr", type=float, default=2e-5, help="peak AdamW learning rate (default: %(default)s)")
@@ -152,6 +154,9 @@ def run_command(args: argparse.Namespace) -> int:
     from probekit.finetune._run import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, run_finetune
 
     config = _config(args)
+    if args.embedding_cache and not args.frozen:
+        raise InvalidParameterError("--embedding-cache", args.embedding_cache, "a directory together with --frozen "
+                                    "(full fine-tuning changes the encoder, so its embeddings are not reusable)")
     if not args.fixed_split and not args.test_data_path and args.folds < 2:
         raise InvalidParameterError("--folds", args.folds, "an integer >= 2 (or a fixed split: --fixed-split / --test-data-path)")
     out = check_output_dir(args.out, resume=args.resume, parameter="--out")  # before anything slow
@@ -166,6 +171,7 @@ def run_command(args: argparse.Namespace) -> int:
     result = run_finetune(
         encoder, data, setting=args.setting, folds=args.folds, test_data=test, config=config, out_dir=out,
         resume=args.resume, progress=not args.no_progress, data_name=args.data, report=say,
+        embedding_cache=args.embedding_cache,
     )
     print((Path(out) / TABLE_FILE).read_text(encoding="utf-8"))
     print(f"metrics: {Path(out) / METRICS_FILE}; table: {Path(out) / TABLE_FILE}; figure: {Path(out) / FIGURE_FILE}; "

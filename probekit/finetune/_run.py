@@ -448,6 +448,7 @@ def run_fold(
     progress: bool = True,
     data_name: str = "custom",
     callback: Callable[[int, dict[str, float]], None] | None = None,
+    embedding_cache: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Train and evaluate ONE fold of a run (one unit of a study: model x data x setting x fold).
 
@@ -462,6 +463,10 @@ def run_fold(
     ----------
     encoder, data, setting, folds, test_data, config, progress, data_name, callback
         As in :func:`run_finetune`.
+    embedding_cache : path, optional
+        Frozen path: with a cache directory the whole pool (and its counterfactual and scrubbed
+        versions) is embedded once into the cache and every later unit of any fold or setting
+        reads it; without one only this fold's texts are embedded.
     fold : int
         Which fold, from 0 to ``folds - 1`` (0 with ``test_data``).
     out_dir : path
@@ -492,7 +497,11 @@ def run_fold(
                 return _read_json(fold_file)
             raise InvalidParameterError("resume", False, "True to reuse the finished fold, or another out_dir",
                                         f"fold {fold} is already finished in {str(out)!r}")
-        return _run_fold(int(fold), encoder, plan, config=config, out=out, resume=resume, progress=progress, embed=None,
+        embed = None
+        if config.frozen and embedding_cache is not None:
+            embed = _frozen_embedder(encoder, config, _all_texts(plan.pool, plan.test_data, setting), progress,
+                                     embedding_cache)
+        return _run_fold(int(fold), encoder, plan, config=config, out=out, resume=resume, progress=progress, embed=embed,
                          callback=callback)
 
 
@@ -581,20 +590,34 @@ def collect_run(out_dir: str | os.PathLike, *, save: bool = True, confidence: fl
 # ------------------------------------------------------------------------------------------ the run
 
 
-def _frozen_embedder(encoder: Any, config: FinetuneConfig, texts: Sequence[str], progress: bool) -> Callable:
-    """Embed every distinct text once (the extraction engine); later calls look rows up."""
+def _frozen_embedder(encoder: Any, config: FinetuneConfig, groups: Sequence[Sequence[str]], progress: bool,
+                     cache_dir: str | os.PathLike | None = None) -> Callable:
+    """Embed every group of texts once (the extraction engine; each group a cache entry of its own
+    with ``cache_dir``, so runs of other settings or folds reuse it); later calls look rows up."""
     from probekit.finetune._train import default_embedder
 
-    unique = list(dict.fromkeys(texts))
-    vectors = default_embedder(encoder, config, progress=progress)(unique)
-    row = {text: i for i, text in enumerate(unique)}
+    embedder = default_embedder(encoder, config, cache_dir=cache_dir, progress=progress)
+    row: dict[str, int] = {}
+    parts = []
+    for group in groups:
+        group = list(group)
+        if not group:
+            continue
+        vectors = embedder(group)
+        keep = []
+        for i, text in enumerate(group):
+            if text not in row:
+                row[text] = sum(len(p) for p in parts) + len(keep)
+                keep.append(i)
+        parts.append(vectors[keep])
+    vectors = np.concatenate(parts) if parts else np.zeros((0, encoder.hidden_size), dtype=np.float32)
     fallback = default_embedder(encoder, config, progress=False)
 
     def embed(batch: Sequence[str]) -> np.ndarray:
+        nonlocal vectors
         missing = [t for t in dict.fromkeys(batch) if t not in row]
         if missing:  # not expected: every text of every setting was embedded up front
             extra = fallback(missing)
-            nonlocal vectors
             for t in missing:
                 row[t] = len(row)
             vectors = np.concatenate([vectors, extra])
@@ -624,7 +647,7 @@ def estimate_seconds(
     config = config or FinetuneConfig()
     with _datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config, data_name="custom")
-        texts = list(dict.fromkeys(_all_texts(plan.pool, plan.test_data, setting))) if config.frozen else None
+        texts = _distinct(_all_texts(plan.pool, plan.test_data, setting)) if config.frozen else None
         return _estimate(encoder, plan, config, fold_numbers, frozen_texts=texts)
 
 
@@ -641,6 +664,9 @@ def _estimate(encoder: Any, plan: _Plan, config: FinetuneConfig, todo: Sequence[
     n_test = sum(len(plan.splits[k][1]) for k in todo)
     if config.frozen:
         texts = list(frozen_texts) if frozen_texts is not None else list(plan.pool["text"])
+        if not texts:
+            return 0.0, (f"{len(todo)} fold(s), frozen encoder: every embedding is in the cache, "
+                         "then one logistic regression per fold: seconds")
         per_text = measure_embed_seconds(encoder, texts[:64], config)
         total = len(texts) * per_text
         return total, (f"{len(todo)} fold(s), frozen encoder: embedding {len(texts)} distinct texts once at about "
@@ -693,6 +719,7 @@ def run_finetune(
     data_name: str = "custom",
     report: Callable[[str], None] | None = None,
     callback: Callable[[int, dict[str, float]], None] | None = None,
+    embedding_cache: str | os.PathLike | None = None,
 ) -> FinetuneResult:
     """Fine-tune and evaluate a classifier on every fold; write predictions, metrics, table, figure.
 
@@ -731,6 +758,10 @@ def run_finetune(
     callback : callable, optional
         Passed to the training loop (``callback(step, values)`` after every step; raising stops
         the run, which ``resume`` continues).
+    embedding_cache : path, optional
+        Frozen path: a directory for the extraction engine's on-disk cache. The pool, its
+        counterfactuals and its scrubbed version are cached separately, so runs of the other
+        settings (and resumed runs) over the same data and encoder embed nothing again.
 
     Returns
     -------
@@ -742,11 +773,11 @@ def run_finetune(
                         data_name=data_name)
         out = check_output_dir(out_dir, resume=resume)
         return _run(encoder, plan, config=config, out=out, resume=resume, progress=progress,
-                    say=report or logger.info, callback=callback)
+                    say=report or logger.info, callback=callback, embedding_cache=embedding_cache)
 
 
 def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume: bool, progress: bool,
-         say: Callable[[str], None], callback: Callable | None) -> FinetuneResult:
+         say: Callable[[str], None], callback: Callable | None, embedding_cache: Any) -> FinetuneResult:
     settings = plan.settings
     _start_run_dir(out, settings, resume)
     n = len(plan.splits)
@@ -759,12 +790,13 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
     if finished:
         say(f"resuming: {len(finished)} of {n} fold(s) already finished")
 
-    frozen_texts = None
+    groups = None
     if config.frozen and todo:
-        frozen_texts = list(dict.fromkeys(_all_texts(plan.pool, plan.test_data, settings["setting"])))
+        groups = _all_texts(plan.pool, plan.test_data, settings["setting"])
+    frozen_texts = _distinct(_uncached(encoder, config, groups, embedding_cache)) if groups else None
     _, message = _estimate(encoder, plan, config, todo, frozen_texts=frozen_texts)
     say(f"estimate: {message}")
-    embed = _frozen_embedder(encoder, config, frozen_texts, progress) if frozen_texts is not None else None
+    embed = _frozen_embedder(encoder, config, groups, progress, embedding_cache) if groups is not None else None
 
     started = time.perf_counter()
     from tqdm.auto import tqdm
@@ -797,17 +829,42 @@ def _counts_dict(counts: pd.DataFrame) -> dict[str, dict[str, Any]]:
             for label, r in counts.iterrows()}
 
 
-def _all_texts(pool: Any, test_data: Any, setting: str) -> list[str]:
-    """Every text the folds will embed: the pool (training and, in cross-validation, test texts),
-    the counterfactuals (test counterfactuals; swapped training data), the scrubbed pool, and a
-    fixed test set with its counterfactuals; each transform computed once for the whole pool."""
+def _all_texts(pool: Any, test_data: Any, setting: str) -> list[list[str]]:
+    """Every text the folds of a run will embed, in groups: the pool (training and, in
+    cross-validation, test texts), its counterfactuals (test counterfactuals; swapped training
+    data), a fixed test set and its counterfactuals, the scrubbed pool. Each transform is computed
+    once for the whole pool; the groups of one pool are the same in every setting that needs them."""
     from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
 
-    texts = list(pool["text"])
+    groups = [list(pool["text"])]
     if test_data is None or setting == "swapped":
-        texts += list(counterfactual_dataset(pool)["text"])
+        groups.append(list(counterfactual_dataset(pool)["text"]))
     if test_data is not None:
-        texts += list(test_data["text"]) + list(counterfactual_dataset(test_data)["text"])
+        groups += [list(test_data["text"]), list(counterfactual_dataset(test_data)["text"])]
     if setting == "scrubbed":
-        texts += list(apply_setting(pool, "scrubbed")["text"])
-    return texts
+        groups.append(list(apply_setting(pool, "scrubbed")["text"]))
+    return groups
+
+
+def _distinct(groups: Sequence[Sequence[str]]) -> list[str]:
+    return list(dict.fromkeys(t for group in groups for t in group))
+
+
+def _uncached(encoder: Any, config: FinetuneConfig, groups: Sequence[Sequence[str]],
+              cache_dir: str | os.PathLike | None) -> list[list[str]]:
+    """The groups whose embeddings are not in the extraction engine's cache yet (for the estimate)."""
+    if cache_dir is None:
+        return [list(g) for g in groups]
+    from probekit._cache import EmbeddingCache, cache_key
+    from probekit._embedding import _extraction_meta, _normalize_layers
+    from probekit.finetune._train import truncate_texts
+
+    cache = EmbeddingCache(cache_dir)
+    layers, _ = _normalize_layers(-1, encoder.num_layers)
+    out = []
+    for group in groups:
+        cut = truncate_texts(encoder.tokenizer, list(group), config.max_length)
+        key = cache_key(kind="sentences", layers=layers, pooling=config.pooling, **_extraction_meta(encoder, cut))
+        if not cache.path_for(key).is_file():
+            out.append(list(group))
+    return out

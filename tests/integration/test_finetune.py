@@ -285,6 +285,29 @@ def test_frozen_path_is_logistic_regression_on_the_encoders_embeddings(encoder, 
     assert result.folds[0]["training"]["frozen"] is True
 
 
+def test_frozen_runs_share_embeddings_through_the_cache(encoder, bios, tmp_path, monkeypatch):
+    import probekit._embedding
+
+    config = FinetuneConfig(frozen=True, max_length=48, device="cpu", seed=1)
+    data, cache = bios["train"], tmp_path / "cache"
+    plain = run_finetune(encoder, data, setting="original", folds=2, config=config, out_dir=tmp_path / "plain",
+                         progress=False)
+    run_finetune(encoder, data, setting="scrubbed", folds=2, config=config, out_dir=tmp_path / "scrubbed",
+                 progress=False, embedding_cache=cache)
+
+    def no_encoding(*args, **kwargs):
+        raise AssertionError("embedded again instead of read from the cache")
+
+    monkeypatch.setattr(probekit._embedding, "_encode_units", no_encoding)
+    cached = run_finetune(encoder, data, setting="original", folds=2, config=config, out_dir=tmp_path / "cached",
+                          progress=False, embedding_cache=cache)
+    entry = run_fold(encoder, data, 1, setting="swapped", folds=2, config=config, out_dir=tmp_path / "unit",
+                     progress=False, embedding_cache=cache)
+    for a, b in zip(cached.folds, plain.folds):
+        assert a["metrics"] == pytest.approx(b["metrics"], nan_ok=True)
+    assert entry["n_train"] == 2 * plain.folds[1]["n_train"]
+
+
 # ------------------------------------------------------------------------------------------ projections
 
 
@@ -346,6 +369,7 @@ def test_a_class_without_one_gender_in_a_fold_is_nan_with_a_warning(encoder, tmp
 # ------------------------------------------------------------------------------------------ CLI
 
 
+@pytest.mark.filterwarnings("ignore::probekit.extrinsic.UndefinedMetricWarning")  # 2 bios per class: cells without a gender
 def test_cli_runs_prints_an_estimate_and_writes_the_run(tiny_dir, tmp_path, capsys):
     out = tmp_path / "cli"
     rc = main(["finetune", "--model", str(tiny_dir), "--data", "synthetic", "--n-examples", "56", "--folds", "2",
@@ -366,12 +390,15 @@ def test_cli_runs_prints_an_estimate_and_writes_the_run(tiny_dir, tmp_path, caps
         (["--data", "bios", "--data-path", "{tmp}/missing.csv"], "missing.csv"),
         (["--data-path", "x.csv"], "--data-path"),
         (["--model", "{tmp}/no-such-model"], "no-such-model"),
+        (["--embedding-cache", "{tmp}/cache", "--epochs", "1"], "--embedding-cache"),
     ],
 )
 def test_cli_bad_input_is_a_one_line_error(tiny_dir, tmp_path, capsys, extra, needle):
     out = tmp_path / "out"
     argv = ["finetune", "--model", str(tiny_dir), "--frozen", "--no-progress", "--out", str(out)]
     argv += [a.replace("{tmp}", str(tmp_path)) for a in extra]
+    if "--embedding-cache" in extra:
+        argv.remove("--frozen")
     assert main(argv) != 0
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("probekit finetune: error:") and needle in err, err
