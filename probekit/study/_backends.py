@@ -1,0 +1,123 @@
+"""Scale-out backends: ``--shard i/n`` (see :func:`probekit.study.shard_units`) and Ray.
+
+The Ray backend is scheduling only: each debiased encoder the units need is built by one Ray task,
+and each unit is one Ray task that depends on the build of its encoder (Ray starts it once the
+build is done). Tasks receive the resolved configuration as a plain dict and the unit's id, do the
+same work as the local backend (:class:`probekit.study._work.Workspace`), and write their unit
+file into the study directory themselves, so every node must see that directory (a shared file
+system); what travels back to the driver is one short line per unit. Ray's worker processes are
+reused, so a worker that runs several units of one encoder loads it once. A task runs torch with
+as many threads as the CPUs it asks for (``--ray-cpus-per-unit``, at least one).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from probekit.errors import ProbekitError
+from probekit.study._config import StudyConfig
+from probekit.study._units import Unit, needs_debiased_build, plan_units
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["run_ray"]
+
+_WORKSPACES: dict[tuple[str, str], Any] = {}
+
+
+def _workspace(config_dict: dict[str, Any], out: str) -> Any:
+    """The worker process's workspace for this study (kept between tasks: encoders stay loaded)."""
+    import json
+
+    from probekit.study._work import Workspace
+
+    key = (out, json.dumps(config_dict, sort_keys=True))
+    if key not in _WORKSPACES:
+        _WORKSPACES.clear()
+        _WORKSPACES[key] = Workspace(StudyConfig.from_dict(config_dict), out, progress=False)
+    return _WORKSPACES[key]
+
+
+def _threads(n: int) -> None:
+    """As many torch threads as CPUs the task asked for (Ray workers otherwise start with one)."""
+    import torch
+
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+
+
+def _ray_build(config_dict: dict[str, Any], out: str, label: str, method: str, threads: int = 1) -> str:
+    """Ray task: build the debiased encoder of (label, method) under shared/ (if not built yet)."""
+    _threads(threads)
+    return str(_workspace(config_dict, out).build_debiased(label, method))
+
+
+def _ray_unit(config_dict: dict[str, Any], out: str, unit_id: str, _built: Any = None, threads: int = 1) -> dict[str, Any]:
+    """Ray task: run one unit and write its file; returns {"id", "wall_s", "line"}."""
+    from probekit.study._runner import describe_result
+
+    _threads(threads)
+    workspace = _workspace(config_dict, out)
+    unit = next(u for u in plan_units(workspace.config) if u.id == unit_id)
+    record = workspace.execute(unit)
+    workspace.write(record)
+    return {"id": unit_id, "wall_s": record["wall_s"], "line": describe_result(record)}
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ProbekitError("--backend ray needs Ray: pip install 'probekit[ray]' (or pip install 'ray>=2.9')") from None
+    return ray
+
+
+def run_ray(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: Any, *, address: str | None,
+            cpus_per_unit: float, gpus_per_unit: float, keep_going: bool, say: Callable[[str], None]) -> None:
+    """Run ``todo`` as Ray tasks (see the module docstring); fills ``summary``."""
+    ray = _import_ray()
+    started_here = False
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        started_here = True
+    try:
+        resources = ray.cluster_resources()
+        say(f"Ray cluster: {resources.get('CPU', 0):g} CPU(s), {resources.get('GPU', 0):g} GPU(s); "
+            f"{cpus_per_unit:g} CPU / {gpus_per_unit:g} GPU per unit")
+        options = {"num_cpus": cpus_per_unit, "num_gpus": gpus_per_unit, "max_retries": 0}
+        build = ray.remote(_ray_build).options(**options)
+        run_unit = ray.remote(_ray_unit).options(**options)
+        config_dict = config.to_dict()
+        out_text = str(Path(out).resolve())
+        threads = max(1, int(cpus_per_unit))
+        builds = {}
+        for label, method in dict.fromkeys(u.group for u in todo):
+            if needs_debiased_build(config, label, method):
+                builds[(label, method)] = build.remote(config_dict, out_text, label, method, threads)
+        pending = {run_unit.remote(config_dict, out_text, u.id, builds.get(u.group), threads): u for u in todo}
+        finished = 0
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                unit = pending.pop(ref)
+                finished += 1
+                try:
+                    reply = ray.get(ref)
+                except Exception as exc:  # ray.exceptions.RayTaskError wraps the task's exception
+                    cause = getattr(exc, "cause", None) or exc
+                    if not keep_going:
+                        for other in pending:
+                            ray.cancel(other)
+                        if isinstance(cause, ProbekitError):
+                            raise cause from None
+                        raise
+                    summary.failed.append((unit.id, f"{type(cause).__name__}: {cause}"))
+                    say(f"[{finished}/{len(todo)}] FAILED {unit.label()}: {type(cause).__name__}: {cause}")
+                    continue
+                summary.n_run += 1
+                say(f"[{finished}/{len(todo)}] {unit.label()}: {reply['line']} ({reply['wall_s']:.1f} s)")
+    finally:
+        if started_here:
+            ray.shutdown()

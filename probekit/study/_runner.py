@@ -1,0 +1,272 @@
+"""Running a study: the manifest, skipping finished units, one atomic file per unit, the backends.
+
+Layout of a study directory ``DIR``::
+
+    study.json                 the resolved configuration and every unit (id, kind, params)
+    units/<unit id>.json       one file per finished unit, written atomically (temp + rename):
+                               id, kind, params, result, provenance, wall_s
+    runs/<run>/                a fine-tuning run (encoder x method x dataset x setting) in the layout of
+                               ``probekit finetune``: run.json, folds/fold-NN/{original,augmented}.csv
+                               and fold.json; metrics.json, results.md, results.png once all folds exist
+    shared/                    work shared by units: debiased encoders, the embedding cache, locks
+    report/                    written by ``probekit report DIR``
+
+A unit is finished exactly when its file exists: the file is renamed into place after the unit's
+work is complete, so a unit killed at any point (even by SIGKILL) has no file, and a rerun does it
+again from the start (or from its last training checkpoint); no unit is ever counted half-done or
+twice. A rerun of the same configuration skips the finished units.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from probekit.errors import InputFileError, InvalidParameterError, ProbekitError
+from probekit.study._config import StudyConfig
+from probekit.study._units import Unit, plan_units, run_key, shard_units
+from probekit.study._work import UNITS_DIR, Workspace, check_inputs, is_main_process
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["StudySummary", "run_study", "dry_run_lines", "unit_done", "MANIFEST_FILE", "BACKENDS"]
+
+MANIFEST_FILE = "study.json"
+BACKENDS = ("local", "ray")
+_FORMAT = "probekit-study"
+_FORMAT_VERSION = 1
+
+
+@dataclass
+class StudySummary:
+    """What a call of :func:`run_study` did.
+
+    Attributes
+    ----------
+    n_units : int
+        Units of the whole study.
+    n_selected : int
+        Units of this shard (all of them without a shard).
+    n_already_done : int
+        Units of this shard finished before this call (skipped).
+    n_run : int
+        Units this call finished.
+    failed : list of (unit id, message)
+        Units that failed (with ``keep_going``).
+    seconds : float
+    """
+
+    n_units: int
+    n_selected: int
+    n_already_done: int
+    n_run: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def unit_done(out: str | os.PathLike, unit: Unit) -> bool:
+    """Whether ``unit`` is finished in the study directory ``out`` (its file exists and is readable)."""
+    path = Path(out) / UNITS_DIR / f"{unit.id}.json"
+    if not path.is_file():
+        return False
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("id") == unit.id
+    except (OSError, ValueError):  # not produced by an atomic write; redo the unit
+        logger.warning("unit file %s is unreadable; the unit is run again", path)
+        return False
+
+
+def dry_run_lines(config: StudyConfig, out: str | os.PathLike, shard: tuple[int, int] | None = None) -> list[str]:
+    """One line per unit of the shard: ``<id> TAB <params as JSON> TAB done|todo``."""
+    lines = []
+    for unit in shard_units(plan_units(config), shard):
+        params = json.dumps(unit.params, sort_keys=True, separators=(",", ":"))
+        lines.append(f"{unit.id}\t{params}\t{'done' if unit_done(out, unit) else 'todo'}")
+    return lines
+
+
+def _write_manifest(out: Path, config: StudyConfig, units: Sequence[Unit]) -> None:
+    """Write ``study.json``, or check that the one there describes the same study."""
+    from probekit._io import write_json
+    from probekit._provenance import collect_provenance
+
+    path = out / MANIFEST_FILE
+    if path.is_file():
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            old = StudyConfig.from_dict(saved["config"]).identity()
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputFileError(f"cannot read {str(path)!r}: {exc}") from None
+        new = config.identity()
+        differing = sorted(k for k in new if json.dumps(new[k], sort_keys=True) != json.dumps(old.get(k), sort_keys=True))
+        if differing:
+            raise InvalidParameterError(
+                "--out", str(out), "a new directory, or the directory of the same study",
+                f"it holds a study whose [{'], ['.join(differing)}] differ from this config's; "
+                "use another --out for another study",
+            )
+        return
+    if not is_main_process():
+        return
+    manifest = {
+        "format": _FORMAT, "format_version": _FORMAT_VERSION,
+        "config": config.to_dict(), "config_file": config.source,
+        "units": [u.describe() for u in units],
+        "provenance": collect_provenance(seeds={"seed": int(config.study["seed"])},
+                                         parameters={"command": "probekit study", "n_units": len(units)}),
+    }
+    write_json(path, manifest)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, (int, float)) and value == value else "n/a"
+
+
+def describe_result(record: dict[str, Any]) -> str:
+    """A short line about a finished unit's numbers."""
+    result = record.get("result") or {}
+    if record.get("kind") == "finetune":
+        m = result.get("metrics") or {}
+        return f"accuracy {_fmt(m.get('accuracy'))}, TPRD {_fmt(m.get('tprd'))}, CF {_fmt(m.get('cf'))}"
+    seat = result.get("seat") or {}
+    probe = result.get("probe") or {}
+    return (f"SEAT effect size {_fmt(seat.get('effect_size'))}, gender probe accuracy {_fmt(probe.get('gender_accuracy'))}, "
+            f"stereotype accuracy {_fmt(probe.get('stereotype_accuracy'))}")
+
+
+def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit]) -> int:
+    """``metrics.json`` and ``results.md`` of every fine-tuning run whose folds are all finished
+    (:func:`probekit.finetune.collect_run`; figures come from ``probekit report``); returns how many
+    were written."""
+    from probekit._io import atomic_write_text, write_json
+    from probekit.finetune._report import finetune_markdown
+    from probekit.finetune._run import collect_run
+
+    runs: dict[str, list[Unit]] = {}
+    for unit in units:
+        if unit.kind == "finetune":
+            p = unit.params
+            runs.setdefault(run_key(config, p["encoder"], p["method"], p["dataset"], p["setting"]), []).append(unit)
+    written = 0
+    for key, members in runs.items():
+        run_dir = out / "runs" / key
+        if (run_dir / "metrics.json").is_file() or not all(unit_done(out, u) for u in members):
+            continue
+        try:
+            result = collect_run(run_dir, save=False)
+            write_json(run_dir / "metrics.json", result.to_dict())
+            saved = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+            atomic_write_text(run_dir / "results.md", finetune_markdown([saved], [key]))
+            written += 1
+        except (ProbekitError, OSError, ValueError) as exc:  # the unit files are the results; this is a convenience
+            logger.warning("could not aggregate %s: %s", run_dir, exc)
+    return written
+
+
+def run_study(
+    config: StudyConfig,
+    out: str | os.PathLike,
+    *,
+    shard: tuple[int, int] | None = None,
+    backend: str = "local",
+    progress: bool = False,
+    keep_going: bool = False,
+    say: Callable[[str], None] | None = None,
+    ray_address: str | None = None,
+    ray_cpus_per_unit: float = 1.0,
+    ray_gpus_per_unit: float = 0.0,
+) -> StudySummary:
+    """Run the units of a study (or of one shard of it) that are not finished yet.
+
+    Parameters
+    ----------
+    config : StudyConfig
+        From :func:`probekit.study.load_config`.
+    out : path
+        The study directory (created; a directory of the same study continues).
+    shard : (i, n), optional
+        Run only shard ``i`` of ``n`` (:func:`probekit.study.shard_units`): a SLURM job array or
+        several machines writing to one directory.
+    backend : {"local", "ray"}
+        ``"local"``: in this process, in grid order. ``"ray"``: each unit (and each debiased
+        encoder to build) is a Ray task on the cluster at ``ray_address`` (or the Ray instance
+        already initialized in this process, or a new local one); the tasks write to ``out``,
+        which every node must see.
+    progress : bool
+        tqdm bars of the library calls (local backend).
+    keep_going : bool
+        A unit that fails is reported and the others still run; otherwise the first failure stops
+        the run (after the units already finished are saved).
+    say : callable, optional
+        Receives the status lines (default: ``logging`` at INFO).
+    ray_address, ray_cpus_per_unit, ray_gpus_per_unit
+        Where the Ray cluster is and what one unit asks of it.
+
+    Returns
+    -------
+    StudySummary
+    """
+    from probekit._io import ensure_writable_dir
+
+    say = say or logger.info
+    if backend not in BACKENDS:
+        raise InvalidParameterError("backend", backend, BACKENDS)
+    started = time.perf_counter()
+    out_dir = ensure_writable_dir(out, "--out")  # before anything slow
+    units = plan_units(config)
+    selected = shard_units(units, shard)
+    _write_manifest(out_dir, config, units)
+    todo = [u for u in selected if not unit_done(out_dir, u)]
+    summary = StudySummary(n_units=len(units), n_selected=len(selected), n_already_done=len(selected) - len(todo))
+    where = f"shard {shard[0]}/{shard[1]}: " if shard else ""
+    say(f"{where}{len(units)} units in the study, {len(selected)} in this run, {summary.n_already_done} already done, "
+        f"{len(todo)} to run ({sum(u.kind == 'intrinsic' for u in todo)} intrinsic, "
+        f"{sum(u.kind == 'finetune' for u in todo)} fine-tunes) with the {backend} backend")
+    if todo:
+        check_inputs(config, todo)
+        if backend == "local":
+            _run_local(config, out_dir, todo, summary, progress=progress, keep_going=keep_going, say=say)
+        else:
+            from probekit.study._backends import run_ray
+
+            run_ray(config, out_dir, todo, summary, address=ray_address, cpus_per_unit=ray_cpus_per_unit,
+                    gpus_per_unit=ray_gpus_per_unit, keep_going=keep_going, say=say)
+    if is_main_process():
+        n = collect_finished_runs(config, out_dir, selected)
+        if n:
+            say(f"aggregated {n} finished fine-tuning run(s) under {out_dir / 'runs'} (metrics.json, results.md)")
+    summary.seconds = time.perf_counter() - started
+    done = sum(unit_done(out_dir, u) for u in units)
+    say(f"{where}finished {summary.n_run} unit(s) in {summary.seconds:.0f} s; {len(summary.failed)} failed; "
+        f"{done} of {len(units)} units of the study are done")
+    return summary
+
+
+def _run_local(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: StudySummary, *, progress: bool,
+               keep_going: bool, say: Callable[[str], None]) -> None:
+    workspace = Workspace(config, out, progress=progress)
+    for index, unit in enumerate(todo, 1):
+        try:
+            record = workspace.execute(unit)
+        except Exception as exc:
+            if not keep_going or isinstance(exc, KeyboardInterrupt):
+                raise
+            message = f"{type(exc).__name__}: {exc}"
+            summary.failed.append((unit.id, message))
+            say(f"[{index}/{len(todo)}] FAILED {unit.label()}: {message}")
+            logger.debug("%s", traceback.format_exc())
+            continue
+        workspace.write(record)
+        summary.n_run += 1
+        say(f"[{index}/{len(todo)}] {unit.label()}: {describe_result(record)} ({record['wall_s']:.1f} s)")
+
+
+def _stderr(message: str) -> None:  # pragma: no cover - used by the CLI
+    print(message, file=sys.stderr, flush=True)

@@ -1,0 +1,190 @@
+"""The units of a study and their deterministic ids.
+
+A study expands into units, in grid order::
+
+    for encoder:                      for method:
+        intrinsic(encoder, method)                              (the intrinsic suite, once)
+        for dataset: for setting: for fold:
+            finetune(encoder, method, dataset, setting, fold)   (one fine-tune and its evaluation)
+
+A unit's id is readable and unique: its parameters followed by 12 hex digits of the SHA-256 of
+the canonical JSON (sorted keys, no spaces) of everything its result depends on: its kind and
+parameters, the encoder's model, the method's options (or the directory it is taken from), the
+corpus, the dataset's options (not its location), the folds, the fine-tuning or intrinsic options
+and the seed. The same configuration gives the same ids on every machine, and changing an option
+gives new ids, so a finished unit is never mistaken for one run with other options.
+
+Shared work (a debiased encoder, the frozen path's embeddings) has keys made the same way; a
+shard is a contiguous block of the grid (:func:`shard_units`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from probekit.errors import InvalidParameterError
+from probekit.study._config import PROJECTION_METHODS, StudyConfig
+
+__all__ = ["Unit", "plan_units", "shard_units", "parse_shard", "canonical_hash", "method_spec", "debiased_key"]
+
+KINDS = ("intrinsic", "finetune")
+
+
+def canonical_hash(value: Any, length: int = 12) -> str:
+    """SHA-256 of the canonical JSON of ``value`` (sorted keys, compact), ``length`` hex digits."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work.
+
+    Attributes
+    ----------
+    id : str
+    kind : {"intrinsic", "finetune"}
+    params : dict
+        ``encoder`` (label), ``method``, ``dataset``, ``setting``, ``fold`` (the last three
+        ``None`` for intrinsic units).
+    spec : dict
+        Everything the result depends on (hashed into the id).
+    """
+
+    id: str
+    kind: str
+    params: dict[str, Any]
+    spec: dict[str, Any] = field(repr=False)
+
+    @property
+    def group(self) -> tuple[str, str]:
+        """(encoder, method): the units that share one (debiased) encoder."""
+        return self.params["encoder"], self.params["method"]
+
+    def describe(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "params": dict(self.params)}
+
+    def label(self) -> str:
+        p = self.params
+        if self.kind == "intrinsic":
+            return f"intrinsic {p['encoder']}/{p['method']}"
+        return f"finetune {p['encoder']}/{p['method']}/{p['dataset']}/{p['setting']}/fold {p['fold']}"
+
+
+def encoder_spec(config: StudyConfig, label: str) -> dict[str, Any]:
+    encoder = config.encoder(label)
+    return {"model": encoder["model"], "trust_remote_code": encoder["trust_remote_code"]}
+
+
+def corpus_spec(config: StudyConfig) -> dict[str, Any]:
+    return dict(config.corpus)
+
+
+def method_spec(config: StudyConfig, label: str, method: str) -> dict[str, Any]:
+    """How the encoder's ``method`` version is made: taken from a directory, or built with options."""
+    if method == "none":
+        return {"name": "none"}
+    path = config.encoder(label)["debiased"].get(method)
+    if path is not None:
+        return {"name": method, "path": path}
+    return {"name": method, "options": dict(config.methods.get(method, {})), "corpus": corpus_spec(config),
+            "seed": int(config.study["seed"])}
+
+
+def debiased_key(config: StudyConfig, label: str, method: str) -> str:
+    """Directory name of a debiased encoder built by the study (under ``shared/debiased/``)."""
+    spec = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method)}
+    return f"{label}-{method}-{canonical_hash(spec, 10)}"
+
+
+def dataset_spec(config: StudyConfig, name: str) -> dict[str, Any]:
+    return {k: v for k, v in config.dataset(name).items() if k != "path"}
+
+
+def run_key(config: StudyConfig, label: str, method: str, dataset: str, setting: str) -> str:
+    """Directory name (under ``runs/``) of the fine-tuning run of one encoder x method x dataset x
+    setting, which holds its folds' predictions (``probekit finetune``'s run layout)."""
+    spec = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method),
+            "dataset": dataset_spec(config, dataset), "setting": setting, "folds": config.study["folds"],
+            "finetune": dict(config.finetune), "seed": config.study["seed"]}
+    return f"{label}-{method}-{dataset}-{setting}-{canonical_hash(spec, 10)}"
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9._+-]")
+
+
+def _unit_id(kind: str, params: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+    parts = [kind, params["encoder"], params["method"]]
+    if kind == "finetune":
+        parts += [params["dataset"], params["setting"], f"fold{params['fold']}"]
+    readable = "-".join(_SAFE.sub("-", str(p)) for p in parts)
+    return f"{readable}-{canonical_hash(spec)}"
+
+
+def plan_units(config: StudyConfig) -> list[Unit]:
+    """Every unit of the study, in grid order (encoder, method, [intrinsic], dataset, setting, fold)."""
+    units: list[Unit] = []
+    seed = int(config.study["seed"])
+    for encoder in config.encoders:
+        label = encoder["label"]
+        for method in config.study["methods"]:
+            common = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method), "seed": seed}
+            if config.study["intrinsic"]:
+                params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None}
+                spec = {"kind": "intrinsic", "params": params, **common, "corpus": corpus_spec(config),
+                        "intrinsic": dict(config.intrinsic)}
+                units.append(Unit(_unit_id("intrinsic", params, spec), "intrinsic", params, spec))
+            if not config.study["finetune"]:
+                continue
+            for dataset in config.datasets:
+                for setting in config.study["settings"]:
+                    for fold in range(int(config.study["folds"])):
+                        params = {"encoder": label, "method": method, "dataset": dataset["name"], "setting": setting,
+                                  "fold": fold}
+                        spec = {"kind": "finetune", "params": params, **common,
+                                "dataset": dataset_spec(config, dataset["name"]), "folds": int(config.study["folds"]),
+                                "finetune": dict(config.finetune)}
+                        units.append(Unit(_unit_id("finetune", params, spec), "finetune", params, spec))
+    ids = [u.id for u in units]
+    assert len(set(ids)) == len(ids), "unit ids must be unique"
+    return units
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """``"i/n"`` -> (i, n) with 0 <= i < n; ``None`` -> None."""
+    if text is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(text))
+    if not match:
+        raise InvalidParameterError("--shard", text, "i/n with 0 <= i < n, e.g. 0/4 (SLURM: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)")
+    index, count = int(match.group(1)), int(match.group(2))
+    if count < 1 or not 0 <= index < count:
+        raise InvalidParameterError("--shard", text, "i/n with n >= 1 and 0 <= i < n")
+    return index, count
+
+
+def shard_units(units: Sequence[Unit], shard: tuple[int, int] | None) -> list[Unit]:
+    """Shard ``i`` of ``n``: the units at grid positions ``floor(i N / n)`` to ``floor((i+1) N / n) - 1``.
+
+    Contiguous blocks of the grid keep the units of one (encoder, method) together, so a shard
+    builds or loads few debiased encoders; the shards of one ``n`` cover every unit exactly once
+    and differ in size by at most one.
+    """
+    if shard is None:
+        return list(units)
+    index, count = shard
+    n = len(units)
+    return list(units[index * n // count:(index + 1) * n // count])
+
+
+def needs_debiased_build(config: StudyConfig, label: str, method: str) -> bool:
+    """Whether the (encoder, method) encoder is built by the study (not ``none``, not from a path)."""
+    return method != "none" and method not in config.encoder(label)["debiased"]
+
+
+def is_projection(method: str) -> bool:
+    return method in PROJECTION_METHODS
