@@ -283,7 +283,11 @@ def build_report(
     root = Path(directory)
     target = Path(out) if out is not None else root / REPORT_DIR
     study = load_study(root)
-    ensure_writable_dir(target.parent, "--out" if out is not None else "DIR")
+    parameter = "--out" if out is not None else "DIR"
+    if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / "report.json").is_file())):
+        raise InvalidParameterError(parameter, str(target), "a new or empty directory, or an earlier report",
+                                    "it exists and holds other files; the report directory is replaced as a whole")
+    ensure_writable_dir(target.parent, parameter)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     try:
         _write(study, staging, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state,
@@ -315,7 +319,8 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     figures_dir, tables_dir = out / "figures", out / "tables"
     figures_dir.mkdir()
     tables_dir.mkdir()
-    lines = ["# probekit study report", ""]
+    title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
+    lines = [f"# {title}", ""]
     kinds = {"study": "study", "compare": "probekit compare output", "probe": "probekit probe output"}
     summary = (f"Source: `{study.root}` ({kinds[study.source]}): {len(study.intrinsic)} intrinsic result(s), "
                f"{len(study.finetune)} fine-tuning fold(s)")
@@ -344,7 +349,11 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     # extrinsic -------------------------------------------------------------------------------------
     groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
                              confidence=confidence)
-    lines += ["## Extrinsic bias (Tables 3–4, Figures 5–6 style)", ""]
+    if study.source != "study":
+        lines += ["This directory compares checkpoints without fine-tuning them: the extrinsic tables (Tables 3–4) and "
+                  "the rank correlation of intrinsic with extrinsic bias come from a study (`probekit study`).", ""]
+    else:
+        lines += ["## Extrinsic bias (Tables 3–4, Figures 5–6 style)", ""]
     if groups:
         text, _ = extrinsic_markdown(groups, heading_level=3)
         lines += [text, ""]
@@ -357,7 +366,7 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
             lines += [f"![{dataset}: TPRD and CF per method × setting (mean over folds, {confidence:.0%} t-interval, "
                       f"dots: folds)](figures/{bars.name})", "",
                       f"![{dataset}: TPRD vs CF per method × setting ({confidence:.0%} t-intervals)](figures/{scatter.name})", ""]
-    else:
+    elif study.source == "study":
         lines += ["No fine-tuning results yet.", ""]
 
     # analysis --------------------------------------------------------------------------------------
@@ -383,7 +392,7 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
                 setting=setting, intrinsic=_scatter_measures(records), extrinsic=["tprd", "cf"])
             links[f"{dataset}, {setting} training data: the points behind the correlations"] = f"figures/{scatter.name}"
         lines += [correlation_markdown(correlations, heading_level=2, confidence=confidence, figures=links), ""]
-    else:
+    elif study.source == "study":
         lines += ["## Does intrinsic bias predict extrinsic bias?", "",
                   "Not computed: it needs intrinsic and fine-tuning results of the same encoder × method combinations "
                   f"(found {len(records)} intrinsic and {len(extrinsic_points)} fine-tuning groups).", ""]
@@ -405,5 +414,5 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     markdown = "\n".join(lines).rstrip() + "\n"
     markdown = re.sub(r"\n{3,}", "\n\n", markdown)
     (out / "report.md").write_text(markdown, encoding="utf-8")
-    (out / "report.html").write_text(markdown_to_html(markdown, title="probekit study report", base_dir=out),
+    (out / "report.html").write_text(markdown_to_html(markdown, title=title, base_dir=out),
                                      encoding="utf-8")

@@ -155,6 +155,14 @@ def intrinsic_records(
     return records
 
 
+def _short_reason(reason: Any) -> str:
+    """Why LPBS was skipped, without the model path (so that runs with the same reason group)."""
+    text = str(reason or "skipped")
+    if "masked-lm head" in text.lower() or "mlm head" in text.lower():
+        return "no masked-LM head (LPBS needs one; use a checkpoint saved with it, e.g. a *ForMaskedLM model)"
+    return text
+
+
 def _any(records: Sequence[Mapping[str, Any]], key: str) -> bool:
     return any(math.isfinite(num(r.get(key))) for r in records)
 
@@ -268,7 +276,11 @@ def intrinsic_markdown(
     lines.append("")
     skipped = [r for r in records if r["lpbs_status"] != "ok"]
     if skipped:
-        lines.append("LPBS not measured (—): " + "; ".join(f"{r['label']}: {r['lpbs_reason'] or 'skipped'}" for r in skipped) + ".")
+        reasons: dict[str, list[str]] = {}
+        for r in skipped:
+            reasons.setdefault(_short_reason(r["lpbs_reason"]), []).append(r["label"])
+        lines.append("LPBS not measured (—): " + "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
+                     + ".")
         lines.append("")
     lines.append(
         "SEAT (word level, Tan & Celis 2019): X/Y = female/male stereotype words, A/B = female/male attribute "
@@ -437,10 +449,18 @@ def _seat_panel(ax: Any, records: Sequence[Mapping[str, Any]]) -> None:
 def _lpbs_panel(ax: Any, records: Sequence[Mapping[str, Any]], *, labels: bool = False) -> None:
     y = np.arange(len(records))
     h = 0.36
+    if not any(r["lpbs_status"] == "ok" for r in records):
+        ax.text(0.5, 0.5, "LPBS not measured:\nno checkpoint here has a masked-LM head", ha="center", va="center",
+                transform=ax.transAxes, fontsize=9, color="#555555")
+        ax.set_xticks([])
+        _rows(ax, records, labels)
+        ax.set_title("LPBS", fontsize=10)
+        return
     for k, (variant, color) in enumerate((("attr", "#dd8452"), ("target", "#55a868"))):
         v = _col(records, f"{variant}_lpbs")
-        ax.barh(y + (k - 0.5) * h, np.nan_to_num(v), h, color=color, label=f"{variant}-LPBS",
-                xerr=_errors(v, _col(records, f"{variant}_lpbs_low"), _col(records, f"{variant}_lpbs_high")),
+        ok = np.isfinite(v)
+        ax.barh((y + (k - 0.5) * h)[ok], v[ok], h, color=color, label=f"{variant}-LPBS",
+                xerr=_errors(v, _col(records, f"{variant}_lpbs_low"), _col(records, f"{variant}_lpbs_high"))[:, ok],
                 capsize=3, error_kw={"elinewidth": 1})
     for i, r in enumerate(records):
         if r["lpbs_status"] != "ok":

@@ -166,7 +166,7 @@ def test_tables_show_the_input_numbers_and_intervals():
     assert base_seat[1] == "0.84 [0.34, 1.34] (0.100)"
     sd_t1 = _rows(text, "sent-debias (sd)")[0]
     assert sd_t1[4:] == ["—", "—"]
-    assert "sent-debias (sd): the checkpoint has no masked-LM head" in text
+    assert "sent-debias (sd): no masked-LM head" in text
 
 
 def test_lpbs_interval_is_a_bootstrap_over_targets():
@@ -395,8 +395,8 @@ def test_report_cli_and_compare_output(tmp_path, capsys):
     assert main(["report", str(compare), "--bootstrap", "20"]) == 0
     assert "report.html" in capsys.readouterr().out
     text = (compare / "report" / "report.md").read_text()
-    assert _rows(text, "none (a)") and _rows(text, "leace (b)") and "No fine-tuning results yet." in text
-    assert "Not computed" in text
+    assert _rows(text, "none (a)") and _rows(text, "leace (b)") and "compares checkpoints without fine-tuning" in text
+    assert text.startswith("# probekit report: intrinsic comparison") and "Does intrinsic bias" not in text
     # a rerun replaces the report as a whole
     assert main(["report", str(compare), "--bootstrap", "0"]) == 0
     empty = tmp_path / "empty"
@@ -405,6 +405,12 @@ def test_report_cli_and_compare_output(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "nothing to report" in err and "Traceback" not in err and not (empty / "report").exists()
     assert main(["report", str(compare), "--bootstrap", "-1"]) == 2
+    # --out never replaces a directory that is not an earlier report
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep")
+    assert main(["report", str(compare), "--out", str(other)]) == 2
+    assert "--out" in capsys.readouterr().err and (other / "notes.txt").read_text() == "keep"
 
 
 # ------------------------------------------------------------------------------------------ compare
@@ -466,3 +472,16 @@ def test_compare_cli_checks_out_before_loading(tmp_path, capsys):
     assert main(["compare", "default", "--out", str(blocker), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "--out" in err and "Traceback" not in err
+
+
+def test_partial_study_reports_what_is_finished(tmp_path):
+    root = tmp_path / "partial"
+    (root / "units").mkdir(parents=True)
+    (root / "units" / "a.json").write_text(json.dumps({"id": "a", "kind": "intrinsic", "params": {"encoder": "e", "method": "none"},
+                                                        "result": make_results("e", diagnostics=False), "wall_s": 5.0}))
+    (root / "units" / "broken.json").write_text("{not json")
+    (root / "units" / ".b.json.tmp").write_text("{half")  # a write in progress is ignored
+    (root / "study.json").write_text(json.dumps({"units": [{"id": i} for i in "abcd"]}))
+    text = (build_report(root, n_bootstrap=0) / "report.md").read_text()
+    assert "1 of 4 planned units finished" in text and "broken.json: unreadable" in text and ".b.json" not in text
+    assert "No fine-tuning results yet." in text and "Not computed" in text and _rows(text, "none (e)")
