@@ -84,16 +84,27 @@ def mask_tokens(
 
 
 class _MaskedLMCollator:
-    """Pads token-id lists into a batch and masks it with the step's generator."""
+    """Tokenizes a batch of sentences (or takes token-id lists), pads it, and masks it with the
+    step's generator.
 
-    def __init__(self, tokenizer: Any, vocab_size: int, probability: float):
+    Sentences are tokenized here, batch by batch, rather than all at once before training: a run
+    of a few hundred steps over a large corpus then tokenizes only the sentences it sees.
+    """
+
+    def __init__(self, tokenizer: Any, vocab_size: int, probability: float, max_length: int | None = None):
+        self.tokenizer = tokenizer
+        self.max_length = max_length
         self.pad_id = int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
         self.mask_id = int(tokenizer.mask_token_id)
         self.special = torch.tensor(sorted(set(tokenizer.all_special_ids)), dtype=torch.long)
         self.vocab_size = int(vocab_size)
         self.probability = probability
 
-    def __call__(self, examples: list[list[int]], generator: torch.Generator) -> dict[str, torch.Tensor]:
+    def __call__(self, examples: list[str] | list[list[int]], generator: torch.Generator) -> dict[str, torch.Tensor]:
+        if examples and isinstance(examples[0], str):
+            examples = self.tokenizer(
+                list(examples), truncation=self.max_length is not None, max_length=self.max_length, add_special_tokens=True
+            )["input_ids"]
         width = max(len(e) for e in examples)
         ids = torch.full((len(examples), width), self.pad_id, dtype=torch.long)
         attention = torch.zeros((len(examples), width), dtype=torch.long)
@@ -189,7 +200,12 @@ class CDA:
     Parameters
     ----------
     steps : int
-        Optimizer steps of masked-LM training (after the head warm-up).
+        Optimizer steps of masked-LM training (after the head warm-up). The defaults (150 steps of
+        32 sentences after a 50-step head warm-up) are sized so that the embedded default encoder
+        trains on the built-in corpus in about two minutes on two CPU cores
+        (``scripts/bench_debias_training.py``): a demonstration-sized run, some 5,000 sentences.
+        Published CDA continues pre-training for thousands of steps (e.g. Webster et al. 2020);
+        on a GPU raise ``steps`` accordingly.
     batch_size : int
         Sentences per step (originals and counterfactuals drawn together).
     learning_rate : float
@@ -232,13 +248,13 @@ class CDA:
     def __init__(
         self,
         *,
-        steps: int = 500,
+        steps: int = 150,
         batch_size: int = 32,
         learning_rate: float = 5e-5,
         max_length: int = 128,
         mlm_probability: float = 0.15,
         add_mlm_head: bool = False,
-        head_warmup_steps: int = 100,
+        head_warmup_steps: int = 50,
         head_learning_rate: float = 1e-3,
         warmup_ratio: float = 0.1,
         weight_decay: float = 0.01,
@@ -325,15 +341,18 @@ class CDA:
 
     # -- fitting -----------------------------------------------------------------------------
 
-    def _starting_model(self, encoder: Any, generator: torch.Generator) -> tuple[Any, bool]:
-        if encoder.has_mlm_head:
-            return copy.deepcopy(encoder.mlm_model), False
-        if not self.add_mlm_head:
+    def _check_head(self, encoder: Any) -> None:
+        if not encoder.has_mlm_head and not self.add_mlm_head:
             raise MissingMLMHeadError(
                 f"CDA continues masked-LM training, but {encoder.name_or_path!r} has no masked-LM head; pass "
                 "add_mlm_head=True (CLI: --add-mlm-head) to add a head tied to the input embeddings, warmed up "
                 "with the encoder frozen, then trained with it"
             )
+
+    def _starting_model(self, encoder: Any, generator: torch.Generator) -> tuple[Any, bool]:
+        if encoder.has_mlm_head:
+            return copy.deepcopy(encoder.mlm_model), False
+        self._check_head(encoder)
         message = (
             f"{encoder.name_or_path!r} has no masked-LM head: adding a new one (decoder tied to the input embeddings), "
             f"warmed up for {self.head_warmup_steps} steps with the encoder frozen; LPBS of the result reflects this new head"
@@ -379,6 +398,7 @@ class CDA:
         from pathlib import Path
 
         self._check_params()
+        self._check_head(encoder)  # before the corpus is read and swapped
         generator_given = generator is not None
         if generator is None:
             generator = torch.Generator().manual_seed(int(self.seed))
@@ -390,8 +410,7 @@ class CDA:
         for name, parameter in model.base_model.named_parameters():
             if name.startswith("pooler."):
                 parameter.requires_grad_(False)  # unused by the masked-LM loss
-        ids = tokenizer(sentences, truncation=True, max_length=self.max_length, add_special_tokens=True)["input_ids"]
-        collate = _MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability)
+        collate = _MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length)
         objective = _MaskedLMObjective(model)
         directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
 
@@ -402,7 +421,7 @@ class CDA:
                 parameter.requires_grad_(False)
             try:
                 head_history = train(
-                    objective, ids, self._config(encoder, steps=self.head_warmup_steps, learning_rate=self.head_learning_rate, warmup_ratio=0.0),
+                    objective, sentences, self._config(encoder, steps=self.head_warmup_steps, learning_rate=self.head_learning_rate, warmup_ratio=0.0),
                     collate_fn=collate, generator=generator, checkpoint_dir=directory / "head" if directory else None,
                     resume=resume, progress=progress, description="CDA: masked-LM head warm-up",
                 )
@@ -410,7 +429,7 @@ class CDA:
                 for parameter in frozen:
                     parameter.requires_grad_(True)
         history = train(
-            objective, ids, self._config(encoder, steps=self.steps, learning_rate=self.learning_rate, warmup_ratio=self.warmup_ratio),
+            objective, sentences, self._config(encoder, steps=self.steps, learning_rate=self.learning_rate, warmup_ratio=self.warmup_ratio),
             collate_fn=collate, generator=generator, checkpoint_dir=directory / "mlm" if directory else None,
             resume=resume, progress=progress, callback=callback, description="CDA: masked-LM training",
         )

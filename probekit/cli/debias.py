@@ -195,7 +195,7 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
         add_corpus_arguments(parser)
         training = parser.add_argument_group("training")
         cda = name == "cda"
-        training.add_argument("--steps", type=int, default=500 if cda else 300, help="optimizer steps (default %(default)s)")
+        training.add_argument("--steps", type=int, default=150 if cda else 100, help="optimizer steps (default %(default)s)")
         training.add_argument("--batch-size", type=int, default=32, help="sentences per step (default %(default)s)")
         training.add_argument("--lr", type=float, default=5e-5, help="peak learning rate of AdamW (default %(default)s)")
         training.add_argument("--max-length", type=int, default=128, help="longest input in tokens (default %(default)s)")
@@ -206,7 +206,7 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
             training.add_argument("--add-mlm-head", action="store_true",
                                   help="allow an encoder without a masked-LM head: add one tied to the input embeddings, "
                                   "warm it up with the encoder frozen, then train both (recorded in debias.json)")
-            training.add_argument("--head-warmup-steps", type=int, default=100, help="steps of the head warm-up (default %(default)s)")
+            training.add_argument("--head-warmup-steps", type=int, default=50, help="steps of the head warm-up (default %(default)s)")
             training.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head warm-up (default %(default)s)")
         else:
             training.add_argument("--alpha", type=float, default=0.2, help="weight of the orthogonality term (default 0.2)")
@@ -215,7 +215,10 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
                                   help="hidden states debiased (first = embedding output; default all)")
             training.add_argument("--level", default="token", choices=["token", "sentence"],
                                   help="debias the stereotype word's vector or every token of its sentence (default token)")
-            training.add_argument("--dev-size", type=int, default=256,
+            training.add_argument("--max-per-word", type=int, default=20,
+                                  help="corpus sentences per attribute or stereotype word, sampled with --seed "
+                                  "(0: all; default %(default)s)")
+            training.add_argument("--dev-size", type=int, default=64,
                                   help="held-out sentences of each kind for choosing the best checkpoint (default %(default)s)")
             training.add_argument("--eval-every", type=int, default=None, help="dev evaluation interval in steps (default: 10 per run)")
             training.add_argument("--attribute-files", nargs=2, default=None, metavar=("FEMALE", "MALE"),
@@ -257,6 +260,8 @@ def _training_method(method: str, args: argparse.Namespace) -> tuple[object, dic
                    head_learning_rate=args.head_lr, **common), {}
     if args.dev_size < 1:
         raise InvalidParameterError("--dev-size", args.dev_size, "a positive integer")
+    if args.max_per_word < 0:
+        raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
     if args.eval_every is not None and args.eval_every < 1:
         raise InvalidParameterError("--eval-every", args.eval_every, "a positive integer")
     for option in ("alpha", "beta"):
@@ -272,12 +277,15 @@ def _training_method(method: str, args: argparse.Namespace) -> tuple[object, dic
 
         options["stereotypes"] = read_word_file(args.stereotype_file, "--stereotype-file")
     method_object = ContextDebias(alpha=args.alpha, beta=args.beta, layers=args.layers, level=args.level,
-                                  dev_size=args.dev_size, eval_every=args.eval_every, **common)
+                                  dev_size=args.dev_size, eval_every=args.eval_every,
+                                  max_per_word=args.max_per_word or None, **common)
     return method_object, options
 
 
 def _run_training(method: str, args: argparse.Namespace) -> int:
+    import logging
     import shutil
+    import warnings
     from pathlib import Path
 
     from debias._checkpoint import check_output_dir
@@ -286,21 +294,37 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
 
     out = check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
+    debiaser, options = _training_method(method, args)  # every option checked before anything is created
     checkpoints = Path(args.checkpoint_dir) if args.checkpoint_dir else out.parent / f"{out.name}.checkpoints"
-    existing = [p for p in (checkpoints, checkpoints / "head", checkpoints / "mlm") if latest_checkpoint(p) is not None]
-    if existing and not args.resume:
+    if checkpoints.exists() and not checkpoints.is_dir():
+        raise InvalidParameterError("--checkpoint-dir", str(checkpoints), "a directory path", "a file of that name exists")
+
+    def checkpointed() -> bool:
+        return any(latest_checkpoint(p) is not None for p in (checkpoints, checkpoints / "head", checkpoints / "mlm"))
+
+    if checkpointed() and not args.resume:
         raise InvalidParameterError(
             "--resume", False, "--resume to continue the interrupted run",
             f"{checkpoints} holds checkpoints of an earlier run; continue it with --resume or remove that directory",
         )
+    created = not checkpoints.exists()
     try:
         checkpoints.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InvalidParameterError("--checkpoint-dir", str(checkpoints), "a directory that can be created", str(exc)) from None
-    debiaser, options = _training_method(method, args)
-    corpus = load_corpus(args)
-    encoder = load_model(args)
-    debiaser.fit(encoder, corpus, checkpoint_dir=checkpoints, resume=args.resume, progress=not args.no_progress, **options)
+    try:
+        corpus = load_corpus(args)
+        encoder = load_model(args)
+        with warnings.catch_warnings():
+            # The library both logs and warns about an added head; the CLI shows the log line only.
+            warnings.filterwarnings("ignore", message=".*has no masked-LM head", category=UserWarning)
+            debiaser.fit(encoder, corpus, checkpoint_dir=checkpoints, resume=args.resume, progress=not args.no_progress, **options)
+    except BaseException as exc:
+        if created and not checkpointed():
+            shutil.rmtree(checkpoints, ignore_errors=True)  # nothing to resume: leave nothing behind
+        elif checkpointed() and isinstance(exc, KeyboardInterrupt):
+            logging.getLogger(__name__).warning("checkpoints kept in %s: continue with the same command and --resume", checkpoints)
+        raise
     written = debiaser.save(out, overwrite=args.overwrite)
     if not args.checkpoint_dir:
         shutil.rmtree(checkpoints, ignore_errors=True)  # ours, beside --out; a directory the user named is kept
