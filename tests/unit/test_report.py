@@ -206,9 +206,6 @@ def test_write_intrinsic_comparison_writes_markdown_json_and_valid_pngs(tmp_path
     records = json.loads((tmp_path / "comparison.json").read_text())["runs"]
     assert [r["label"] for r in records] == ["none (a)", "sent-debias (b)"]
     assert records[0]["results"] == "a/results.json" and records[1]["attr_lpbs"] is None
-    # without any masked-LM head there is no attr- vs target-LPBS figure
-    other = write_intrinsic_comparison([("x", make_results("x", head=False))], tmp_path / "nohead", n_bootstrap=0)
-    assert "lpbs_attr_target" not in other and not (tmp_path / "nohead" / "figures" / "lpbs_attr_target.png").exists()
     with pytest.raises(probekit.errors.InvalidParameterError, match="distinct labels"):
         write_intrinsic_comparison([("x", {}), ("x", {})], tmp_path / "dup")
 
@@ -478,10 +475,14 @@ def test_partial_study_reports_what_is_finished(tmp_path):
     root = tmp_path / "partial"
     (root / "units").mkdir(parents=True)
     (root / "units" / "a.json").write_text(json.dumps({"id": "a", "kind": "intrinsic", "params": {"encoder": "e", "method": "none"},
-                                                        "result": make_results("e", diagnostics=False), "wall_s": 5.0}))
+                                                        "result": make_results("e", diagnostics=False, head=False),
+                                                        "wall_s": 5.0}))
     (root / "units" / "broken.json").write_text("{not json")
     (root / "units" / ".b.json.tmp").write_text("{half")  # a write in progress is ignored
     (root / "study.json").write_text(json.dumps({"units": [{"id": i} for i in "abcd"]}))
-    text = (build_report(root, n_bootstrap=0) / "report.md").read_text()
+    out = build_report(root, n_bootstrap=0)
+    text = (out / "report.md").read_text()
+    # without any masked-LM head there is no attr- vs target-LPBS figure
+    assert (out / "figures" / "seat_lpbs.png").is_file() and not (out / "figures" / "lpbs_attr_target.png").exists()
     assert "1 of 4 planned units finished" in text and "broken.json: unreadable" in text and ".b.json" not in text
     assert "No fine-tuning results yet." in text and "Not computed" in text and _rows(text, "none (e)")
