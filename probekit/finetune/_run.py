@@ -667,7 +667,7 @@ def _estimate(encoder: Any, plan: _Plan, config: FinetuneConfig, todo: Sequence[
         if not texts:
             return 0.0, (f"{len(todo)} fold(s), frozen encoder: every embedding is in the cache, "
                          "then one logistic regression per fold: seconds")
-        per_text = measure_embed_seconds(encoder, texts[:64], config)
+        per_text = measure_embed_seconds(encoder, texts, config)
         total = len(texts) * per_text
         return total, (f"{len(todo)} fold(s), frozen encoder: embedding {len(texts)} distinct texts once at about "
                        f"{1 / per_text:.0f} texts/s, then one logistic regression per fold: about {_duration(total)}")

@@ -424,13 +424,28 @@ def measure_step_seconds(encoder: Any, texts: Sequence[str], num_labels: int, co
 
 
 def measure_embed_seconds(encoder: Any, texts: Sequence[str], config: FinetuneConfig) -> float:
-    """Seconds per text of the frozen path's embedding (the extraction engine, no cache), timed on
-    up to 64 ``texts`` after a warm-up call on a few of them (for the run-time estimate)."""
-    texts = list(texts)[:64]
+    """Mean seconds per text that the frozen path's embedding of ``texts`` should take (for the
+    run-time estimate printed before a long run).
+
+    The extraction engine batches texts of one token length together (no padding), so a small
+    sample of mixed lengths would run in many tiny batches and look far slower than the whole
+    set. Instead the texts of the most common length are timed in one full batch (after a
+    warm-up call), giving seconds per token, which is scaled by the tokens of all ``texts``.
+    """
+    from probekit._embedding import default_batch_tokens
+
+    texts = list(texts)
     if not texts:
         return float("nan")
+    cut = truncate_texts(encoder.tokenizer, texts, config.max_length)
+    lengths = np.asarray([len(ids) for ids in encoder.tokenizer(cut)["input_ids"]])
+    values, counts = np.unique(lengths, return_counts=True)
+    mode = int(values[np.argmax(counts)])
+    per_batch = max(2, min(int(counts.max()), default_batch_tokens(encoder.device) // max(mode, 1)))
+    sample = [cut[i] for i in np.flatnonzero(lengths == mode)[:per_batch]]
     embed = default_embedder(encoder, config, progress=False)
-    embed(texts[:4])
+    embed(sample[:2])
     started = time.perf_counter()
-    embed(texts)
-    return (time.perf_counter() - started) / len(texts)
+    embed(sample)
+    per_token = (time.perf_counter() - started) / (len(sample) * mode)
+    return float(per_token * lengths.sum() / len(texts))
