@@ -66,7 +66,8 @@ def _pair(a: Any, b: Any, digits: int = 2) -> str:
 PERMUTATION_NOTE = (
     "Permutation p: the share of random relabelings of the stereotype words (same group sizes) whose "
     "accuracy is at least as far from chance as the observed one, (1 + #as extreme) / (1 + R); it is a "
-    "calibrated test of whether the probe's stereotype accuracy could arise without any association."
+    "calibrated test of whether the probe's stereotype accuracy could arise without any association (its "
+    "smallest value is 1 / (1 + R), 0.0099 for R = 100: raise --randomizations for finer values)."
 )
 RANDOMIZATION_NOTE = (
     "Randomization p (the paper's t-test): a one-sample t-test of the mean of the R random accuracies "
@@ -380,6 +381,7 @@ def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: st
         ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="no information (1)")
         ax.set_xlabel("hidden layer (0 = embeddings)")
         ax.set_ylabel("uniform / online codelength")
+        ax.set_ylim(bottom=0)
         ax.set_title("MDL compression of the gender labels", fontsize=9)
         ax.legend(fontsize=7)
     for ax in axes:
