@@ -72,6 +72,18 @@ def _is_main_process() -> bool:
         return True
 
 
+def _wait_for_everyone() -> None:
+    """A barrier across the processes of ``accelerate launch`` / ``torchrun`` (nothing with one process)."""
+    try:
+        from accelerate import PartialState
+
+        state = PartialState()
+    except Exception:  # pragma: no cover
+        return
+    if state.num_processes > 1:
+        state.wait_for_everyone()
+
+
 def save_debiased_checkpoint(
     model: Any,
     tokenizer: Any,
@@ -84,7 +96,8 @@ def save_debiased_checkpoint(
 
     ``record`` is completed with the format name and version and the fingerprint of the written
     checkpoint (the one :func:`probekit.load_encoder` will report for ``out``). With several
-    processes only the main one writes.
+    processes (``accelerate launch``) the main one checks ``out`` and writes it while the others
+    wait, so that every process returns once the directory is complete.
 
     Returns
     -------
@@ -96,9 +109,11 @@ def save_debiased_checkpoint(
     from probekit._encoders import _weight_files, fingerprint
     from probekit._io import dumps_json
 
-    target = check_output_dir(out, overwrite=overwrite)
     if not _is_main_process():
-        return target
+        # The main process checks and writes; the others wait until the directory is there.
+        _wait_for_everyone()
+        return Path(out).expanduser()
+    target = check_output_dir(out, overwrite=overwrite)
     from transformers.utils import logging as hf_logging
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.absolute().parent))
@@ -131,6 +146,7 @@ def save_debiased_checkpoint(
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     logger.info("wrote the debiased checkpoint %s (fingerprint %s)", target, saved_fingerprint)
+    _wait_for_everyone()
     return target
 
 

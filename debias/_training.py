@@ -87,9 +87,12 @@ class TrainingConfig:
     epochs : int, optional
         Passes over the data (``max_steps = epochs * batches per epoch``).
     batch_size : int
-        Examples per optimizer step, over all processes together (each of ``n`` processes gets
-        ``batch_size / n`` of every batch, so the result does not depend on the number of GPUs
-        beyond floating-point reduction order).
+        Examples per optimizer step, over all processes together: each of ``n`` processes gets
+        ``batch_size / n`` of every batch, so the batches and the schedule do not depend on the
+        number of processes. The results of ``n`` processes equal those of one statistically, not
+        bitwise: each process draws its own masking and dropout (seeded by step and process), and
+        the gradient is the mean of the processes' loss gradients (for a loss that is a mean over
+        tokens, a mean of per-process means).
     warmup_ratio : float
         Fraction of the steps over which the learning rate rises linearly from 0; it then falls
         linearly to 0 at the last step (``transformers.get_linear_schedule_with_warmup``).

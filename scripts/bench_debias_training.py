@@ -10,10 +10,13 @@ model's attribute vectors), then times
 * a plain PyTorch loop over the *same* batches on a copy of the *same* module in the same process
   (forward, backward, clip, ``AdamW.step``, ``zero_grad``; nothing else),
 
-and prints steps/s, examples/s and non-padding tokens/s of both, and the ratio of the loop's
-tokens/s to the plain loop's. It also times the fixed set-up cost of each method's ``fit`` (data
-preparation; for Context-debias the attribute vectors) so that a default number of steps can be
-turned into a wall time. The machine is usually shared: run it twice, and say how many cores.
+and prints steps/s, examples/s and non-padding tokens/s of both (from the median step time of
+alternating rounds), the ratio of the loop's tokens/s to the plain loop's, and the process CPU
+time per step. It also times the fixed set-up cost of each method's ``fit`` (data preparation;
+for Context-debias the attribute vectors and one dev evaluation) so that a default number of
+steps can be turned into a wall time. On a machine shared with other work wall times swing by
+an order of magnitude; ``--threads 1`` gives CPU seconds per step that hardly depend on the load.
+Say how many cores, and the load average the script prints, with any figure.
 
 Usage::
 
@@ -44,13 +47,13 @@ def _plain_steps(module, batches, loss_fn, optimizer, parameters) -> list[float]
     module.train()
     times = []
     for batch in batches:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         loss = loss_fn(module, batch)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(parameters, 1.0)
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
-        times.append(time.perf_counter() - started)
+        times.append((time.perf_counter() - started, time.process_time() - cpu))
     module.eval()
     return times
 
@@ -78,13 +81,13 @@ def _time_both(name: str, objective, dataset, collate, loss_fn, *, steps: int, r
     optimizer = torch.optim.AdamW(parameters, lr=learning_rate)
     config = TrainingConfig(learning_rate=learning_rate, max_steps=warmup + steps, batch_size=batch_size,
                             device="cpu", seed=0, warmup_ratio=0.0, log_every=10**9)
-    ours: list[float] = []
-    plain: list[float] = []
+    ours: list[tuple[float, float]] = []  # (wall, CPU) seconds of each step
+    plain: list[tuple[float, float]] = []
     timed: list = []
     for round_ in range(rounds):
         seen: list = []
-        step_times: list[float] = []
-        last = [0.0]
+        step_times: list[tuple[float, float]] = []
+        last = [0.0, 0.0]
 
         def recording_collate(examples, generator):
             batch = collate(examples, generator)
@@ -92,11 +95,11 @@ def _time_both(name: str, objective, dataset, collate, loss_fn, *, steps: int, r
             return batch
 
         def tick(step, values):
-            now = time.perf_counter()
-            step_times.append(now - last[0])
-            last[0] = now
+            now, cpu = time.perf_counter(), time.process_time()
+            step_times.append((now - last[0], cpu - last[1]))
+            last[0], last[1] = now, cpu
 
-        last[0] = time.perf_counter()
+        last[0], last[1] = time.perf_counter(), time.process_time()
         train(objective, dataset, config, collate_fn=recording_collate, loss_fn=loss_fn, progress=False, callback=tick)
         ours.extend(step_times[warmup:])
         timed = seen[warmup:]
@@ -106,12 +109,14 @@ def _time_both(name: str, objective, dataset, collate, loss_fn, *, steps: int, r
     tokens = sum(_tokens(b) for b in timed) / len(timed)  # per step (the same batches every round)
     examples = sum(int(b["input_ids"].shape[0]) for b in timed) / len(timed)
     padded = sum(int(b["input_ids"].numel()) for b in timed) / len(timed)
-    step, plain_step = _median(ours), _median(plain)
+    step, plain_step = _median([w for w, _ in ours]), _median([w for w, _ in plain])
+    cpu, plain_cpu = _median([c for _, c in ours]), _median([c for _, c in plain])
     return {
         "method": name, "steps": len(ours), "step_s": step, "plain_step_s": plain_step,
         "steps_per_s": 1 / step, "examples_per_s": examples / step, "tokens_per_s": tokens / step,
         "plain_tokens_per_s": tokens / plain_step, "ratio": plain_step / step,
-        "mean_steps_per_s": len(ours) / sum(ours),
+        "mean_steps_per_s": len(ours) / sum(w for w, _ in ours),
+        "cpu_s_per_step": cpu, "plain_cpu_s_per_step": plain_cpu, "cpu_ratio": plain_cpu / cpu,
         "mean_tokens": tokens / examples, "padding_share": 1 - tokens / padded, "threads": torch.get_num_threads(),
     }
 
@@ -180,10 +185,10 @@ def bench_context_debias(encoder, args) -> tuple[dict, dict]:
     result = _time_both("context-debias", objective, stereotype_train + attribute_train, collate,
                         lambda m, b: m(**b)["loss"], steps=args.steps, rounds=args.rounds, batch_size=args.batch_size,
                         learning_rate=5e-5)
-    # One dev evaluation (dev_size sentences of each kind, no gradients).
+    # One dev evaluation (the default dev_size sentences of each kind, no gradients; ten per run by default).
     from debias._context_debias import _dev_loss
 
-    dev = sorted(stereotype_examples[:256] + attribute_examples[:256], key=lambda e: len(e.ids))
+    dev = sorted(stereotype_examples[:method.dev_size] + attribute_examples[:method.dev_size], key=lambda e: len(e.ids))
     batches = [collate(dev[i:i + args.batch_size]) for i in range(0, len(dev), args.batch_size)]
     started = time.perf_counter()
     with torch.no_grad():
@@ -229,15 +234,20 @@ def main(argv=None) -> int:
     if args.method in ("context-debias", "both"):
         runs.append(("context-debias",) + bench_context_debias(encoder, args))
     header = (f"{'loop':<18} {'steps/s':>8} {'(mean)':>7} {'examples/s':>11} {'tokens/s':>9} {'plain tokens/s':>15} "
-              f"{'ratio':>6} {'tok/ex':>7} {'pad':>5}")
+              f"{'ratio':>6} {'CPU s/step':>10} {'plain':>6} {'ratio':>6} {'tok/ex':>7} {'pad':>5}")
     print(header)
     print("-" * len(header))
     for _, results, _ in runs:
         for r in results.values():
-            print(f"{r['method']:<18} {r['steps_per_s']:>8.3f} {r['mean_steps_per_s']:>7.3f} {r['examples_per_s']:>11.1f} {r['tokens_per_s']:>9.0f} "
-                  f"{r['plain_tokens_per_s']:>15.0f} {r['ratio']:>6.3f} {r['mean_tokens']:>7.1f} {r['padding_share']:>5.2f}")
+            print(f"{r['method']:<18} {r['steps_per_s']:>8.3f} {r['mean_steps_per_s']:>7.3f} {r['examples_per_s']:>11.1f} "
+                  f"{r['tokens_per_s']:>9.0f} {r['plain_tokens_per_s']:>15.0f} {r['ratio']:>6.3f} "
+                  f"{r['cpu_s_per_step']:>10.3f} {r['plain_cpu_s_per_step']:>6.3f} {r['cpu_ratio']:>6.3f} "
+                  f"{r['mean_tokens']:>7.1f} {r['padding_share']:>5.2f}")
     print("\nsteps/s, examples/s, tokens/s (non-padding): from the median step time over all rounds; (mean): steps / total time")
     print("ratio = tokens/s of debias.train / tokens/s of a plain PyTorch loop on the same module and batches (medians)")
+    print("CPU s/step: process CPU time per step (all threads; median), and its ratio plain/ours. On a machine shared")
+    print("with other work, run with --threads 1: CPU time per step is then close to the step's work whatever the")
+    print("load, and wall time on k dedicated cores is about CPU s/step / (k x parallel efficiency).")
     for name, _, setup in runs:
         print(f"{name} set-up: " + ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in setup.items()))
     print(f"load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -288,7 +288,7 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
     import warnings
     from pathlib import Path
 
-    from debias._checkpoint import check_output_dir
+    from debias._checkpoint import _is_main_process, check_output_dir
     from debias._training import latest_checkpoint
     from probekit.cli._common import load_corpus, load_model
     from probekit.errors import InvalidParameterError
@@ -325,7 +325,9 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
         elif checkpointed() and isinstance(exc, KeyboardInterrupt):
             logging.getLogger(__name__).warning("checkpoints kept in %s: continue with the same command and --resume", checkpoints)
         raise
-    written = debiaser.save(out, overwrite=args.overwrite)
+    written = debiaser.save(out, overwrite=args.overwrite)  # under `accelerate launch`, the main process writes
+    if not _is_main_process():
+        return 0  # one summary, and one clean-up, per run
     if not args.checkpoint_dir:
         shutil.rmtree(checkpoints, ignore_errors=True)  # ours, beside --out; a directory the user named is kept
     history = debiaser.history_

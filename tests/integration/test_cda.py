@@ -75,6 +75,7 @@ def test_masked_positions_loss_equals_the_models_own_loss(corpus):
     torch.testing.assert_close(ours, reference, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:gender probe:RuntimeWarning")  # a random tiny model may predict one gender only
 def test_cda_trains_saves_reloads_and_is_probed(corpus, tmp_path):
     encoder = _encoder("mlm")
     before = _weights(encoder.mlm_model)
