@@ -202,8 +202,9 @@ class CDA:
     steps : int
         Optimizer steps of masked-LM training (after the head warm-up). The defaults (150 steps of
         32 sentences after a 50-step head warm-up) are sized so that the embedded default encoder
-        trains on the built-in corpus in about two minutes on two CPU cores
-        (``scripts/bench_debias_training.py``): a demonstration-sized run, some 5,000 sentences.
+        trains on the built-in corpus with about 90 CPU-seconds of work, one to two minutes on one
+        or two free CPU cores (``scripts/bench_debias_training.py``): a demonstration-sized run,
+        some 5,000 sentences.
         Published CDA continues pre-training for thousands of steps (e.g. Webster et al. 2020);
         on a GPU raise ``steps`` accordingly.
     batch_size : int

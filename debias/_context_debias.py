@@ -360,7 +360,8 @@ class ContextDebias:
     steps : int
         Optimizer steps. The defaults (100 steps of 32 sentences, ``max_per_word=20``,
         ``dev_size=64``) are sized so that the embedded default encoder is debiased on the built-in
-        corpus in about two minutes on two CPU cores (``scripts/bench_debias_training.py``); a
+        corpus with about 80 CPU-seconds of work, one to two minutes on one or two free CPU cores
+        (``scripts/bench_debias_training.py``); the dev loss is still falling slowly at the end. A
         run on a large corpus on a GPU wants more steps and ``max_per_word=None``.
     batch_size : int
         Sentences per step (stereotype and attribute sentences drawn together).
