@@ -38,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data-path", action="append", default=[], metavar="NAME=PATH",
                         help="location of the dataset NAME of the config (bios, jigsaw); repeatable")
     parser.add_argument("--keep-going", action="store_true", help="report a failed unit and run the others")
+    parser.add_argument("--prepare", action="store_true",
+                        help="only build the debiased encoders the (shard's) unfinished units need, run no unit")
     parser.add_argument("--progress", action="store_true", help="progress bars of the library calls (default: one line per unit)")
     ray = parser.add_argument_group("ray backend")
     ray.add_argument("--ray-address", default=None, metavar="ADDR",
@@ -86,8 +88,11 @@ def run(args: argparse.Namespace) -> int:
     summary = run_study(
         config, args.out, shard=shard, backend=args.backend, progress=args.progress, keep_going=args.keep_going,
         say=say, ray_address=args.ray_address, ray_cpus_per_unit=args.ray_cpus_per_unit,
-        ray_gpus_per_unit=args.ray_gpus_per_unit,
+        ray_gpus_per_unit=args.ray_gpus_per_unit, prepare=args.prepare,
     )
+    if args.prepare:
+        say(f"shared work built under {args.out}/shared/; now run the units (the same command without --prepare)")
+        return 0
     if summary.failed:
         for unit_id, message in summary.failed:
             say(f"failed: {unit_id}: {message}")

@@ -22,7 +22,7 @@ from probekit.study._units import Unit, needs_debiased_build, plan_units
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["run_ray"]
+__all__ = ["run_ray", "build_ray"]
 
 _WORKSPACES: dict[tuple[str, str], Any] = {}
 
@@ -74,14 +74,39 @@ def _import_ray() -> Any:
     return ray
 
 
+def _init(ray: Any, address: str | None) -> bool:
+    if ray.is_initialized():
+        return False
+    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    return True
+
+
+def build_ray(config: StudyConfig, out: Path, groups: Sequence[tuple[str, str]], *, address: str | None,
+              cpus_per_unit: float, gpus_per_unit: float, say: Callable[[str], None]) -> None:
+    """Build the debiased encoders of ``groups`` as Ray tasks (``--prepare --backend ray``)."""
+    ray = _import_ray()
+    started_here = _init(ray, address)
+    try:
+        build = ray.remote(_ray_build).options(num_cpus=cpus_per_unit, num_gpus=gpus_per_unit, max_retries=0)
+        threads = max(1, int(cpus_per_unit))
+        refs = {build.remote(config.to_dict(), str(Path(out).resolve()), label, method, threads): (label, method)
+                for label, method in groups}
+        for ref, (label, method) in refs.items():
+            try:
+                say(f"debiased encoder {label}/{method}: {ray.get(ref)}")
+            except Exception as exc:
+                cause = getattr(exc, "cause", None) or exc
+                raise cause if isinstance(cause, ProbekitError) else exc
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
 def run_ray(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: Any, *, address: str | None,
             cpus_per_unit: float, gpus_per_unit: float, keep_going: bool, say: Callable[[str], None]) -> None:
     """Run ``todo`` as Ray tasks (see the module docstring); fills ``summary``."""
     ray = _import_ray()
-    started_here = False
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
-        started_here = True
+    started_here = _init(ray, address)
     try:
         resources = ray.cluster_resources()
         say(f"Ray cluster: {resources.get('CPU', 0):g} CPU(s), {resources.get('GPU', 0):g} GPU(s); "

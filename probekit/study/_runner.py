@@ -182,6 +182,7 @@ def run_study(
     ray_address: str | None = None,
     ray_cpus_per_unit: float = 1.0,
     ray_gpus_per_unit: float = 0.0,
+    prepare: bool = False,
 ) -> StudySummary:
     """Run the units of a study (or of one shard of it) that are not finished yet.
 
@@ -208,6 +209,9 @@ def run_study(
         Receives the status lines (default: ``logging`` at INFO).
     ray_address, ray_cpus_per_unit, ray_gpus_per_unit
         Where the Ray cluster is and what one unit asks of it.
+    prepare : bool
+        Only build the shared work (debiased encoders) that the unfinished units need, run no
+        unit: a first step on a cluster, so that no job waits while another one trains an encoder.
 
     Returns
     -------
@@ -229,7 +233,11 @@ def run_study(
     say(f"{where}{len(units)} units in the study, {len(selected)} in this run, {summary.n_already_done} already done, "
         f"{len(todo)} to run ({sum(u.kind == 'intrinsic' for u in todo)} intrinsic, "
         f"{sum(u.kind == 'finetune' for u in todo)} fine-tunes) with the {backend} backend")
-    if todo:
+    if todo and prepare:
+        check_inputs(config, todo)
+        _prepare_shared(config, out_dir, todo, backend=backend, say=say, ray_address=ray_address,
+                        ray_cpus_per_unit=ray_cpus_per_unit, ray_gpus_per_unit=ray_gpus_per_unit)
+    elif todo:
         check_inputs(config, todo)
         if backend == "local":
             _run_local(config, out_dir, todo, summary, progress=progress, keep_going=keep_going, say=say)
@@ -247,6 +255,27 @@ def run_study(
     say(f"{where}finished {summary.n_run} unit(s) in {summary.seconds:.0f} s; {len(summary.failed)} failed; "
         f"{done} of {len(units)} units of the study are done")
     return summary
+
+
+def _prepare_shared(config: StudyConfig, out: Path, todo: Sequence[Unit], *, backend: str, say: Callable[[str], None],
+                    **ray_options: Any) -> None:
+    from probekit.study._units import needs_debiased_build
+
+    groups = [g for g in dict.fromkeys(u.group for u in todo) if needs_debiased_build(config, *g)]
+    if not groups:
+        say("no debiased encoder to build for these units")
+        return
+    if backend == "ray":
+        from probekit.study._backends import build_ray
+
+        build_ray(config, out, groups, address=ray_options["ray_address"], cpus_per_unit=ray_options["ray_cpus_per_unit"],
+                  gpus_per_unit=ray_options["ray_gpus_per_unit"], say=say)
+        return
+    workspace = Workspace(config, out)
+    for label, method in groups:
+        started = time.perf_counter()
+        directory = workspace.build_debiased(label, method)
+        say(f"debiased encoder {label}/{method}: {directory} ({time.perf_counter() - started:.0f} s)")
 
 
 def _run_local(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: StudySummary, *, progress: bool,
