@@ -49,6 +49,16 @@ STEPS_PER_EPOCH = 3  # 24 training examples per fold, batches of 8
 # ------------------------------------------------------------------------------------------ fixtures
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """One intra-op thread: a 32-wide model gains nothing from two, and on a loaded machine the
+    second thread's synchronization makes every tiny op several times slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def bios():
     return make_synthetic_bios(48, 16, professions=PROFESSIONS, cue_strength=1.0, random_state=0)
