@@ -449,6 +449,7 @@ def run_fold(
     data_name: str = "custom",
     callback: Callable[[int, dict[str, float]], None] | None = None,
     embedding_cache: str | os.PathLike | None = None,
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """Train and evaluate ONE fold of a run (one unit of a study: model x data x setting x fold).
 
@@ -467,6 +468,12 @@ def run_fold(
         Frozen path: with a cache directory the whole pool (and its counterfactual and scrubbed
         versions) is embedded once into the cache and every later unit of any fold or setting
         reads it; without one only this fold's texts are embedded.
+    embed : callable, optional
+        Frozen path: ``texts -> sentence vectors`` (float array, one row per text) to use instead
+        of embedding here, e.g. embeddings a study shares between its units. It must give what
+        :func:`probekit.finetune._train.default_embedder` gives for this encoder and config
+        (texts truncated to ``config.max_length``, the configured pooling). Ignored by full
+        fine-tuning.
     fold : int
         Which fold, from 0 to ``folds - 1`` (0 with ``test_data``).
     out_dir : path
@@ -497,8 +504,9 @@ def run_fold(
                 return _read_json(fold_file)
             raise InvalidParameterError("resume", False, "True to reuse the finished fold, or another out_dir",
                                         f"fold {fold} is already finished in {str(out)!r}")
-        embed = None
-        if config.frozen and embedding_cache is not None:
+        if not config.frozen:
+            embed = None
+        elif embed is None and embedding_cache is not None:
             embed = _frozen_embedder(encoder, config, _all_texts(plan.pool, plan.test_data, setting), progress,
                                      embedding_cache)
         return _run_fold(int(fold), encoder, plan, config=config, out=out, resume=resume, progress=progress, embed=embed,

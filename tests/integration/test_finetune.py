@@ -304,6 +304,17 @@ def test_frozen_runs_share_embeddings_through_the_cache(encoder, bios, tmp_path,
                          progress=False)
     run_finetune(encoder, data, setting="scrubbed", folds=2, config=config, out_dir=tmp_path / "scrubbed",
                  progress=False, embedding_cache=cache)
+    # a unit with embeddings given by the caller (a study sharing them between units)
+    from probekit.finetune._train import default_embedder
+
+    calls, base = [], default_embedder(encoder, config)
+
+    def shared(texts):
+        calls.append(len(texts))
+        return base(texts)
+
+    given = run_fold(encoder, data, 0, folds=2, config=config, out_dir=tmp_path / "given", progress=False, embed=shared)
+    assert calls and given["metrics"] == pytest.approx(plain.folds[0]["metrics"], nan_ok=True)
 
     def no_encoding(*args, **kwargs):
         raise AssertionError("embedded again instead of read from the cache")
