@@ -22,6 +22,16 @@ from tests.conftest import build_tiny_model
 WORDS = ["she", "he", "woman", "man", "mother", "father", "her", "his", "nurse", "engineer"]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """One intra-op thread: a 32-wide model gains nothing from two, and on a loaded machine the
+    second thread's synchronization makes every tiny op several times slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="module")
 def corpus():
     return template_corpus(WORDS, frames_per_word=12, random_state=0)

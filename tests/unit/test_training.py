@@ -11,6 +11,16 @@ from debias._training import TrainingConfig, latest_checkpoint, shuffled_batches
 from probekit.errors import InvalidParameterError
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """One intra-op thread: a 32-wide model gains nothing from two, and on a loaded machine the
+    second thread's synchronization makes every tiny op several times slower."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 class _Regression(torch.nn.Module):
     """A small MLP with dropout, so that resume and seeds have randomness to get wrong."""
 
