@@ -1,0 +1,203 @@
+"""Build every debiasing method from one encoder and compare them: "hide or remove?".
+
+From the embedded default encoder (or ``--model CKPT``) and the built-in template corpus (or
+``--corpus FILE``), this script runs, in one process and through the same code as the CLI,
+
+    probekit debias sent-debias    --model M --out OUT/sent-debias
+    probekit debias inlp           --model M --out OUT/inlp
+    probekit debias leace          --model M --out OUT/leace
+    probekit debias context-debias --model M --out OUT/context-debias
+    probekit debias cda            --model M --out OUT/cda [--add-mlm-head when M has no head]
+    probekit compare M OUT/sent-debias OUT/inlp OUT/leace OUT/context-debias OUT/cda --out OUT/comparison
+
+then prints the paper's "hide versus remove" table (Tokpo et al. 2023, §5): for each method the
+SEAT effect size and the gender probe's numbers before (the base encoder) and after. A method that
+*removes* gender information lowers both the SEAT effect size and the probe's gender accuracy; one
+that *hides* it lowers the SEAT effect size while a freshly trained linear probe still recovers
+gender from the embeddings. The table is also written to ``OUT/hide_vs_remove.md``.
+
+A rerun reuses every method directory and probe result already in OUT (``--fresh`` rebuilds).
+Wall time of each step is measured and printed; the whole default run is meant to finish within
+20 minutes on 2 CPU cores.
+
+Usage::
+
+    python scripts/compare_debiasing.py --out compare-debiasing
+    python scripts/compare_debiasing.py --model bert-base-uncased --corpus corpus.txt --out cmp --methods sent-debias,cda
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+METHODS = ("sent-debias", "inlp", "leace", "context-debias", "cda")
+PROJECTIONS = ("sent-debias", "inlp", "leace")
+
+def _cli(argv: Sequence[str]) -> None:
+    from probekit.cli.main import main
+
+    print("$ probekit " + " ".join(argv), flush=True)
+    code = main(list(argv))
+    if code != 0:
+        raise SystemExit(f"probekit {argv[0]} {argv[1] if len(argv) > 1 else ''} failed with exit code {code}")
+
+
+def _has_mlm_head(model: str) -> bool:
+    import probekit
+
+    encoder = probekit.load_encoder(None if model == "default" else model)
+    return encoder.mlm_model is not None
+
+
+def _build(method: str, model: str, out: Path, corpus: list[str], seed: int, head: bool) -> float:
+    target = out / method
+    if target.is_dir() and any(target.iterdir()):
+        print(f"{method}: reusing {target}")
+        return 0.0
+    argv = ["debias", method, "--model", model, "--out", str(target), "--seed", str(seed), "--no-progress", *corpus]
+    if method in PROJECTIONS:
+        argv += ["--cache-dir", str(out / "cache")]  # the base encoder's attribute embeddings, shared with compare
+    if method == "cda" and not head:
+        argv.append("--add-mlm-head")
+    start = time.perf_counter()
+    _cli(argv)
+    return time.perf_counter() - start
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _cell(value: Any, digits: int = 3) -> str:
+    number = _number(value)
+    return "—" if math.isnan(number) else f"{number:.{digits}f}"
+
+
+def _p(value: Any) -> str:
+    number = _number(value)
+    return "—" if math.isnan(number) else f"{number:.2g}"
+
+
+def _verdict(base: dict[str, Any], run: dict[str, Any]) -> str:
+    """Plain-language reading of the change from the base encoder (thresholds stated in the table note)."""
+    d0, d1 = abs(_number(base["seat"].get("effect_size"))), abs(_number(run["seat"].get("effect_size")))
+    g1 = _number(run["probe"].get("gender_accuracy"))
+    seat_down = d1 < 0.5 * d0
+    gender_left = g1 >= 0.75
+    if seat_down and gender_left:
+        return "hidden: SEAT falls, a new probe still finds gender"
+    if seat_down:
+        return "removed (linearly): SEAT and probe both fall"
+    if gender_left:
+        return "unchanged: SEAT stays, gender still decodable"
+    return "probe falls, SEAT stays"
+
+
+def hide_vs_remove_markdown(runs: Sequence[tuple[str, dict[str, Any]]], times: dict[str, float]) -> str:
+    """The before/after table from results.json dicts; the first run is the base encoder."""
+    base = runs[0][1]
+    lines = [
+        "# Hide or remove? SEAT and the gender probe before and after each method",
+        "",
+        "| method | SEAT d | SEAT p | gender acc (held-out words) | stereotype acc | balanced stereotype acc "
+        "| confidence | permutation p | build s | reading |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for label, run in runs:
+        seat, probe = run["seat"], run["probe"]
+        reading = "base encoder" if run is base else _verdict(base, run)
+        lines.append(
+            f"| {label} | {_cell(seat.get('effect_size'))} | {_p(seat.get('p_value'))} "
+            f"| {_cell(probe.get('gender_accuracy'))} | {_cell(probe.get('stereotype_accuracy'))} "
+            f"| {_cell(probe.get('stereotype_accuracy_balanced'))} | {_cell(probe.get('stereotype_confidence'))} "
+            f"| {_p(probe.get('permutation_p_value'))} | {times.get(label, 0.0):.0f} | {reading} |"
+        )
+    lines += [
+        "",
+        "SEAT d: the paper's word-level SEAT effect size (stereotype vs attribute words, ddof=1). "
+        "Gender acc: a linear probe trained on the (debiased) embeddings of some attribute words, scored on "
+        "held-out words. Reading: 'hidden' when |d| falls below half the base value while the probe's gender "
+        "accuracy stays at or above 0.75; 'removed (linearly)' when both fall. A linear eraser (INLP, LEACE) "
+        "removes what a linear probe can find at the layer it was fitted on, not necessarily what a "
+        "non-linear probe or another layer holds.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="default", help="base checkpoint (default: the embedded encoder)")
+    parser.add_argument("--corpus", default=None, help="text corpus, one sentence per line (default: built-in templates)")
+    parser.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated subset of {','.join(METHODS)}")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--fresh", action="store_true", help="remove OUT first and rebuild everything")
+    parser.add_argument("--out", default="compare-debiasing", help="output directory")
+    args = parser.parse_args(argv)
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = sorted(set(methods) - set(METHODS))
+    if unknown:
+        parser.error(f"--methods: unknown {unknown}; valid: {', '.join(METHODS)}")
+    out = Path(args.out)
+    if args.fresh and out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    corpus = ["--corpus", args.corpus] if args.corpus else []
+    head = _has_mlm_head(args.model) if "cda" in methods else True
+
+    total = time.perf_counter()
+    times: dict[str, float] = {}
+    for method in methods:
+        times[method] = _build(method, args.model, out, corpus, args.seed, head)
+        print(f"{method}: built in {times[method]:.0f} s", flush=True)
+
+    start = time.perf_counter()
+    _cli(["compare", args.model, *(str(out / m) for m in methods), "--seed", str(args.seed), *corpus,
+          "--cache-dir", str(out / "cache"), "--out", str(out / "comparison")])
+    compare_s = time.perf_counter() - start
+
+    by_fingerprint = _results_by_fingerprint(out / "comparison")
+    runs = [("base", _result_for(by_fingerprint, args.model))]
+    runs += [(m, _result_for(by_fingerprint, str(out / m))) for m in methods]
+    table = hide_vs_remove_markdown(runs, {m: times[m] for m in methods})
+    (out / "hide_vs_remove.md").write_text(table, encoding="utf-8")
+    print()
+    print(table)
+    print(f"methods built in {sum(times.values()):.0f} s; probe suite on {len(runs)} encoders in {compare_s:.0f} s; "
+          f"total {time.perf_counter() - total:.0f} s")
+    print(f"comparison: {out / 'comparison'}; hide vs remove: {out / 'hide_vs_remove.md'}")
+    return 0
+
+
+def _results_by_fingerprint(compare_dir: Path) -> dict[str, dict[str, Any]]:
+    found = {}
+    for path in sorted(compare_dir.glob("*/results.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        fingerprint = ((data.get("provenance") or {}).get("model") or {}).get("fingerprint")
+        if fingerprint:
+            found[fingerprint] = data
+    return found
+
+
+def _result_for(by_fingerprint: dict[str, dict[str, Any]], model: str) -> dict[str, Any]:
+    """The probe results ``compare`` wrote for one checkpoint, found by the encoder's fingerprint."""
+    import probekit
+
+    fingerprint = probekit.load_encoder(None if model == "default" else model).fingerprint
+    if fingerprint not in by_fingerprint:
+        raise SystemExit(f"no probe results for {model} (fingerprint {fingerprint}) in the comparison")
+    return by_fingerprint[fingerprint]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
