@@ -87,7 +87,7 @@ def build_ray(config: StudyConfig, out: Path, groups: Sequence[tuple[str, str]],
     ray = _import_ray()
     started_here = _init(ray, address)
     try:
-        build = ray.remote(_ray_build).options(num_cpus=cpus_per_unit, num_gpus=gpus_per_unit, max_retries=0)
+        build = ray.remote(_ray_build).options(num_cpus=cpus_per_unit, num_gpus=gpus_per_unit, max_retries=2)
         threads = max(1, int(cpus_per_unit))
         refs = {build.remote(config.to_dict(), str(Path(out).resolve()), label, method, threads): (label, method)
                 for label, method in groups}
@@ -111,7 +111,9 @@ def run_ray(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: Any, 
         resources = ray.cluster_resources()
         say(f"Ray cluster: {resources.get('CPU', 0):g} CPU(s), {resources.get('GPU', 0):g} GPU(s); "
             f"{cpus_per_unit:g} CPU / {gpus_per_unit:g} GPU per unit")
-        options = {"num_cpus": cpus_per_unit, "num_gpus": gpus_per_unit, "max_retries": 0}
+        # a task whose worker dies (node lost, preempted) is retried: units are idempotent; an error
+        # raised by the unit itself is not retried
+        options = {"num_cpus": cpus_per_unit, "num_gpus": gpus_per_unit, "max_retries": 2}
         build = ray.remote(_ray_build).options(**options)
         run_unit = ray.remote(_ray_unit).options(**options)
         config_dict = config.to_dict()

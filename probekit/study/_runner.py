@@ -226,19 +226,19 @@ def run_study(
     out_dir = ensure_writable_dir(out, "--out")  # before anything slow
     units = plan_units(config)
     selected = shard_units(units, shard)
-    _write_manifest(out_dir, config, units)
     todo = [u for u in selected if not unit_done(out_dir, u)]
+    if todo:
+        check_inputs(config, todo)  # data and encoder paths, before anything is written or loaded
+    _write_manifest(out_dir, config, units)
     summary = StudySummary(n_units=len(units), n_selected=len(selected), n_already_done=len(selected) - len(todo))
     where = f"shard {shard[0]}/{shard[1]}: " if shard else ""
     say(f"{where}{len(units)} units in the study, {len(selected)} in this run, {summary.n_already_done} already done, "
         f"{len(todo)} to run ({sum(u.kind == 'intrinsic' for u in todo)} intrinsic, "
         f"{sum(u.kind == 'finetune' for u in todo)} fine-tunes) with the {backend} backend")
     if todo and prepare:
-        check_inputs(config, todo)
         _prepare_shared(config, out_dir, todo, backend=backend, say=say, ray_address=ray_address,
                         ray_cpus_per_unit=ray_cpus_per_unit, ray_gpus_per_unit=ray_gpus_per_unit)
     elif todo:
-        check_inputs(config, todo)
         if backend == "local":
             _run_local(config, out_dir, todo, summary, progress=progress, keep_going=keep_going, say=say)
         else:

@@ -303,6 +303,16 @@ def test_config_errors_name_the_key_and_list_the_valid_ones(checkpoints, tmp_pat
     path.write_text(text.replace("[finetune]", "[fine_tune]"), encoding="utf-8")
     assert main(["study", str(path), "--out", str(tmp_path / "out")]) == 2
     assert "finetune" in capsys.readouterr().err and not (tmp_path / "out").exists()
+    # a dataset file that is not there: one line naming it and --data-path, before anything is written
+    bios = text.replace('kind = "synthetic"\nn_examples = 40\nprofessions = ["nurse", "surgeon", "dietitian", "architect"]',
+                        'kind = "bios"\npath = "PATH/TO/bios.csv"')
+    assert bios != text
+    path.write_text(bios, encoding="utf-8")
+    assert main(["study", str(path), "--out", str(tmp_path / "out2")]) == 2
+    err = capsys.readouterr().err
+    assert "PATH/TO/bios.csv" in err and "--data-path synth=PATH" in err and not list((tmp_path / "out2").iterdir())
+    assert main(["study", str(path), "--out", str(tmp_path / "out2"), "--data-path", "bios=x.csv", "--dry-run"]) == 2
+    assert "synth" in capsys.readouterr().err  # the names of the config's datasets
 
 
 def test_another_config_in_the_same_directory_is_refused(study, tmp_path):
