@@ -141,29 +141,35 @@ def describe_result(record: dict[str, Any]) -> str:
             f"stereotype accuracy {_fmt(probe.get('stereotype_accuracy'))}")
 
 
-def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit]) -> int:
-    """``metrics.json`` and ``results.md`` of every fine-tuning run whose folds are all finished
-    (:func:`probekit.finetune.collect_run`; figures come from ``probekit report``); returns how many
-    were written."""
+def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit], only: Sequence[Unit] | None = None) -> int:
+    """``metrics.json`` and ``results.md`` of every fine-tuning run (of ``only``'s units, default
+    all) whose folds are all finished (:func:`probekit.finetune.collect_run`; figures come from
+    ``probekit report``); returns how many were written."""
     from probekit._io import atomic_write_text, write_json
     from probekit.finetune._report import finetune_markdown
     from probekit.finetune._run import collect_run
 
+    def run_of(unit: Unit) -> str:
+        p = unit.params
+        return run_key(config, p["encoder"], p["method"], p["dataset"], p["setting"])
+
     runs: dict[str, list[Unit]] = {}
     for unit in units:
         if unit.kind == "finetune":
-            p = unit.params
-            runs.setdefault(run_key(config, p["encoder"], p["method"], p["dataset"], p["setting"]), []).append(unit)
+            runs.setdefault(run_of(unit), []).append(unit)
+    wanted = {run_of(u) for u in (units if only is None else only) if u.kind == "finetune"}
     written = 0
-    for key, members in runs.items():
-        run_dir = out / "runs" / key
+    for name, members in runs.items():
+        if name not in wanted:
+            continue
+        run_dir = out / "runs" / name
         if (run_dir / "metrics.json").is_file() or not all(unit_done(out, u) for u in members):
             continue
         try:
             result = collect_run(run_dir, save=False)
             write_json(run_dir / "metrics.json", result.to_dict())
             saved = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
-            atomic_write_text(run_dir / "results.md", finetune_markdown([saved], [key]))
+            atomic_write_text(run_dir / "results.md", finetune_markdown([saved], [name]))
             written += 1
         except (ProbekitError, OSError, ValueError) as exc:  # the unit files are the results; this is a convenience
             logger.warning("could not aggregate %s: %s", run_dir, exc)
@@ -247,7 +253,7 @@ def run_study(
             run_ray(config, out_dir, todo, summary, address=ray_address, cpus_per_unit=ray_cpus_per_unit,
                     gpus_per_unit=ray_gpus_per_unit, keep_going=keep_going, say=say)
     if is_main_process():
-        n = collect_finished_runs(config, out_dir, selected)
+        n = collect_finished_runs(config, out_dir, units, only=selected)  # runs with a fold in this shard
         if n:
             say(f"aggregated {n} finished fine-tuning run(s) under {out_dir / 'runs'} (metrics.json, results.md)")
     summary.seconds = time.perf_counter() - started

@@ -362,3 +362,18 @@ def test_ray_backend_gives_the_local_results(study, checkpoints, tmp_path):
         assert_close(stable(records[unit_id]), stable(expected[unit_id]), path=unit_id)
     assert len(list((out / "shared" / "debiased").iterdir())) == 1  # built by one Ray task
     assert [line.rsplit("\t", 1)[1] for line in dry_run_lines(config, out)] == ["done"] * len(records)
+
+
+def test_shards_write_into_one_directory(checkpoints, tmp_path, capsys):
+    """Two shard runs (as two SLURM array tasks) fill one study directory; the second one to finish
+    a fine-tuning run's last fold aggregates it."""
+    config_path = write_config(tmp_path / "shards.toml", checkpoints, methods=("none",), settings=("original",),
+                               n_encoders=1, intrinsic=False)
+    out = tmp_path / "out"
+    assert main(["study", str(config_path), "--out", str(out), "--shard", "1/2"]) == 0
+    assert len(list((out / "units").glob("*.json"))) == 1 and not list((out / "runs").glob("*/metrics.json"))
+    assert main(["study", str(config_path), "--out", str(out), "--shard", "0/2"]) == 0
+    assert len(list((out / "units").glob("*.json"))) == 2 and len(list((out / "runs").glob("*/metrics.json"))) == 1
+    capsys.readouterr()
+    lines, _ = dry_run([str(config_path), "--out", str(out)], capsys)
+    assert [line.rsplit("\t", 1)[1] for line in lines] == ["done", "done"]
