@@ -381,7 +381,7 @@ def _parse_study(table: Any) -> dict[str, Any]:
     return study
 
 
-def _parse_encoders(value: Any, methods: Sequence[str]) -> list[dict[str, Any]]:
+def _parse_encoders(value: Any) -> list[dict[str, Any]]:
     if value is None:
         value = [{}]
     if not isinstance(value, list) or not value:
@@ -477,7 +477,7 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> Study
         raise InvalidParameterError("config", type(data).__name__, "a TOML document (tables)")
     _check_keys(data, _TABLES, "")
     study = _parse_study(data.get("study", {}))
-    encoders = _parse_encoders(data.get("encoders"), study["methods"])
+    encoders = _parse_encoders(data.get("encoders"))
     datasets = _parse_datasets(data.get("datasets"))
     corpus = _simple_table(data.get("corpus", {}), _CORPUS_KEYS, "corpus")
     if corpus["files"] and corpus["hf_dataset"]:
