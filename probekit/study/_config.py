@@ -192,14 +192,14 @@ def _method_schema(method: str) -> dict[str, Any]:
 
 
 def _finetune_schema() -> dict[str, Any]:
-    from probekit.finetune._train import FinetuneConfig
+    from probekit.finetune import FinetuneConfig
 
     return {f.name: (f.default, f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""))
             for f in dataclasses.fields(FinetuneConfig) if f.name not in ("seed", "device")}
 
 
 def _intrinsic_schema() -> dict[str, Any]:
-    from probekit._probe_suite import run_probe_suite
+    from probekit import run_probe_suite
 
     return _signature_options(run_probe_suite, ("encoder", "corpus", "random_state", "cache_dir", "progress"))
 
@@ -521,7 +521,7 @@ def load_config(path: str | os.PathLike | None = None) -> StudyConfig:
 
 def finetune_config(config: StudyConfig) -> Any:
     """The :class:`probekit.finetune.FinetuneConfig` of the study (seed: the study's; device: ``[run]``)."""
-    from probekit.finetune._train import FinetuneConfig
+    from probekit.finetune import FinetuneConfig
 
     device = config.run.get("device")
     try:

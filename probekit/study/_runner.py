@@ -147,7 +147,7 @@ def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit],
     ``probekit report``); returns how many were written."""
     from probekit._io import atomic_write_text, write_json
     from probekit.finetune._report import finetune_markdown
-    from probekit.finetune._run import collect_run
+    from probekit.finetune import collect_run
 
     def run_of(unit: Unit) -> str:
         p = unit.params

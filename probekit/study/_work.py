@@ -110,25 +110,12 @@ def run_fold_unit(
 
     A finished fold (its ``fold.json``) is returned as saved; a fold interrupted during full
     fine-tuning continues from its last epoch-end checkpoint. ``embed`` (frozen path): the
-    embeddings shared by every unit of the encoder and dataset. ``run_fold`` has no ``embed``
-    parameter yet, so with one this adapter makes the same calls as ``run_fold`` through
-    ``probekit.finetune._run``'s private helpers (to be replaced by ``run_fold(..., embed=...)``).
+    embeddings shared by every unit of the encoder and dataset (:meth:`Workspace.frozen_embedder`).
     """
-    from probekit.finetune._run import run_fold
+    from probekit.finetune import run_fold
 
-    if embed is None:
-        return run_fold(encoder, data, fold, setting=setting, folds=folds, config=config, out_dir=run_dir, resume=True,
-                        progress=progress, data_name=data_name)
-    from probekit.finetune._run import _datasets_bars_off, _join_run_dir, _prepare, _read_json, _run_fold, fold_dir_name
-
-    with _datasets_bars_off():
-        plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=None, config=config, data_name=data_name)
-        out = _join_run_dir(run_dir, plan.settings)
-        fold_file = out / fold_dir_name(fold) / "fold.json"
-        if fold_file.is_file():
-            return _read_json(fold_file)
-        return _run_fold(int(fold), encoder, plan, config=config, out=out, resume=True, progress=progress, embed=embed,
-                         callback=None)
+    return run_fold(encoder, data, fold, setting=setting, folds=folds, config=config, out_dir=run_dir, resume=True,
+                    progress=progress, data_name=data_name, embed=embed)
 
 
 def setting_texts(data: Any, settings: Sequence[str]) -> list[str]:
@@ -418,7 +405,7 @@ class Workspace:
         return path
 
     def _intrinsic(self, unit: Unit) -> tuple[dict[str, Any], dict[str, Any]]:
-        from probekit._probe_suite import run_probe_suite
+        from probekit import run_probe_suite
         from probekit._provenance import collect_provenance
 
         p = unit.params
