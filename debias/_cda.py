@@ -1,12 +1,12 @@
-"""Counterfactual data augmentation (CDA) as continued masked-LM pre-training.
+r"""Counterfactual data augmentation (CDA) as continued masked-LM pre-training.
 
 Webster et al. (2020) and Barikeri et al. (2021) debias a pre-trained encoder by continuing its
 masked-language-model training on a corpus augmented with gender-swapped counterfactuals
 (Zmigrod et al. 2019). Two-sided CDA trains on every sentence *and* its counterfactual, so that
 "she is a nurse" and "he is a nurse" are equally likely to the model:
 
-.. math:: \\mathcal{L} = -\\frac{1}{|M|} \\sum_{(s, t) \\in M} \\log p_\\theta(s_t \\mid \\tilde s),
-   \\qquad s \\in S \\cup \\operatorname{swap}(S)
+.. math:: \mathcal{L} = -\frac{1}{|M|} \sum_{(s, t) \in M} \log p_\theta(s_t \mid \tilde s),
+   \qquad s \in S \cup \operatorname{swap}(S)
 
 where :math:`M` are the masked positions: 15% of the non-special tokens of each sentence, of which
 80% are replaced by the mask token, 10% by a random token and 10% left unchanged (Devlin et al.
@@ -23,13 +23,16 @@ from __future__ import annotations
 import copy
 import logging
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import torch
 
 from debias._checkpoint import save_debiased_checkpoint
-from debias._training import TrainingConfig, TrainingResult, train
-from probekit.errors import InvalidParameterError, MissingMLMHeadError, ProbekitError
+from probekit.encoders import Encoder
+from probekit.errors import InvalidParameterError, MissingMLMHeadError, NotFittedError, ProbekitError
+from probekit.text import as_corpus, template_corpus
+from probekit.training import TrainingConfig, train
+from probekit.utils import collect_provenance
 
 __all__ = ["CDA", "mask_tokens", "add_mlm_head"]
 
@@ -83,7 +86,7 @@ def mask_tokens(
     return inputs, labels
 
 
-class _MaskedLMCollator:
+class MaskedLMCollator:
     """Tokenizes a batch of sentences (or takes token-id lists), pads it, and masks it with the
     step's generator.
 
@@ -131,7 +134,7 @@ def _masked_lm_head(mlm: Any) -> torch.nn.Module | None:
     return None
 
 
-class _MaskedLMObjective(torch.nn.Module):
+class MaskedLMObjective(torch.nn.Module):
     """The masked-LM loss, with the head applied to the masked positions only.
 
     Equal to ``mlm(..., labels=labels).loss`` (mean cross-entropy over the masked positions) but the
@@ -313,9 +316,7 @@ class CDA:
 
     def _augmented_corpus(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
         """The sentences that hold a gendered word (those the swap changes) and their counterfactuals."""
-        from probekit._corpus import _as_corpus, template_corpus
-
-        corpus = template_corpus() if corpus is None else _as_corpus(corpus)
+        corpus = template_corpus() if corpus is None else as_corpus(corpus)
         try:
             from debias._swap import describe_swap, swap_texts
         except ImportError as exc:  # pragma: no cover - part of this package
@@ -411,8 +412,8 @@ class CDA:
         for name, parameter in model.base_model.named_parameters():
             if name.startswith("pooler."):
                 parameter.requires_grad_(False)  # unused by the masked-LM loss
-        collate = _MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length)
-        objective = _MaskedLMObjective(model)
+        collate = MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length)
+        objective = MaskedLMObjective(model)
         directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
 
         head_history = None
@@ -446,7 +447,6 @@ class CDA:
         return self
 
     def _record(self, *, generator_given: bool) -> dict[str, Any]:
-        from probekit._provenance import collect_provenance
 
         hyperparameters = self.get_params()
         head = {"added": self.head_added_}
@@ -479,7 +479,7 @@ class CDA:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "model_"):
-            raise ProbekitError(f"this {type(self).__name__} is not fitted yet; call fit(encoder, corpus) first")
+            raise NotFittedError(self, "fit(encoder, corpus)")
 
     def save(self, out: Any, *, overwrite: bool = False) -> Any:
         """Write the trained model, its tokenizer and ``debias.json`` to ``out`` (atomically).
@@ -491,7 +491,5 @@ class CDA:
 
     def to_encoder(self, *, name: str | None = None) -> Any:
         """The trained model as a :class:`probekit.Encoder` (shares its weights)."""
-        from probekit._encoders import Encoder
-
         self._check_fitted()
         return Encoder.from_model(self.model_, self.tokenizer_, name=name or f"cda({self.base_['name_or_path']})")

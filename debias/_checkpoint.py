@@ -18,7 +18,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
+from probekit.encoders import fingerprint, weight_files
 from probekit.errors import InvalidParameterError
+from probekit.utils import dumps_json, is_main_process, wait_for_everyone
 
 __all__ = ["DEBIAS_FILE", "check_output_dir", "save_debiased_checkpoint", "read_debias_record"]
 
@@ -63,27 +65,6 @@ def check_output_dir(out: str | os.PathLike, *, overwrite: bool = False, paramet
     return path
 
 
-def _is_main_process() -> bool:
-    try:
-        from accelerate import PartialState
-
-        return bool(PartialState().is_main_process)
-    except Exception:  # pragma: no cover - accelerate is a dependency; any failure means one process
-        return True
-
-
-def _wait_for_everyone() -> None:
-    """A barrier across the processes of ``accelerate launch`` / ``torchrun`` (nothing with one process)."""
-    try:
-        from accelerate import PartialState
-
-        state = PartialState()
-    except Exception:  # pragma: no cover
-        return
-    if state.num_processes > 1:
-        state.wait_for_everyone()
-
-
 def save_debiased_checkpoint(
     model: Any,
     tokenizer: Any,
@@ -106,12 +87,10 @@ def save_debiased_checkpoint(
     """
     from transformers import AutoConfig, AutoTokenizer
 
-    from probekit._encoders import _weight_files, fingerprint
-    from probekit._io import dumps_json
 
-    if not _is_main_process():
+    if not is_main_process():
         # The main process checks and writes; the others wait until the directory is there.
-        _wait_for_everyone()
+        wait_for_everyone()
         return Path(out).expanduser()
     target = check_output_dir(out, overwrite=overwrite)
     from transformers.utils import logging as hf_logging
@@ -128,7 +107,7 @@ def save_debiased_checkpoint(
         tokenizer.save_pretrained(tmp)
         saved_fingerprint = fingerprint(
             AutoConfig.from_pretrained(tmp, local_files_only=True),
-            weight_files=_weight_files(tmp),
+            weight_files=weight_files(tmp),
             tokenizer=AutoTokenizer.from_pretrained(tmp, use_fast=True, local_files_only=True),
         )
         full = {"format": RECORD_FORMAT, "format_version": RECORD_VERSION, **record, "fingerprint": saved_fingerprint}
@@ -146,12 +125,12 @@ def save_debiased_checkpoint(
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     logger.info("wrote the debiased checkpoint %s (fingerprint %s)", target, saved_fingerprint)
-    _wait_for_everyone()
+    wait_for_everyone()
     return target
 
 
 def _usual_permissions(directory: Path) -> None:
-    """mkdtemp makes a private directory; give the checkpoint the permissions of a plain mkdir."""
+    """Mkdtemp makes a private directory; give the checkpoint the permissions of a plain mkdir."""
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(directory, 0o777 & ~umask)

@@ -1,34 +1,34 @@
-"""Context-debias (Kaneko & Bollegala 2021): fine-tune an encoder so that the contextual
+r"""Context-debias (Kaneko & Bollegala 2021): fine-tune an encoder so that the contextual
 embeddings of stereotype words are orthogonal to the gender attribute directions, while the
 hidden states of attribute sentences stay close to the original model's.
 
-For the layers :math:`\\ell \\in \\Lambda` being debiased (first, last or all hidden states),
-attribute groups :math:`g \\in \\{\\text{female}, \\text{male}\\}` and their mean attribute vectors
-:math:`v_{g,\\ell}`,
+For the layers :math:`\ell \in \Lambda` being debiased (first, last or all hidden states),
+attribute groups :math:`g \in \{\text{female}, \text{male}\}` and their mean attribute vectors
+:math:`v_{g,\ell}`,
 
 .. math::
 
-    L_{orth} = \\operatorname*{mean}_{(t, x),\\, \\ell \\in \\Lambda}
-               \\sum_g \\langle E_\\ell(t, x; \\theta),\\ v_{g,\\ell} \\rangle^2
+    L_{orth} = \operatorname*{mean}_{(t, x),\, \ell \in \Lambda}
+               \sum_g \langle E_\ell(t, x; \theta),\ v_{g,\ell} \rangle^2
 
-    L_{reg} = \\operatorname*{mean}_{x \\in A,\\, w \\in x,\\, \\ell}
-              \\lVert E_\\ell(w, x; \\theta) - E_\\ell(w, x; \\theta_{pre}) \\rVert^2
+    L_{reg} = \operatorname*{mean}_{x \in A,\, w \in x,\, \ell}
+              \lVert E_\ell(w, x; \theta) - E_\ell(w, x; \theta_{pre}) \rVert^2
 
-    L = \\alpha L_{orth} + \\beta L_{reg}, \\qquad \\alpha = 0.2,\\ \\beta = 0.8
+    L = \alpha L_{orth} + \beta L_{reg}, \qquad \alpha = 0.2,\ \beta = 0.8
 
 where :math:`(t, x)` runs over the occurrences of stereotype words ``t`` in sentences ``x`` that
 hold no attribute word (token level; at sentence level over every token of those sentences),
 :math:`A` are sentences holding attribute words, :math:`w` every token of them (padding never
-counts), and :math:`\\ell` in the regularizer runs over *all* hidden states, as in the paper.
+counts), and :math:`\ell` in the regularizer runs over *all* hidden states, as in the paper.
 Hidden state 0 is the embedding layer's output, so ``layers="first"`` debiases the embedding
 layer, as in the authors' code.
 
 Choices where the paper and its code differ, or are silent
 ----------------------------------------------------------
-- The attribute vectors :math:`v_{g,\\ell}` are the mean, over every occurrence of a female
+- The attribute vectors :math:`v_{g,\ell}` are the mean, over every occurrence of a female
   (male) attribute word in the training attribute sentences, of its mean-pooled wordpiece
-  vectors at layer :math:`\\ell`, computed **once from the frozen original model** (the paper's
-  :math:`\\theta_{pre}`). The authors' code groups them per gender like this but recomputes them
+  vectors at layer :math:`\ell`, computed **once from the frozen original model** (the paper's
+  :math:`\theta_{pre}`). The authors' code groups them per gender like this but recomputes them
   from the model being trained at each epoch; the fixed target keeps the objective stationary and
   lets :func:`orthogonality_term` measure every model against the same directions.
 - Sums are replaced by means (over occurrences, tokens and layers), so that the loss does not
@@ -50,9 +50,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
+import wordlists
 from debias._checkpoint import save_debiased_checkpoint
-from debias._training import TrainingConfig, derive_seed, train
-from probekit.errors import InvalidParameterError, ProbekitError
+from probekit.embedding import embed_words
+from probekit.encoders import Encoder
+from probekit.errors import InvalidParameterError, NotFittedError
+from probekit.text import WordMatcher, as_corpus, select_sentences, template_corpus
+from probekit.training import TrainingConfig, derive_seed, train
+from probekit.utils import collect_provenance
 
 __all__ = ["ContextDebias", "attribute_vectors", "orthogonality_term", "LAYER_CHOICES", "LEVEL_CHOICES"]
 
@@ -75,7 +80,7 @@ class _Example:
     occurrences: tuple[tuple[int, ...], ...]  # wordpiece positions of each listed word
 
 
-def _layer_indices(layers: str, num_layers: int) -> tuple[int, ...]:
+def context_debias_layers(layers: str, num_layers: int) -> tuple[int, ...]:
     if layers not in LAYER_CHOICES:
         raise InvalidParameterError("layers", layers, LAYER_CHOICES)
     if layers == "first":
@@ -92,8 +97,6 @@ def _tokenize_with_words(
 
     Occurrences cut off by truncation are dropped; a sentence left without one is dropped.
     """
-    from probekit._wordmatch import WordMatcher
-
     matcher = WordMatcher(list(words), case_sensitive=case_sensitive)
     encoded = tokenizer(
         list(sentences), truncation=True, max_length=max_length, add_special_tokens=True,
@@ -115,7 +118,7 @@ def _tokenize_with_words(
     return examples
 
 
-class _Collator:
+class ContextDebiasCollator:
     """Pads examples and builds the selections of the two loss terms.
 
     ``orth_pool`` (units x batch*length) averages the wordpieces of each stereotype occurrence
@@ -160,12 +163,12 @@ def _orthogonality_sum(
 ) -> torch.Tensor:
     """Sum over units and debiased layers of ``sum_g <h, v_g>^2``."""
     batch, width, hidden = hidden_states[0].shape
-    pooled = torch.stack([orth_pool.to(hidden_states[l].dtype) @ hidden_states[l].reshape(batch * width, hidden) for l in layers], 1)
+    pooled = torch.stack([orth_pool.to(hidden_states[layer].dtype) @ hidden_states[layer].reshape(batch * width, hidden) for layer in layers], 1)
     dots = torch.einsum("ulh,glh->ulg", pooled.float(), vectors[:, list(layers), :].float())
     return dots.pow(2).sum()
 
 
-class _ContextDebiasObjective(torch.nn.Module):
+class ContextDebiasObjective(torch.nn.Module):
     """alpha * L_orth + beta * L_reg for one batch (see the module docstring).
 
     The frozen original model is held outside the module's registry: it is neither trained, nor
@@ -210,8 +213,8 @@ class _ContextDebiasObjective(torch.nn.Module):
         return {"loss": self.alpha * orth + self.beta * reg, "orthogonality": orth, "regularization": reg}
 
 
-def _dev_loss(objective: _ContextDebiasObjective, batches: list[dict[str, torch.Tensor]], device: torch.device) -> float:
-    """alpha * mean L_orth + beta * mean L_reg over the whole dev split (exact means, not of batches)."""
+def context_debias_dev_loss(objective: ContextDebiasObjective, batches: list[dict[str, torch.Tensor]], device: torch.device) -> float:
+    """Alpha * mean L_orth + beta * mean L_reg over the whole dev split (exact means, not of batches)."""
     from accelerate.utils import send_to_device
 
     totals = np.zeros(4)
@@ -234,9 +237,9 @@ def attribute_vectors(
     chunk_size: int = 2048,
     progress: bool = False,
 ) -> torch.Tensor:
-    """The per-layer mean attribute vectors :math:`v_{g,\\ell}` of Context-debias.
+    r"""The per-layer mean attribute vectors :math:`v_{g,\ell}` of Context-debias.
 
-    For each group g (female, male) and hidden state :math:`\\ell` (0 = embedding output), the mean
+    For each group g (female, male) and hidden state :math:`\ell` (0 = embedding output), the mean
     over every occurrence of a word of the group in ``sentences`` of its mean-pooled wordpiece
     vectors, computed by the extraction engine (:func:`probekit.embed_words`) with ``encoder``.
 
@@ -250,8 +253,6 @@ def attribute_vectors(
     InvalidParameterError
         No occurrence of one group's words in ``sentences``.
     """
-    from probekit._embedding import embed_words
-
     female_set, male_set = set(female), set(male)
     layers = list(range(encoder.num_layers + 1))
     sums = np.zeros((2, len(layers), encoder.hidden_size))
@@ -286,9 +287,9 @@ def orthogonality_term(
     max_length: int = 128,
     batch_size: int = 64,
 ) -> float:
-    """Context-debias's :math:`L_{orth}` of ``encoder`` on ``sentences``, without dropout.
+    r"""Context-debias's :math:`L_{orth}` of ``encoder`` on ``sentences``, without dropout.
 
-    .. math:: \\operatorname*{mean}_{(t, x),\\, \\ell \\in \\Lambda} \\sum_g \\langle E_\\ell(t, x), v_{g,\\ell} \\rangle^2
+    .. math:: \operatorname*{mean}_{(t, x),\, \ell \in \Lambda} \sum_g \langle E_\ell(t, x), v_{g,\ell} \rangle^2
 
     over the occurrences of ``stereotypes`` in ``sentences`` (token level) or every token of the
     sentences holding one (sentence level). Use the same ``vectors`` (from the original model,
@@ -296,14 +297,14 @@ def orthogonality_term(
     sentences.
     """
     _check_choice("level", level, LEVEL_CHOICES)
-    layer_ids = _layer_indices(layers, encoder.num_layers)
+    layer_ids = context_debias_layers(layers, encoder.num_layers)
     case_sensitive = not encoder.do_lower_case
     examples = _tokenize_with_words(
         encoder.tokenizer, sentences, stereotypes, kind=_STEREOTYPE, max_length=max_length, case_sensitive=case_sensitive
     )
     if not examples:
         raise InvalidParameterError("sentences", f"{len(sentences)} sentences", "sentences holding a stereotype word")
-    collate = _Collator(_pad_id(encoder.tokenizer), level)
+    collate = ContextDebiasCollator(pad_token_id(encoder.tokenizer), level)
     vectors = vectors.to(encoder.device)
     total, count = 0.0, 0
     with encoder.inference():
@@ -318,7 +319,7 @@ def orthogonality_term(
     return total / count
 
 
-def _pad_id(tokenizer: Any) -> int:
+def pad_token_id(tokenizer: Any) -> int:
     return int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
 
 
@@ -474,9 +475,8 @@ class ContextDebias:
 
     def _select(self, encoder: Any, corpus: Any, female: tuple[str, ...], male: tuple[str, ...],
                 stereotypes: tuple[str, ...], generator: torch.Generator) -> tuple[list[_Example], list[_Example], dict[str, Any]]:
-        from probekit._corpus import _as_corpus, select_sentences, template_corpus
 
-        corpus = template_corpus() if corpus is None else _as_corpus(corpus)
+        corpus = template_corpus() if corpus is None else as_corpus(corpus)
         case_sensitive = not encoder.do_lower_case
         attributes = tuple(dict.fromkeys(female + male))
         # A word in both lists (the paper lists "maid" in both) stays an attribute word: its
@@ -569,8 +569,6 @@ class ContextDebias:
         -------
         self
         """
-        import wordlists
-
         self._check_params()
         generator_given = generator is not None
         if generator is None:
@@ -608,10 +606,10 @@ class ContextDebias:
             if name.startswith("pooler."):
                 parameter.requires_grad_(False)  # no hidden state depends on it
         original = copy.deepcopy(encoder.model).eval().requires_grad_(False)
-        layer_ids = _layer_indices(self.layers, encoder.num_layers)
-        objective = _ContextDebiasObjective(base, original, vectors, layer_ids, self.alpha, self.beta)
+        layer_ids = context_debias_layers(self.layers, encoder.num_layers)
+        objective = ContextDebiasObjective(base, original, vectors, layer_ids, self.alpha, self.beta)
 
-        collate = _Collator(_pad_id(tokenizer), self.level)
+        collate = ContextDebiasCollator(pad_token_id(tokenizer), self.level)
         dev_examples = sorted(stereotype_dev + attribute_dev, key=lambda e: len(e.ids))
         dev_batches = [collate(dev_examples[i:i + self.batch_size]) for i in range(0, len(dev_examples), self.batch_size)]
         config = TrainingConfig(
@@ -624,7 +622,7 @@ class ContextDebias:
         history = train(
             objective, stereotype_train + attribute_train, config, collate_fn=collate,
             generator=generator, checkpoint_dir=checkpoint_dir, resume=resume, progress=progress, callback=callback,
-            eval_fn=lambda module: _dev_loss(module, dev_batches, module.attribute_vectors.device),
+            eval_fn=lambda module: context_debias_dev_loss(module, dev_batches, module.attribute_vectors.device),
             description="Context-debias",
         )
         original.to("cpu")
@@ -640,7 +638,6 @@ class ContextDebias:
         return self
 
     def _record(self, generator_given: bool) -> dict[str, Any]:
-        from probekit._provenance import collect_provenance
 
         hyperparameters = self.get_params()
         seeds = {
@@ -665,7 +662,7 @@ class ContextDebias:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "model_"):
-            raise ProbekitError("this ContextDebias is not fitted yet; call fit(encoder, corpus) first")
+            raise NotFittedError(self, "fit(encoder, corpus)")
 
     def save(self, out: Any, *, overwrite: bool = False) -> Any:
         """Write the debiased model, its tokenizer and ``debias.json`` to ``out`` (atomically)."""
@@ -674,7 +671,5 @@ class ContextDebias:
 
     def to_encoder(self, *, name: str | None = None) -> Any:
         """The debiased model as a :class:`probekit.Encoder` (shares its weights)."""
-        from probekit._encoders import Encoder
-
         self._check_fitted()
         return Encoder.from_model(self.model_, self.tokenizer_, name=name or f"context-debias({self.base_['name_or_path']})")

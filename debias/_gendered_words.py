@@ -2,7 +2,7 @@
 that decide whether a whole-word match really is that word.
 
 One compiled regular expression (a prefix tree over every word, from
-:func:`probekit._wordmatch._trie_alternation`) finds candidates in one C-level scan per text; a
+:func:`probekit.text._wordmatch.trie_alternation`) finds candidates in one C-level scan per text; a
 dictionary lookup and a few context rules per match decide what it is. Matching is whole-word:
 "he" never matches inside "the", "her" never inside "Hermann", "man" never inside "manager".
 
@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import wordlists
-from probekit._wordmatch import _trie_alternation
 from probekit.errors import InvalidParameterError
+from probekit.text import trie_alternation
 
 __all__ = ["Term", "GenderedVocabulary", "get_vocabulary", "NameSpec"]
 
@@ -153,7 +153,8 @@ def previous_word(text: str, start: int) -> str | None:
 
 def _place_or_date(text: str, start: int, end: int) -> bool:
     """Whether a name that is also a place or month stands as one: after "in", "since", ...,
-    before ", Texas" or before a number ("May 2020")."""
+    before ", Texas" or before a number ("May 2020").
+    """
     before = previous_word(text, start)
     if before is not None and before.lower() in _PLACE_OR_DATE_CUES:
         return True
@@ -168,7 +169,8 @@ def _place_or_date(text: str, start: int, end: int) -> bool:
 
 def is_sentence_initial(text: str, start: int) -> bool:
     """True if only openers (spaces, quotes, brackets, dashes) stand between ``start`` and the
-    start of the text or a sentence end; a full stop after a title ("Dr.") does not end one."""
+    start of the text or a sentence end; a full stop after a title ("Dr.") does not end one.
+    """
     i = start - 1
     while i >= 0 and text[i] in _OPENERS:
         i -= 1
@@ -209,7 +211,7 @@ class GenderedVocabulary:
         # Matching runs on the lowercased text with a case-sensitive pattern, about twice as fast
         # as re.IGNORECASE; texts whose lowercase has another length (a few non-ASCII letters
         # such as "İ") fall back to the case-insensitive pattern on the text itself.
-        body = r"(?<!\w)(?<!\w['’])(?:" + _trie_alternation(sorted(words)) + r")(?!\w)"
+        body = r"(?<!\w)(?<!\w['’])(?:" + trie_alternation(sorted(words)) + r")(?!\w)"
         self.pattern: re.Pattern[str] = re.compile(body)
         self._body = body
         self._pattern_ignorecase: re.Pattern[str] | None = None
@@ -312,7 +314,8 @@ class GenderedVocabulary:
 
     def _name_follows_initial(self, text: str, end: int) -> bool:
         """At the start of a sentence "Mark", "Will", "Rose" are names only before a surname
-        ("Will Smith", not "May God") or a verb of a biography ("Mark is", "Rose received")."""
+        ("Will Smith", not "May God") or a verb of a biography ("Mark is", "Rose received").
+        """
         word, _, _ = next_token(text, end)
         if word is None:
             return False

@@ -22,9 +22,9 @@ from typing import Any, Callable, Sequence
 from debias._gendered_words import NameSpec, get_vocabulary
 from debias._scrub import describe_scrub, scrub_texts
 from debias._swap import describe_swap, swap_texts
-from probekit._io import atomic_path
-from probekit._provenance import collect_provenance
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.utils import atomic_path, collect_provenance
+from wordlists import read_text
 
 __all__ = [
     "FILE_FORMATS",
@@ -66,7 +66,7 @@ class FileInterventionResult:
         The intervention and the word and name lists it used, with digests
         (:func:`debias.describe_swap` / :func:`debias.describe_scrub`).
     provenance : dict
-        :func:`probekit._provenance.collect_provenance` (toolkit version, git commit, time, ...).
+        :func:`probekit.utils._provenance.collect_provenance` (toolkit version, git commit, time, ...).
     """
 
     input: str
@@ -109,7 +109,6 @@ def _file_format(path: Path, given: str | None, parameter: str) -> str:
 # output to a temporary path (renamed onto the target by the caller).
 
 def _read_source_text(path: Path) -> str:
-    from wordlists._files import read_text
 
     return read_text(path, what="input file")
 

@@ -4,7 +4,7 @@ Each eraser learns an affine map on the hidden size, exposed as ``matrix_`` (:ma
 and ``offset_`` (:math:`b`, d) with the column-vector convention :math:`x' = A x + b`, i.e. for a
 batch of row vectors ``transform(H) = H @ matrix_.T + offset_`` (the :class:`torch.nn.Linear`
 convention). :func:`apply_projection` attaches the map to an encoder so that every representation
-it produces passes through it (:class:`probekit._output_projection.OutputProjection`);
+it produces passes through it (:class:`probekit.encoders._projection.OutputProjection`);
 :meth:`LinearEraser.save` writes a directory that :func:`probekit.load_encoder`,
 ``probekit probe --model DIR`` and ``probekit compare`` accept.
 
@@ -28,24 +28,24 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
-from probekit._output_projection import (
+import wordlists
+from debias._swap import describe_swap, swap_texts
+from probekit.embedding import attribute_embeddings, embed_sentences
+from probekit.encoders import (
     OutputProjection,
     base_record,
     check_output_dir,
     read_projection_dir,
     write_projection_dir,
 )
-from probekit.errors import InvalidParameterError, ProbekitError
+from probekit.errors import InvalidParameterError, NotFittedError
+from probekit.text import select_sentences, template_corpus
+from probekit.utils import collect_provenance
 
 logger = logging.getLogger(__name__)
 
 CLASSIFIERS = ("logistic", "linear_svm")
-
-
-class NotFittedError(ProbekitError, _SklearnNotFittedError):
-    """An eraser was used before :meth:`fit`."""
 
 
 def _as_matrix(X: Any, parameter: str, *, dimension: int | None = None) -> np.ndarray:
@@ -94,7 +94,7 @@ class LinearEraser(BaseEstimator):
     offset_ : ndarray of shape (d,)
         :math:`b` (zero for the orthogonal projections of Sent-debias and INLP).
     base_model_ : dict or None
-        The encoder the training data came from (:func:`probekit._output_projection.base_record`),
+        The encoder the training data came from (:func:`probekit.encoders._projection.base_record`),
         set by :meth:`fit_from_encoder`; ``None`` after fitting on arrays.
     fitting_ : dict
         What the eraser was fitted on (data sizes, corpus, layer, seeds).
@@ -113,7 +113,7 @@ class LinearEraser(BaseEstimator):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "matrix_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit() or fit_from_encoder() first")
+            raise NotFittedError(self, "fit() or fit_from_encoder()")
 
     @property
     def dimension_(self) -> int:
@@ -132,7 +132,7 @@ class LinearEraser(BaseEstimator):
         return array @ self.matrix_.T + self.offset_
 
     def to_output_projection(self) -> OutputProjection:
-        """The learned map as the core's :class:`~probekit._output_projection.OutputProjection`."""
+        """The learned map as the core's :class:`~probekit.encoders._projection.OutputProjection`."""
         self._check_fitted()
         return OutputProjection(self.matrix_, self.offset_)
 
@@ -171,10 +171,8 @@ class LinearEraser(BaseEstimator):
             :meth:`fit_from_encoder` it is already known). Must have no output projection itself.
         overwrite : bool
         provenance : dict, optional
-            Default: :func:`probekit._provenance.collect_provenance` with the base model.
+            Default: :func:`probekit.utils._provenance.collect_provenance` with the base model.
         """
-        from probekit._provenance import collect_provenance
-
         self._check_fitted()
         check_output_dir(directory, overwrite=overwrite)
         base = self.base_model_
@@ -298,15 +296,15 @@ def apply_projection(encoder: Any, eraser: LinearEraser, *, name: str | None = N
 
 
 class SentDebias(LinearEraser):
-    """Sent-debias (Liang et al. 2020): remove the top-k principal directions of counterfactual
+    r"""Sent-debias (Liang et al. 2020): remove the top-k principal directions of counterfactual
     pair differences.
 
     For pairs :math:`(f_i, m_i)` (a sentence and its gender-swapped counterfactual), with
-    :math:`\\mu_i = (f_i + m_i)/2`, the bias subspace :math:`V \\in \\mathbb{R}^{k \\times d}` holds
+    :math:`\mu_i = (f_i + m_i)/2`, the bias subspace :math:`V \in \mathbb{R}^{k \times d}` holds
     the top-k principal directions (:class:`sklearn.decomposition.PCA`) of the 2n centred rows
-    :math:`f_i - \\mu_i,\\; m_i - \\mu_i`; the debiased representation is
+    :math:`f_i - \mu_i,\; m_i - \mu_i`; the debiased representation is
 
-    .. math:: h' = h - \\sum_{j=1}^{k} \\langle h, v_j \\rangle v_j = (I - V^\\top V) h.
+    .. math:: h' = h - \sum_{j=1}^{k} \langle h, v_j \rangle v_j = (I - V^\top V) h.
 
     Parameters
     ----------
@@ -321,7 +319,7 @@ class SentDebias(LinearEraser):
         Share of the centred pairs' variance along each direction.
     n_pairs_ : int
     matrix_, offset_
-        :math:`I - V^\\top V` and zero.
+        :math:`I - V^\top V` and zero.
     """
 
     _state_arrays = ("subspace_", "explained_variance_ratio_")
@@ -396,12 +394,6 @@ class SentDebias(LinearEraser):
         batch_tokens, cache_dir, progress
             Passed to :func:`probekit.embed_sentences`.
         """
-        import wordlists
-
-        from debias._swap import describe_swap, swap_texts
-        from probekit._corpus import select_sentences, template_corpus
-        from probekit._embedding import embed_sentences
-
         if max_sentences is not None and (
             isinstance(max_sentences, bool) or not isinstance(max_sentences, (int, np.integer)) or max_sentences < 1
         ):
@@ -466,9 +458,6 @@ def _fit_gender_eraser_from_encoder(
     use_groups: bool,
 ) -> None:
     """Fit a classifier-based eraser on the attribute-word occurrences the probe suite uses."""
-    from probekit._corpus import template_corpus
-    from probekit._probe_suite import attribute_embeddings
-
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise InvalidParameterError("random_state", random_state, "an integer seed")
     started = time.perf_counter()
@@ -516,15 +505,15 @@ def _orthonormal_rows(rows: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
 
 
 class INLP(LinearEraser):
-    """Iterative nullspace projection (Ravfogel et al. 2020).
+    r"""Iterative nullspace projection (Ravfogel et al. 2020).
 
     Repeatedly trains a linear classifier of the concept on the current projection of the data,
     and projects the data onto the nullspace of every classifier so far:
 
-    .. math:: P = I - B^\\top B,
+    .. math:: P = I - B^\top B,
 
     where the rows of :math:`B` are an orthonormal basis (SVD) of the span of all weight rows
-    :math:`W_1, \\dots, W_t`. Stops when the classifier's accuracy on a held-out split is at chance
+    :math:`W_1, \dots, W_t`. Stops when the classifier's accuracy on a held-out split is at chance
     (the majority-class rate of that split plus ``chance_tolerance``) or after ``n_iterations``.
 
     Parameters
@@ -707,7 +696,8 @@ class INLP(LinearEraser):
         """Fit on contextual embeddings of the paper's female and male attribute words in corpus
         sentences (label: gender), selected as ``probekit probe`` selects them with the same
         ``random_state``; the held-out split is by word. ``random_state`` seeds the sentence
-        selection; the eraser's own ``random_state`` its split and classifiers."""
+        selection; the eraser's own ``random_state`` its split and classifiers.
+        """
         _fit_gender_eraser_from_encoder(
             self, encoder, corpus, layer=layer, max_per_word=max_per_word, single_piece_only=single_piece_only,
             random_state=random_state, cache_dir=cache_dir, progress=progress, use_groups=True,
@@ -719,14 +709,14 @@ class INLP(LinearEraser):
 
 
 class LEACE(LinearEraser):
-    """Least-squares concept erasure (Belrose et al. 2023), closed form.
+    r"""Least-squares concept erasure (Belrose et al. 2023), closed form.
 
-    With :math:`\\mu = E[x]`, :math:`\\Sigma_{xx}` the covariance of :math:`x` and
-    :math:`\\Sigma_{xz}` its cross-covariance with the (one-hot, or 0/1 for two classes) concept
-    :math:`z`, the whitening :math:`W = (\\Sigma_{xx}^{1/2})^{+}` and :math:`P_{W\\Sigma_{xz}}` the
-    orthogonal projection onto the column space of :math:`W \\Sigma_{xz}`:
+    With :math:`\mu = E[x]`, :math:`\Sigma_{xx}` the covariance of :math:`x` and
+    :math:`\Sigma_{xz}` its cross-covariance with the (one-hot, or 0/1 for two classes) concept
+    :math:`z`, the whitening :math:`W = (\Sigma_{xx}^{1/2})^{+}` and :math:`P_{W\Sigma_{xz}}` the
+    orthogonal projection onto the column space of :math:`W \Sigma_{xz}`:
 
-    .. math:: x' = x - W^{+} P_{W\\Sigma_{xz}} W (x - \\mu).
+    .. math:: x' = x - W^{+} P_{W\Sigma_{xz}} W (x - \mu).
 
     After erasure no linear classifier predicts :math:`z` from :math:`x'` better than a constant
     on the fitting distribution (the class-conditional means coincide), with the least change in
@@ -735,18 +725,18 @@ class LEACE(LinearEraser):
     Parameters
     ----------
     tol : float, default 0.01
-        Singular values of :math:`W \\Sigma_{xz}` at or below this are treated as zero (as in the
+        Singular values of :math:`W \Sigma_{xz}` at or below this are treated as zero (as in the
         authors' ``concept-erasure`` package).
 
     Attributes
     ----------
     mean_ : ndarray of shape (d,)
     proj_left_, proj_right_ : ndarrays of shape (d, r), (r, d)
-        :math:`W^{+} U` and :math:`U^\\top W` with :math:`U` an orthonormal basis of the column
-        space of :math:`W\\Sigma_{xz}`; the oblique projection removed is their product.
+        :math:`W^{+} U` and :math:`U^\top W` with :math:`U` an orthonormal basis of the column
+        space of :math:`W\Sigma_{xz}`; the oblique projection removed is their product.
     classes_ : list
     matrix_, offset_
-        :math:`I - P` and :math:`P \\mu` with :math:`P = W^{+} P_{W\\Sigma_{xz}} W`.
+        :math:`I - P` and :math:`P \mu` with :math:`P = W^{+} P_{W\Sigma_{xz}} W`.
     """
 
     _state_arrays = ("mean_", "proj_left_", "proj_right_")
@@ -817,7 +807,8 @@ class LEACE(LinearEraser):
     ) -> "LEACE":
         """Fit on contextual embeddings of the paper's female and male attribute words in corpus
         sentences (label: gender), selected as ``probekit probe`` selects them with the same
-        ``random_state``."""
+        ``random_state``.
+        """
         _fit_gender_eraser_from_encoder(
             self, encoder, corpus, layer=layer, max_per_word=max_per_word, single_piece_only=single_piece_only,
             random_state=random_state, cache_dir=cache_dir, progress=progress, use_groups=False,

@@ -135,7 +135,8 @@ def noun_phrase_follows(text: str, end: int) -> bool:
 
 def _replacement(vocabulary: GenderedVocabulary, text: str, start: int, end: int, key: str) -> str | None:
     """The counterpart of the match ``text[start:end]`` (lowercase ``key``) in its case, or
-    ``None`` to keep it."""
+    ``None`` to keep it.
+    """
     found = text[start:end]
     if found == key:
         fast = vocabulary.plain_lower.get(key)

@@ -1,48 +1,82 @@
 """probekit: does debiasing an encoder remove gender information or only hide it?
 
-The public API is listed in ``__all__``; everything else lives in private modules. Extrinsic
-fairness metrics are in :mod:`probekit.extrinsic`, intrinsic tests also in :mod:`probekit.intrinsic`,
-word lists in the :mod:`wordlists` package.
+The public API is listed in ``__all__``. Each name is imported on first use (PEP 562), so that
+``import probekit.errors``, ``import wordlists`` or ``import probekit.extrinsic`` load no torch.
+
+Where things live (a folder per concern, layered from the bottom up; see README "Layout"):
+:mod:`probekit.utils` (files, provenance, checks, processes), :mod:`probekit.stats`,
+:mod:`probekit.text` (corpora, templates, sentence selection), :mod:`probekit.encoders`,
+:mod:`probekit.training` (the one training loop), :mod:`probekit.embedding` (the extraction
+engine), :mod:`probekit.extrinsic` (the metric engine), :mod:`probekit.report` (rendering),
+:mod:`probekit.intrinsic` (SEAT, LPBS, the gender probe, MDL, the probe suite),
+:mod:`probekit.finetune`, :mod:`probekit.study` and :mod:`probekit.cli`; debiasing methods are in
+the :mod:`debias` package, word lists in :mod:`wordlists`.
 """
 
-from probekit._corpus import (
-    Corpus,
-    SentenceSelection,
-    load_hf_corpus,
-    load_text_corpus,
-    select_sentences,
-    split_sentences,
-    template_corpus,
-    template_frames,
-)
-from probekit._embedding import WordEmbeddings, embed_sentences, embed_words
-from probekit._encoders import DEFAULT_MODEL_NAME, Encoder, load_encoder
-from probekit._probe_suite import ProbeSuiteResult, run_probe_suite
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from probekit._version import __version__
 from probekit.errors import ProbekitError
-from probekit.intrinsic import (
-    GenderProbe,
-    GenderProbeResult,
-    LpbsResult,
-    MdlResult,
-    PAPER_PROBE,
-    SeatResult,
-    attr_lpbs,
-    contextual_seat,
-    gender_probe,
-    lpbs,
-    lpbs_report,
-    mdl_probe,
-    seat_test,
-    seat_word_sets,
-    sentence_seat,
-    target_lpbs,
-)
+
+if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
+    from probekit.embedding import WordEmbeddings, embed_sentences, embed_words
+    from probekit.encoders import DEFAULT_MODEL_NAME, Encoder, load_encoder
+    from probekit.intrinsic import (
+        PAPER_PROBE,
+        GenderProbe,
+        GenderProbeResult,
+        LpbsResult,
+        MdlResult,
+        ProbeSuiteResult,
+        SeatResult,
+        attr_lpbs,
+        contextual_seat,
+        gender_probe,
+        lpbs,
+        lpbs_report,
+        mdl_probe,
+        run_probe_suite,
+        seat_test,
+        seat_word_sets,
+        sentence_seat,
+        target_lpbs,
+    )
+    from probekit.text import (
+        Corpus,
+        SentenceSelection,
+        load_hf_corpus,
+        load_text_corpus,
+        select_sentences,
+        split_sentences,
+        template_corpus,
+        template_frames,
+    )
+
+#: Public name -> the package that defines it.
+_LAZY = {
+    **dict.fromkeys(
+        ("Corpus", "SentenceSelection", "load_hf_corpus", "load_text_corpus", "select_sentences",
+         "split_sentences", "template_corpus", "template_frames"),
+        "probekit.text",
+    ),
+    **dict.fromkeys(("WordEmbeddings", "embed_sentences", "embed_words"), "probekit.embedding"),
+    **dict.fromkeys(("DEFAULT_MODEL_NAME", "Encoder", "load_encoder"), "probekit.encoders"),
+    **dict.fromkeys(
+        ("GenderProbe", "GenderProbeResult", "LpbsResult", "MdlResult", "PAPER_PROBE", "ProbeSuiteResult",
+         "SeatResult", "attr_lpbs", "contextual_seat", "gender_probe", "lpbs", "lpbs_report", "mdl_probe",
+         "run_probe_suite", "seat_test", "seat_word_sets", "sentence_seat", "target_lpbs"),
+        "probekit.intrinsic",
+    ),
+}
 
 __all__ = [
     "__version__",
-    "DEFAULT_MODEL_NAME",
+    "ProbekitError",
     "Corpus",
+    "DEFAULT_MODEL_NAME",
     "Encoder",
     "GenderProbe",
     "GenderProbeResult",
@@ -50,7 +84,6 @@ __all__ = [
     "MdlResult",
     "PAPER_PROBE",
     "ProbeSuiteResult",
-    "ProbekitError",
     "SeatResult",
     "SentenceSelection",
     "WordEmbeddings",
@@ -75,3 +108,17 @@ __all__ = [
     "template_corpus",
     "template_frames",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's package on first use (PEP 562)."""
+    package = _LAZY.get(name)
+    if package is None:
+        raise AttributeError(f"module 'probekit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(package), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

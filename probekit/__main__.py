@@ -1,3 +1,5 @@
+"""``python -m probekit``: the command-line interface."""
+
 import sys
 
 from probekit.cli.main import main

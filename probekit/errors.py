@@ -16,6 +16,7 @@ __all__ = [
     "MissingMLMHeadError",
     "MissingSentencesError",
     "InputFileError",
+    "NotFittedError",
 ]
 
 
@@ -77,3 +78,16 @@ class MissingSentencesError(ProbekitError, ValueError):
 
 class InputFileError(ProbekitError, ValueError):
     """An input file is missing, unreadable or malformed."""
+
+
+class NotFittedError(ProbekitError, ValueError, AttributeError):
+    """An estimator (an eraser, CDA, Context-debias) was used before ``fit``.
+
+    The bases are those of :class:`sklearn.exceptions.NotFittedError` (ValueError and
+    AttributeError), so scikit-learn's checks of unfitted estimators accept it; the message says
+    which method to call first.
+    """
+
+    def __init__(self, estimator: Any, fit_call: str = "fit()"):
+        name = estimator if isinstance(estimator, str) else type(estimator).__name__
+        super().__init__(f"this {name} is not fitted yet; call {fit_call} first")

@@ -29,11 +29,24 @@ from __future__ import annotations
 import argparse
 import copy
 import os
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import probekit
+import wordlists
+from debias import (
+    CDA,
+    ContextDebias,
+    ContextDebiasCollator,
+    ContextDebiasObjective,
+    MaskedLMCollator,
+    MaskedLMObjective,
+    add_mlm_head,
+    attribute_vectors,
+    context_debias_dev_loss,
+    context_debias_layers,
+    pad_token_id,
+)
+from probekit.training import TrainingConfig, train
 
 
 def _tokens(batch) -> int:
@@ -74,7 +87,6 @@ def _time_both(name: str, objective, dataset, collate, loss_fn, *, steps: int, r
     """
     import torch
 
-    from debias._training import TrainingConfig, train
 
     plain_module = copy.deepcopy(objective)
     parameters = [p for p in plain_module.parameters() if p.requires_grad]
@@ -89,12 +101,12 @@ def _time_both(name: str, objective, dataset, collate, loss_fn, *, steps: int, r
         step_times: list[tuple[float, float]] = []
         last = [0.0, 0.0]
 
-        def recording_collate(examples, generator):
+        def recording_collate(examples, generator, collate=collate, seen=seen):
             batch = collate(examples, generator)
             seen.append(batch)
             return batch
 
-        def tick(step, values):
+        def tick(step, values, step_times=step_times, last=last):
             now, cpu = time.perf_counter(), time.process_time()
             step_times.append((now - last[0], cpu - last[1]))
             last[0], last[1] = now, cpu
@@ -124,8 +136,6 @@ def _time_both(name: str, objective, dataset, collate, loss_fn, *, steps: int, r
 def bench_cda(encoder, args) -> tuple[dict, dict]:
     import torch
 
-    from debias import CDA
-    from debias._cda import _MaskedLMCollator, _MaskedLMObjective, add_mlm_head
 
     setup = {}
     started = time.perf_counter()
@@ -137,8 +147,8 @@ def bench_cda(encoder, args) -> tuple[dict, dict]:
     for name, parameter in model.base_model.named_parameters():
         if name.startswith("pooler."):
             parameter.requires_grad_(False)
-    collate = _MaskedLMCollator(encoder.tokenizer, model.config.vocab_size, 0.15, args.max_length)
-    objective = _MaskedLMObjective(model)
+    collate = MaskedLMCollator(encoder.tokenizer, model.config.vocab_size, 0.15, args.max_length)
+    objective = MaskedLMObjective(model)
     result = _time_both("cda", objective, sentences, collate, lambda m, b: m(**b), steps=args.steps,
                         rounds=args.rounds, batch_size=args.batch_size, learning_rate=5e-5)
     # The head warm-up (encoder frozen): the same forward, a backward through the head only.
@@ -155,9 +165,6 @@ def bench_cda(encoder, args) -> tuple[dict, dict]:
 def bench_context_debias(encoder, args) -> tuple[dict, dict]:
     import torch
 
-    import wordlists
-    from debias import ContextDebias
-    from debias._context_debias import _Collator, _ContextDebiasObjective, _layer_indices, _pad_id, attribute_vectors
 
     setup = {}
     attributes = wordlists.load_paper_attributes()
@@ -180,19 +187,18 @@ def bench_context_debias(encoder, args) -> tuple[dict, dict]:
         if name.startswith("pooler."):
             parameter.requires_grad_(False)
     original = copy.deepcopy(encoder.model).eval().requires_grad_(False)
-    objective = _ContextDebiasObjective(trained, original, vectors, _layer_indices("all", encoder.num_layers), 0.2, 0.8)
-    collate = _Collator(_pad_id(encoder.tokenizer), "token")
+    objective = ContextDebiasObjective(trained, original, vectors, context_debias_layers("all", encoder.num_layers), 0.2, 0.8)
+    collate = ContextDebiasCollator(pad_token_id(encoder.tokenizer), "token")
     result = _time_both("context-debias", objective, stereotype_train + attribute_train, collate,
                         lambda m, b: m(**b)["loss"], steps=args.steps, rounds=args.rounds, batch_size=args.batch_size,
                         learning_rate=5e-5)
     # One dev evaluation (the default dev_size sentences of each kind, no gradients; ten per run by default).
-    from debias._context_debias import _dev_loss
 
     dev = sorted(stereotype_examples[:method.dev_size] + attribute_examples[:method.dev_size], key=lambda e: len(e.ids))
     batches = [collate(dev[i:i + args.batch_size]) for i in range(0, len(dev), args.batch_size)]
     started = time.perf_counter()
     with torch.no_grad():
-        _dev_loss(objective.eval(), batches, torch.device("cpu"))
+        context_debias_dev_loss(objective.eval(), batches, torch.device("cpu"))
     setup["one_dev_evaluation_seconds"] = time.perf_counter() - started
     return {"main": result}, setup
 
@@ -214,7 +220,6 @@ def main(argv=None) -> int:
 
     import torch
 
-    import probekit
 
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")

@@ -28,6 +28,11 @@ import time
 import numpy as np
 import torch
 
+from probekit import embed_words, load_encoder
+from probekit.encoders import cpu_supports_bf16
+from probekit.text import WordMatcher, template_corpus
+from wordlists import load_paper_attributes, load_paper_stereotypes
+
 
 def matmul_limit(dtype: torch.dtype, device: torch.device, seconds: float = 1.0) -> float:
     """Best FLOP/s over square and transformer-like matmul shapes."""
@@ -71,9 +76,6 @@ def skipped_flops(result, lengths: np.ndarray, config) -> float:
 def benchmark_sentences(n: int) -> tuple[list[str], list[str]]:
     """n template-corpus sentences that each hold at least one of the paper's words (so that every
     path encodes every sentence), and those words."""
-    from probekit._corpus import template_corpus
-    from probekit._wordmatch import WordMatcher
-    from wordlists import load_paper_attributes, load_paper_stereotypes
 
     words = list(dict.fromkeys([*load_paper_attributes().words, *load_paper_stereotypes().words]))
     matcher = WordMatcher(words, case_sensitive=False)
@@ -85,7 +87,6 @@ def benchmark_sentences(n: int) -> tuple[list[str], list[str]]:
 
 def loop_baseline(encoder, sentences: list[str], words: list[str]) -> float:
     """Plain transformers, one sentence per forward pass, pooling each word's pieces."""
-    from probekit._wordmatch import WordMatcher
 
     matcher = WordMatcher(words, case_sensitive=False)
     tokenizer, model = encoder.tokenizer, encoder.model
@@ -103,7 +104,6 @@ def loop_baseline(encoder, sentences: list[str], words: list[str]) -> float:
 
 def memory_child(n: int, dtype: str) -> None:
     """Run the engine on n sentences and print peak RSS (MB) as JSON (in a fresh process)."""
-    from probekit import embed_words, load_encoder
 
     sentences, words = benchmark_sentences(10**9)
     reps = -(-n // len(sentences))
@@ -130,8 +130,6 @@ def main() -> None:
         memory_child(args.memory_child, args.memory_dtype)
         return
 
-    from probekit import embed_words, load_encoder
-    from probekit._encoders import cpu_supports_bf16
 
     torch.set_grad_enabled(False)
     encoder = load_encoder(device=args.device, dtype="float32")

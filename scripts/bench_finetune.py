@@ -47,6 +47,9 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from probekit import load_encoder
+from probekit.finetune import EncoderClassifier, FinetuneConfig, make_synthetic_bios, pad_batch, tokenize_texts, train_classifier
+
 # bf16 dense tensor-core peak (TFLOP/s) by a substring of torch.cuda.get_device_name(); SXM parts.
 PEAK_BF16_TFLOPS = {
     "H200": 989.4, "H100 PCIe": 756.0, "H100": 989.4, "A100": 312.0, "L40S": 362.1, "L4": 121.0,
@@ -55,8 +58,6 @@ PEAK_BF16_TFLOPS = {
 
 
 def _examples(encoder, n: int, max_length: int, seed: int):
-    from probekit.finetune import make_synthetic_bios
-    from probekit.finetune._train import tokenize_texts
 
     data = make_synthetic_bios(n, 14, random_state=seed)["train"]
     examples = tokenize_texts(encoder.tokenizer, data["text"], max_length)
@@ -74,7 +75,6 @@ def _rate(stamps: list[float], batch_size: int, warmup: int) -> float:
 
 
 def run_probekit(encoder, texts, labels, *, batch_size, max_length, steps, warmup, mixed_precision, device) -> float:
-    from probekit.finetune import FinetuneConfig, train_classifier
 
     n = batch_size * (steps + warmup)
     stamps: list[float] = []
@@ -88,8 +88,6 @@ def run_probekit(encoder, texts, labels, *, batch_size, max_length, steps, warmu
 def run_trainer(encoder, examples, *, batch_size, steps, warmup, bf16, use_cpu) -> float:
     from transformers import Trainer, TrainerCallback, TrainingArguments
 
-    from probekit.finetune._model import EncoderClassifier
-    from probekit.finetune._train import pad_batch
 
     n = batch_size * (steps + warmup)
     model = copy.deepcopy(encoder.model).to("cpu").train()
@@ -164,8 +162,8 @@ def main() -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    from probekit import load_encoder
     from importlib.metadata import version
+
 
     encoder = load_encoder(args.model, device="cpu")
     print(f"model {encoder.name_or_path} (hidden {encoder.model.config.hidden_size}, "

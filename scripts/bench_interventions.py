@@ -16,9 +16,9 @@ import argparse
 import random
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import wordlists
+from debias import scrub_texts, swap_texts
 
 FILLER = (
     "the a of and to in is was for on with as at by from that this it an be has have had were "
@@ -30,7 +30,6 @@ FILLER = (
 
 
 def make_texts(n: int, seed: int, names: str) -> list[str]:
-    import wordlists
 
     rng = random.Random(seed)
     gendered = [w for w in wordlists.load_attribute_pairs().words if " " not in w][:120]
@@ -72,8 +71,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--names", default="census", choices=["census", "builtin", "none"])
     args = parser.parse_args(argv)
 
-    import wordlists
-    from debias import scrub_texts, swap_texts
 
     texts = make_texts(args.n, 0, args.names)
     names = None if args.names == "none" else args.names

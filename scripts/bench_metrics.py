@@ -22,6 +22,15 @@ import warnings
 
 import numpy as np
 
+from probekit.extrinsic import (
+    class_panels,
+    confusion_counts,
+    default_workers,
+    evaluate_predictions,
+    factorize,
+    sorted_probability_panel,
+)
+
 
 def best_time(fn, repeats: int) -> tuple[float, object]:
     best, out = float("inf"), None
@@ -42,7 +51,6 @@ def make_binary(n: int, n_groups: int, rng: np.random.Generator):
 
 
 def ours_binary(y_true, y_pred, groups):
-    from probekit.extrinsic import confusion_counts
 
     cc = confusion_counts(y_true, y_pred, groups)
     by_group, diff, ratio = {}, {}, {}
@@ -98,7 +106,6 @@ def part1(n: int, repeats: int) -> None:
 
 
 def part2(n: int, repeats: int, with_probabilities: bool, reference: bool) -> None:
-    from probekit.extrinsic import evaluate_predictions
 
     rng = np.random.default_rng(1)
     K, G = 28, 8
@@ -131,11 +138,9 @@ def part2(n: int, repeats: int, with_probabilities: bool, reference: bool) -> No
           f"-> {len(report_p.metrics)} metrics, by_group {report_p.by_group.shape}")
 
     # where the time with probabilities goes: the per-class panels (one sort per class), threaded and not
-    from probekit.extrinsic._inputs import factorize
-    from probekit.extrinsic._panel import _default_workers, class_panels, sorted_probability_panel
 
     g_codes, _ = factorize(groups, "groups")
-    workers = _default_workers(n, K)
+    workers = default_workers(n, K)
     t_pan, (panels, _) = best_time(lambda: class_panels(prob, y_true, g_codes, G, range(K)), repeats)
     t_one, _ = best_time(lambda: class_panels(prob, y_true, g_codes, G, range(K), workers=1), 1)
     print(f"  of which the {K} probability panels: {t_pan:.3f} s in {workers} thread(s); {t_one:.3f} s in one thread "

@@ -42,8 +42,10 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import wordlists
+from probekit.utils import atomic_write_text
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 
 # Names that are abbreviations or function words in running text although the dictionary does
 # not list them in lowercase ("et al.").
@@ -112,7 +114,6 @@ def _english_words(path: Path) -> frozenset[str]:
 
 
 def build(names_dir: Path, english_words: Path, unisex_ratio: float) -> tuple[list[str], list[str]]:
-    import wordlists
 
     female = _read_census(names_dir / "dist.female.first")
     male = _read_census(names_dir / "dist.male.first")
@@ -165,7 +166,6 @@ def main(argv: list[str] | None = None) -> int:
         names_version=names_version, ratio=args.unisex_ratio, words_name=Path(args.english_words).name,
         n_female=len(female), n_male=len(male), n_lines=n,
     )
-    from probekit._io import atomic_write_text
 
     atomic_write_text(args.out, header + "\n".join(lines) + "\n")
     print(f"wrote {args.out}: {len(female)} female, {len(male)} male names, {n} pairs")

@@ -37,20 +37,21 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+import probekit
+from probekit.cli.main import main as probekit_cli
+
 METHODS = ("sent-debias", "inlp", "leace", "context-debias", "cda")
 PROJECTIONS = ("sent-debias", "inlp", "leace")
 
 def _cli(argv: Sequence[str]) -> None:
-    from probekit.cli.main import main
 
     print("$ probekit " + " ".join(argv), flush=True)
-    code = main(list(argv))
+    code = probekit_cli(list(argv))
     if code != 0:
         raise SystemExit(f"probekit {argv[0]} {argv[1] if len(argv) > 1 else ''} failed with exit code {code}")
 
 
 def _has_mlm_head(model: str) -> bool:
-    import probekit
 
     encoder = probekit.load_encoder(None if model == "default" else model)
     return encoder.mlm_model is not None
@@ -191,7 +192,6 @@ def _results_by_fingerprint(compare_dir: Path) -> dict[str, dict[str, Any]]:
 
 def _result_for(by_fingerprint: dict[str, dict[str, Any]], model: str) -> dict[str, Any]:
     """The probe results ``compare`` wrote for one checkpoint, found by the encoder's fingerprint."""
-    import probekit
 
     fingerprint = probekit.load_encoder(None if model == "default" else model).fingerprint
     if fingerprint not in by_fingerprint:

@@ -54,6 +54,10 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from probekit import load_encoder
+from probekit.extrinsic import t_interval
+from probekit.finetune import SYNTHETIC_FEMALE_DOMINATED, FinetuneConfig, fold_metrics, make_synthetic_bios, run_finetune
+
 SETTINGS = ("original", "scrubbed", "swapped")
 METRICS = ("tprd", "signed_tprd", "cf")
 LABELS = {"tprd": "TPRD (mean |F-M|)", "signed_tprd": "TPRD (stereotype-signed)", "cf": "CF"}
@@ -67,7 +71,6 @@ def _signed_tprd(fold: dict, female_dominated: set[str]) -> float:
 
 def _noise_floor(run_dir: Path, fold: dict, classes: list[str], rng: np.random.Generator, shuffles: int) -> float:
     """Mean absolute TPRD of the fold's predictions with genders shuffled within each true class."""
-    from probekit.finetune import fold_metrics
 
     frame = pd.read_csv(run_dir / fold["files"]["augmented"], keep_default_na=False)
     frame = frame[frame["variant"] == "original"].reset_index(drop=True)
@@ -110,9 +113,6 @@ def main() -> int:
     import logging
 
     logging.basicConfig(level=logging.WARNING)
-    from probekit import load_encoder
-    from probekit.extrinsic import t_interval
-    from probekit.finetune import SYNTHETIC_FEMALE_DOMINATED, FinetuneConfig, make_synthetic_bios, run_finetune
 
     frozen = args.mode == "frozen"
     n = args.n_examples or (2800 if frozen else 560)

@@ -13,6 +13,15 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_REFERENCE = REPO_ROOT.parent / "shared" / "reference"
+INTEGRATION_DIR = Path(__file__).resolve().parent / "integration"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/integration/ carries the ``integration`` marker, so that
+    ``pytest -m "not integration"`` runs the unit tests alone."""
+    for item in items:
+        if INTEGRATION_DIR in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.integration)
 
 
 def _tiny_config(vocab_size: int, **overrides):
@@ -76,7 +85,7 @@ def shared_reference() -> Path:
 @pytest.fixture(scope="session")
 def tiny_mlm_encoder():
     """Encoder over a tiny random BertForMaskedLM (has a masked-LM head)."""
-    from probekit._encoders import Encoder
+    from probekit.encoders import Encoder
 
     model, tokenizer = build_tiny_model("mlm")
     return Encoder.from_model(model, tokenizer, name="tiny-random-mlm", device="cpu")
@@ -85,7 +94,7 @@ def tiny_mlm_encoder():
 @pytest.fixture(scope="session")
 def tiny_encoder():
     """Encoder over a tiny random BertModel (no masked-LM head)."""
-    from probekit._encoders import Encoder
+    from probekit.encoders import Encoder
 
     model, tokenizer = build_tiny_model("base")
     return Encoder.from_model(model, tokenizer, name="tiny-random-base", device="cpu")

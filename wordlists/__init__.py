@@ -31,6 +31,7 @@ from wordlists._builtin import (
     slot_type,
     slot_types,
 )
+from wordlists._files import read_text
 from wordlists._readers import (
     read_bolukbasi_pairs,
     read_gender_specific,
@@ -89,4 +90,5 @@ __all__ = [
     # helpers
     "match_case",
     "words_digest",
+    "read_text",
 ]

@@ -11,7 +11,6 @@ from typing import Any
 from probekit.errors import InputFileError, InvalidParameterError
 
 
-
 def read_text(
     path: str | os.PathLike[str],
     *,
@@ -117,7 +116,7 @@ def read_json_records(path: str | os.PathLike[str], *, what: str = "JSON file") 
                 continue
             try:
                 records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
+            except json.JSONDecodeError:
                 if number == 1 or not records:
                     # Neither one document nor JSON Lines: report the whole-document error.
                     exc = whole_error

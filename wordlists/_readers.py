@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from probekit.errors import InputFileError, InvalidParameterError
+from wordlists._builtin import load_attribute_pairs, load_names, load_paper_attributes
 from wordlists._files import read_json, read_json_records, read_lines, read_text
 from wordlists._types import AttributePairs, ProfessionScores, SeatTest, WordList
 
@@ -238,7 +239,6 @@ def read_bolukbasi_pairs(
 
 
 def _gender_lexicon() -> tuple[frozenset[str], frozenset[str]]:
-    from wordlists._builtin import load_attribute_pairs, load_names, load_paper_attributes
 
     pairs, names, paper = load_attribute_pairs(), load_names(), load_paper_attributes()
     female = {w.lower() for w in pairs.female} | {a.lower() for a, _ in pairs.extra_swaps}

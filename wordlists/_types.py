@@ -26,7 +26,7 @@ __all__ = [
 def words_digest(words: Iterable[str]) -> str:
     """SHA-256 (hex) of the words joined by newlines, order kept.
 
-    ``probekit._provenance.hash_words`` is the first 16 hex digits of the same hash.
+    ``probekit.utils._provenance.hash_words`` is the first 16 hex digits of the same hash.
     """
     return hashlib.sha256("\n".join(words).encode("utf-8")).hexdigest()
 

@@ -55,7 +55,7 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_corpus(args: argparse.Namespace) -> Any:
     """The corpus named by the options: text files, a datasets corpus, or the template corpus."""
-    from probekit._corpus import Corpus, load_hf_corpus, load_text_corpus, template_corpus
+    from probekit.text import Corpus, load_hf_corpus, load_text_corpus, template_corpus
 
     if args.corpus and args.hf_dataset:
         raise InvalidParameterError("--corpus/--hf-dataset", [args.corpus, args.hf_dataset], "one corpus source, not both")

@@ -25,7 +25,7 @@ def add_file_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def finish(args: argparse.Namespace, result: Any) -> int:
-    from probekit._io import write_json
+    from probekit.utils import write_json
 
     if args.report:
         write_json(args.report, result)

@@ -50,13 +50,12 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from probekit import load_encoder
-    from probekit._io import ensure_writable_dir
-    from probekit._probe_suite import RESULTS_FILE, run_probe_suite
-    from probekit._report import load_results
     from probekit.cli._common import load_corpus, read_word_file
     from probekit.cli.probe import suite_options
     from probekit.errors import InvalidParameterError
-    from probekit.report import checkpoint_label, write_intrinsic_comparison
+    from probekit.intrinsic import RESULTS_FILE, run_probe_suite
+    from probekit.report import checkpoint_label, load_results, write_intrinsic_comparison
+    from probekit.utils import ensure_writable_dir
 
     models = list(args.models)
     if args.list:

@@ -134,9 +134,9 @@ def _projection_summary(eraser: object) -> str:
 
 
 def _run_projection(method: str, args: argparse.Namespace) -> int:
-    from probekit._output_projection import check_output_dir
-    from probekit._provenance import collect_provenance
     from probekit.cli._common import load_corpus, load_model
+    from probekit.encoders import check_output_dir
+    from probekit.utils import collect_provenance
 
     check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
     if args.batch_tokens is not None and args.batch_tokens < 1:
@@ -288,10 +288,11 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
     import warnings
     from pathlib import Path
 
-    from debias._checkpoint import _is_main_process, check_output_dir
-    from debias._training import latest_checkpoint
+    from debias import check_output_dir
     from probekit.cli._common import load_corpus, load_model
     from probekit.errors import InvalidParameterError
+    from probekit.training import latest_checkpoint
+    from probekit.utils import is_main_process
 
     out = check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
     debiaser, options = _training_method(method, args)  # every option checked before anything is created
@@ -326,7 +327,7 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
             logging.getLogger(__name__).warning("checkpoints kept in %s: continue with the same command and --resume", checkpoints)
         raise
     written = debiaser.save(out, overwrite=args.overwrite)  # under `accelerate launch`, the main process writes
-    if not _is_main_process():
+    if not is_main_process():
         return 0  # one summary, and one clean-up, per run
     if not args.checkpoint_dir:
         shutil.rmtree(checkpoints, ignore_errors=True)  # ours, beside --out; a directory the user named is kept

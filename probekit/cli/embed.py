@@ -38,10 +38,9 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from probekit import embed_sentences, embed_words
-    from probekit._corpus import select_sentences
-    from probekit._io import atomic_path, dumps_json
-    from probekit._provenance import collect_provenance
     from probekit.errors import InvalidParameterError
+    from probekit.text import select_sentences
+    from probekit.utils import atomic_path, collect_provenance, dumps_json
 
     if not args.out.endswith(".npz"):
         raise InvalidParameterError("--out", args.out, "a file name ending in .npz")

@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _config(args: argparse.Namespace):
     from probekit.errors import InvalidParameterError
-    from probekit.finetune._train import FinetuneConfig
+    from probekit.finetune import FinetuneConfig
 
     checks = {"--epochs": args.epochs, "--batch-size": args.batch_size}
     for option, value in checks.items():
@@ -156,7 +156,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     from probekit.cli._common import load_model
     from probekit.errors import InvalidParameterError
-    from probekit.finetune._run import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, run_finetune
+    from probekit.finetune import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, run_finetune
 
     config = _config(args)
     if args.embedding_cache and not args.frozen:

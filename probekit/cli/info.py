@@ -14,8 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from probekit import load_encoder
-    from probekit._encoders import cpu_supports_bf16, resolve_device
-    from probekit._provenance import git_commit, library_versions, toolkit_version
+    from probekit.encoders import cpu_supports_bf16, resolve_device
+    from probekit.utils import git_commit, library_versions, toolkit_version
 
     print(f"probekit {toolkit_version()}" + (f" (git {git_commit()[:12]})" if git_commit() else ""))
     for name, version in library_versions().items():

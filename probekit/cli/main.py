@@ -21,7 +21,7 @@ SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "sc
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from probekit._version import __version__
+    from probekit import __version__
 
     parser = argparse.ArgumentParser(
         prog="probekit",

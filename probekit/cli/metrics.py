@@ -189,8 +189,7 @@ def _print_report(report: Any, out: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
-    from probekit.extrinsic import evaluate_predictions
-    from probekit.extrinsic._inputs import encode_inputs
+    from probekit.extrinsic import encode_inputs, evaluate_predictions
 
     path = Path(args.predictions)
     frame = _read_csv(path, args.sep)

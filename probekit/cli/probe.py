@@ -107,8 +107,8 @@ def suite_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from probekit._io import ensure_writable_dir
-    from probekit._probe_suite import LAYER_CHART_FILE, resolve_layers, run_probe_suite
+    from probekit.intrinsic import LAYER_CHART_FILE, resolve_layers, run_probe_suite
+    from probekit.utils import ensure_writable_dir
 
     options = suite_options(args)
     # Before anything slow: the output (and cache) directory must be writable.

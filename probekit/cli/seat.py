@@ -95,10 +95,9 @@ def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from probekit._io import dumps_json, write_json
-    from probekit._provenance import collect_provenance
     from probekit.errors import InvalidParameterError
     from probekit.intrinsic import seat_test
+    from probekit.utils import collect_provenance, dumps_json, write_json
 
     common = dict(
         n_permutations=args.n_permutations, random_state=args.seed, n_bootstrap=args.n_bootstrap,

@@ -12,6 +12,7 @@ Start with :func:`evaluate_predictions`; every literature metric is also availab
 
 from probekit.extrinsic._aggregation import aggregate_disparity, generalized_mean
 from probekit.extrinsic._confusion import PREDICTION_SCORES, ConfusionCounts, confusion_counts
+from probekit.extrinsic._evaluation import ExtrinsicReport, evaluate_predictions
 from probekit.extrinsic._generalized import (
     BACKGROUNDS,
     COMPARISONS,
@@ -25,8 +26,9 @@ from probekit.extrinsic._generalized import (
     pcm,
     vbcm,
 )
+from probekit.extrinsic._inputs import as_1d, encode_inputs, factorize, resolve_group
 from probekit.extrinsic._literature_metrics import LITERATURE_METRICS, LiteratureMetric, literature_metric
-from probekit.extrinsic._report import ExtrinsicReport, evaluate_predictions
+from probekit.extrinsic._panel import class_panels, default_workers, probability_panel, sorted_probability_panel
 from probekit.extrinsic._significance import (
     TestResult,
     friedman_test,
@@ -36,7 +38,8 @@ from probekit.extrinsic._significance import (
 )
 from probekit.extrinsic._threshold_agnostic import borkan_metrics, borkan_table, jigsaw_score
 from probekit.extrinsic._tradeoff import SELECTION_CRITERIA, auc_pfc, dto, pareto_frontier, partial_auc_pfc, select_model
-from probekit.extrinsic._uncertainty import (
+from probekit.extrinsic._warnings import UndefinedMetricWarning
+from probekit.stats import (
     ConfidenceInterval,
     bernstein_halfwidth,
     bernstein_parameters,
@@ -44,7 +47,6 @@ from probekit.extrinsic._uncertainty import (
     bootstrap_ci,
     t_interval,
 )
-from probekit.extrinsic._warnings import UndefinedMetricWarning
 
 __all__ = [
     # the report
@@ -97,4 +99,12 @@ __all__ = [
     "TestResult",
     # warnings
     "UndefinedMetricWarning",
+    "resolve_group",
+    "factorize",
+    "encode_inputs",
+    "as_1d",
+    "sorted_probability_panel",
+    "default_workers",
+    "class_panels",
+    "probability_panel",
 ]

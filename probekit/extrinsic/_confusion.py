@@ -193,7 +193,8 @@ class ConfusionCounts:
 
     def difference(self, score: str, *, method: str = "between_groups", smoothing: float = 0.0) -> np.ndarray:
         """Per class: max - min of the group rates ('between_groups'), or the largest
-        |rate(group) - rate(all)| ('to_overall'), as fairlearn's ``MetricFrame.difference``."""
+        |rate(group) - rate(all)| ('to_overall'), as fairlearn's ``MetricFrame.difference``.
+        """
         values = self.rate(score, smoothing=smoothing)
         if method == "between_groups":
             return values.max(axis=0) - values.min(axis=0)
@@ -203,7 +204,8 @@ class ConfusionCounts:
 
     def ratio(self, score: str, *, method: str = "between_groups", smoothing: float = 0.0) -> np.ndarray:
         """Per class: min / max of the group rates ('between_groups'), or the smallest
-        min(rate(group) / rate(all), rate(all) / rate(group)) ('to_overall'); NaN for 0/0."""
+        min(rate(group) / rate(all), rate(all) / rate(group)) ('to_overall'); NaN for 0/0.
+        """
         values = self.rate(score, smoothing=smoothing)
         with np.errstate(invalid="ignore", divide="ignore"):
             if method == "between_groups":

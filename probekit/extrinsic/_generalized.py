@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import InvalidParameterError
+from probekit.extrinsic._aggregation import generalized_mean
 from probekit.extrinsic._confusion import (
     PREDICTION_SCORES,
     confusion_tensor,
@@ -597,8 +598,6 @@ def compute_values(
 
 def aggregate_classes(values: np.ndarray, class_power: float, nan_policy: str, name: str, class_labels: tuple) -> float:
     """Generalized mean over classes (last axis) with the NaN policy; a float."""
-    from probekit.extrinsic._aggregation import generalized_mean
-
     values = np.asarray(values, dtype=float)
     if values.size == 1:
         return float(values.reshape(-1)[0])

@@ -346,7 +346,7 @@ def _panel_from_keys(key: np.ndarray, lay: GroupLayout, ws: _Workspace | None = 
     return out
 
 
-def _default_workers(n: int, n_classes: int) -> int:
+def default_workers(n: int, n_classes: int) -> int:
     if n < _MIN_ROWS_FOR_THREADS or n_classes < 2:
         return 1
     try:
@@ -423,7 +423,7 @@ def class_panels(
         return _panel_from_keys(key, lay, ws), key_sum
 
     if workers is None:
-        workers = _default_workers(n, len(classes))
+        workers = default_workers(n, len(classes))
     if workers > 1:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(one, classes))

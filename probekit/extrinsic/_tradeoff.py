@@ -74,7 +74,8 @@ def dto(performance: Any, fairness: Any, utopia: tuple[float, float] | None = (1
 
 def pareto_frontier(performance: Any, fairness: Any) -> np.ndarray:
     """Indices of the Pareto-optimal models (no other model at least as good on both axes and better on one),
-    sorted by increasing performance."""
+    sorted by increasing performance.
+    """
     p, f = _pair(performance, fairness)
     order = np.lexsort((-f, -p))  # by performance descending, then fairness descending
     keep = []

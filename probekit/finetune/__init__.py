@@ -22,12 +22,17 @@ from probekit.finetune._datasets import (
     load_bios,
     load_jigsaw,
 )
-from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, summarize_folds
-from probekit.finetune._report import finetune_markdown, load_finetune_results, plot_finetune_figure
+from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, prob_column, summarize_folds
+from probekit.finetune._model import EncoderClassifier
 from probekit.finetune._run import (
+    FIGURE_FILE,
+    METRICS_FILE,
+    TABLE_FILE,
     FinetuneResult,
     aggregate_folds,
+    check_output_dir,
     collect_run,
+    datasets_bars_off,
     estimate_seconds,
     run_finetune,
     run_fold,
@@ -39,7 +44,15 @@ from probekit.finetune._synthetic import (
     SYNTHETIC_PROFESSIONS,
     make_synthetic_bios,
 )
-from probekit.finetune._train import FinetuneConfig, TrainedClassifier, train_classifier
+from probekit.finetune._train import (
+    FinetuneConfig,
+    TrainedClassifier,
+    default_embedder,
+    pad_batch,
+    tokenize_texts,
+    train_classifier,
+)
+from probekit.report import finetune_markdown, load_finetune_results, plot_finetune_figure
 
 __all__ = [
     # data
@@ -76,4 +89,14 @@ __all__ = [
     "load_finetune_results",
     "finetune_markdown",
     "plot_finetune_figure",
+    "EncoderClassifier",
+    "datasets_bars_off",
+    "check_output_dir",
+    "TABLE_FILE",
+    "METRICS_FILE",
+    "FIGURE_FILE",
+    "tokenize_texts",
+    "pad_batch",
+    "default_embedder",
+    "prob_column",
 ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from debias import scrub_dataset, swap_dataset
 from probekit.errors import InvalidParameterError
 
 if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
@@ -68,10 +69,10 @@ def _log_changed(what: str, before: Any, after: Any) -> None:
 
 
 def counterfactual_dataset(dataset: datasets.Dataset, *, batch_size: int = 1000) -> datasets.Dataset:
-    """Every example with its gender words and first names swapped (:func:`debias.swap_dataset`).
+    r"""Every example with its gender words and first names swapped (:func:`debias.swap_dataset`).
 
     The counterfactual :math:`x_{cf}` of a test example :math:`x` is what CF compares against:
-    :math:`CF = \\frac{1}{N}\\sum_i |P(\\hat y = y_i \\mid x_i) - P(\\hat y = y_i \\mid x_{cf,i})|`
+    :math:`CF = \frac{1}{N}\sum_i |P(\hat y = y_i \mid x_i) - P(\hat y = y_i \mid x_{cf,i})|`
     (Tokpo et al. 2023, §4).
 
     Parameters
@@ -91,7 +92,6 @@ def counterfactual_dataset(dataset: datasets.Dataset, *, batch_size: int = 1000)
         exactly one partner; how many texts changed is logged.
     """
     _check_dataset(dataset, "dataset")
-    from debias import swap_dataset
 
     swapped = swap_dataset(dataset, "text", batch_size=batch_size, desc="gender-swapped counterfactuals",
                            **_MAP_OPTIONS)
@@ -101,9 +101,8 @@ def counterfactual_dataset(dataset: datasets.Dataset, *, batch_size: int = 1000)
 
 def _scrubbed(dataset: Any, batch_size: int) -> Any:
     """Every text with its gender words and first names deleted (:func:`debias.scrub_dataset`);
-    labels, genders (the example's group, kept for the metrics) and ids unchanged."""
-    from debias import scrub_dataset
-
+    labels, genders (the example's group, kept for the metrics) and ids unchanged.
+    """
     scrubbed = scrub_dataset(dataset, "text", batch_size=batch_size, desc="scrubbing gender words", **_MAP_OPTIONS)
     _log_changed("scrubbing", dataset, scrubbed)
     return scrubbed

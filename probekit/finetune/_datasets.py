@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.utils import hub_offline
 
 if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
     import datasets
@@ -146,12 +147,6 @@ def _from_datasets(loaded: Any, split: str | None, origin: str, resolve_columns)
     return pd.concat(frames, ignore_index=True), origin
 
 
-def _offline() -> bool:
-    from probekit._corpus import _offline as corpus_offline
-
-    return corpus_offline()
-
-
 def _read_table(name_or_path: str | os.PathLike[str], split: str | None, resolve_columns) -> tuple[pd.DataFrame, str]:
     """A DataFrame of the needed columns and a name of where it came from.
 
@@ -194,7 +189,7 @@ def _read_table(name_or_path: str | os.PathLike[str], split: str | None, resolve
         return frame, origin
     if not _HUB_NAME.match(origin) or path.suffix.lower() in _READERS:
         raise InputFileError(f"{origin}: file not found")
-    if _offline():
+    if hub_offline():
         raise InputFileError(
             f"{origin}: not a local file or folder, and the Hugging Face Hub is off (HF_DATASETS_OFFLINE/"
             "HF_HUB_OFFLINE); pass a local data file or a folder written by Dataset.save_to_disk"
@@ -516,11 +511,11 @@ def load_bios(
     gender_column: str = "gender",
     n_per_gender: int = 7,
 ) -> datasets.Dataset:
-    """Load Bias-in-Bios (De-Arteaga et al. 2019) in the ``LabHC/bias_in_bios`` layout.
+    r"""Load Bias-in-Bios (De-Arteaga et al. 2019) in the ``LabHC/bias_in_bios`` layout.
 
     Tokpo et al. (2023, §4) keep the seven most female-dominated and the seven most
     male-dominated professions: ranked by the female share
-    :math:`f_c = |\\{i : y_i = c, g_i = F\\}| / |\\{i : y_i = c\\}|`, computed here from the data
+    :math:`f_c = |\{i : y_i = c, g_i = F\}| / |\{i : y_i = c\}|`, computed here from the data
     read (ties broken by the LabHC id).
 
     Parameters

@@ -1,4 +1,4 @@
-"""Extrinsic metrics of fine-tuned classifiers: per fold through the shared engine, then over folds.
+r"""Extrinsic metrics of fine-tuned classifiers: per fold through the shared engine, then over folds.
 
 Every number comes from :func:`probekit.extrinsic.evaluate_predictions` (no second implementation
 of any metric), called twice per fold on the saved predictions:
@@ -7,11 +7,11 @@ of any metric), called twice per fold on the saved predictions:
   class (female minus male, one-vs-rest) and their class aggregate, ACC-F and ACC-M;
 - the *counterfactually augmented* test set (each test example and its gender-swapped copy, sharing
   a ``source`` id, with class probabilities) gives CF = mean over test examples of
-  :math:`|P(\\hat y = y \\mid x) - P(\\hat y = y \\mid x_{cf})|` and the group metrics on the augmented
+  :math:`|P(\hat y = y \mid x) - P(\hat y = y \mid x_{cf})|` and the group metrics on the augmented
   set: CF-TPRD, CF-FPRD, CF-ACC-F, CF-ACC-M (Tokpo et al. 2023, §4 and PAPERS.md §1).
 
 Class aggregation of TPRD / FPRD: the engine's ``tprd`` / ``fprd``, the mean over classes of the
-absolute per-class difference, :math:`\\frac{1}{K}\\sum_c |TPR_{c,f} - TPR_{c,m}|`. Tokpo et al.
+absolute per-class difference, :math:`\frac{1}{K}\sum_c |TPR_{c,f} - TPR_{c,m}|`. Tokpo et al.
 report one positive TPRD per setting for the 14-class Bias-in-Bios task without stating the
 aggregation; the mean absolute value is the reading that keeps the scale of a per-class difference
 (their 0.135 is of the size of a typical per-class gap). The root mean square over classes
@@ -37,7 +37,9 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import InvalidParameterError
-from probekit.extrinsic import UndefinedMetricWarning, evaluate_predictions, generalized_mean, t_interval
+from probekit.extrinsic import UndefinedMetricWarning, evaluate_predictions, generalized_mean
+from probekit.report import METRIC_LABELS
+from probekit.stats import summarize_folds
 
 logger = logging.getLogger(__name__)
 
@@ -62,14 +64,6 @@ METRICS = (
 
 #: Signed per-class metrics (female minus male).
 PER_CLASS_METRICS = ("tprd", "fprd", "cf_tprd", "cf_fprd")
-
-#: How the paper (and the Markdown table) names each metric.
-METRIC_LABELS = {
-    "tprd": "TPRD", "fprd": "FPRD", "acc_f": "ACC-F", "acc_m": "ACC-M", "cf": "CF",
-    "cf_tprd": "CF-TPRD", "cf_fprd": "CF-FPRD", "cf_acc_f": "CF-ACC-F", "cf_acc_m": "CF-ACC-M",
-    "accuracy": "Accuracy", "macro_f1": "Macro-F1", "tprd_rms": "TPRD (RMS)", "fprd_rms": "FPRD (RMS)",
-    "cf_tprd_rms": "CF-TPRD (RMS)", "cf_fprd_rms": "CF-FPRD (RMS)",
-}
 
 _FEMALE, _MALE = "female", "male"
 # Engine warnings about the rates behind TPRD and FPRD (the others concern unreported metrics).
@@ -199,31 +193,3 @@ def classes_evaluated(report: Any) -> list:
     return list(report.settings["evaluated_classes"])
 
 
-def summarize_folds(
-    folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95
-) -> dict[str, Any]:
-    """Mean, std and Student-t interval over folds of every metric and per-class cell.
-
-    Parameters
-    ----------
-    folds : sequence of mapping
-        Per-fold entries with ``metrics`` ({name: value}) and ``per_class`` ({name: {class: value}}).
-    confidence : float
-
-    Returns
-    -------
-    dict
-        ``metrics``: {name: :func:`~probekit.extrinsic.t_interval` dict}; ``per_class``:
-        {name: {class: t_interval dict}}.
-    """
-    if not folds:
-        raise InvalidParameterError("folds", [], "at least one fold")
-    names = list(dict.fromkeys(name for f in folds for name in f["metrics"]))
-    summary = {name: t_interval([f["metrics"].get(name, np.nan) for f in folds], confidence) for name in names}
-    per_class: dict[str, dict[str, Any]] = {}
-    for name in dict.fromkeys(n for f in folds for n in f.get("per_class", {})):
-        classes = list(dict.fromkeys(c for f in folds for c in f["per_class"].get(name, {})))
-        per_class[name] = {
-            c: t_interval([f["per_class"].get(name, {}).get(c, np.nan) for f in folds], confidence) for c in classes
-        }
-    return {"metrics": summary, "per_class": per_class}

@@ -1,9 +1,9 @@
-"""The downstream classifier: an encoder and one linear layer over its pooled sentence vector.
+r"""The downstream classifier: an encoder and one linear layer over its pooled sentence vector.
 
 Tokpo et al. (2023, §4) fine-tune "one linear layer on top of the encoder". Here the sentence
 vector is the **masked mean of the last hidden states over the sentence's own tokens** (special
-tokens and padding excluded), :math:`\\bar h = \\frac{1}{|T|}\\sum_{t \\in T} h_t`, and the logits are
-:math:`W \\bar h + c`. Mean pooling is the default because (1) it is what
+tokens and padding excluded), :math:`\bar h = \frac{1}{|T|}\sum_{t \in T} h_t`, and the logits are
+:math:`W \bar h + c`. Mean pooling is the default because (1) it is what
 :func:`probekit.embed_sentences` computes with ``pooling="mean"``, so the ``--frozen`` path (embeddings
 computed once by the extraction engine) and full fine-tuning start from the same representation;
 (2) the embedded encoder (all-MiniLM-L6-v2) was trained for mean pooling, and its [CLS] state is
@@ -11,11 +11,11 @@ not a sentence representation; (3) Sent-debias is applied to sentence-level repr
 (PAPERS.md §1), which the mean is. ``pooling="cls"`` (the first token's state, as BERT's sequence
 classifier reads it, without BERT's pooler dense layer) is available.
 
-Projection-wrapped encoders (Sent-debias, INLP, LEACE; :mod:`probekit._output_projection`): the
-encoder's affine map :math:`x \\mapsto A x + b` is applied to the pooled vector in every forward
+Projection-wrapped encoders (Sent-debias, INLP, LEACE; :mod:`probekit.encoders._projection`): the
+encoder's affine map :math:`x \mapsto A x + b` is applied to the pooled vector in every forward
 pass, training included, in fp32 whatever autocast is active; the map is a fixed buffer, not
 trained. Because an affine map commutes with averaging (the pooling weights sum to 1),
-:math:`A \\bar h + b = \\frac{1}{|T|}\\sum_t (A h_t + b)`: this is exactly what the extraction
+:math:`A \bar h + b = \frac{1}{|T|}\sum_t (A h_t + b)`: this is exactly what the extraction
 engine computes with the projection hook on every token state, at the cost of one matrix product
 per sentence instead of per token, and without a hook on a model that Accelerate may wrap.
 """

@@ -55,11 +55,23 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from probekit._io import atomic_path, dumps_json, write_json
-from probekit._provenance import collect_provenance
+from debias import describe_scrub, describe_swap
+from probekit.embedding import EmbeddingCache, cache_key, extraction_meta, normalize_layers
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+from probekit.finetune._datasets import label_gender_counts
 from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
-from probekit.finetune._train import FinetuneConfig, TrainedClassifier, measure_step_seconds, train_classifier
+from probekit.finetune._train import (
+    FinetuneConfig,
+    TrainedClassifier,
+    default_embedder,
+    measure_embed_seconds,
+    measure_step_seconds,
+    train_classifier,
+    truncate_texts,
+)
+from probekit.report import finetune_markdown, plot_finetune_figure
+from probekit.utils import atomic_path, collect_provenance, dumps_json, is_main_process, wait_for_everyone, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -121,8 +133,6 @@ class FinetuneResult:
 
     def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
         """Write ``metrics.json``, then ``results.md`` and ``results.png`` built from it."""
-        from probekit.finetune._report import finetune_markdown, plot_finetune_figure
-
         out = Path(out_dir)
         write_json(out / METRICS_FILE, self.to_dict())
         saved = _read_json(out / METRICS_FILE)  # tables and figures come from the saved JSON only
@@ -239,7 +249,7 @@ def _start_run_dir(out: Path, settings: Mapping[str, Any], resume: bool) -> None
                 f"these differ: {', '.join(differing)}; resume with the original ones or use another directory",
             )
         return
-    if _is_main_process():
+    if is_main_process():
         write_json(run_file, {"format": _FORMAT, "format_version": _FORMAT_VERSION, "settings": dict(settings)})
 
 
@@ -250,7 +260,7 @@ def _jsonable(value: Any) -> Any:
 
 
 @contextlib.contextmanager
-def _datasets_bars_off() -> Any:
+def datasets_bars_off() -> Any:
     """No ``datasets.map`` bars for the small per-fold rewrites (swap, scrub); restored afterwards."""
     import datasets
 
@@ -261,18 +271,6 @@ def _datasets_bars_off() -> Any:
     finally:
         if were_on:
             datasets.enable_progress_bars()
-
-
-def _is_main_process() -> bool:
-    from accelerate import PartialState
-
-    return PartialState().is_main_process
-
-
-def _wait_for_everyone() -> None:
-    from accelerate import PartialState
-
-    PartialState().wait_for_everyone()
 
 
 # ------------------------------------------------------------------------------------------ the plan
@@ -308,7 +306,6 @@ def _prepare(encoder: Any, data: Any, *, setting: str, folds: int, test_data: An
             raise InvalidParameterError("folds", folds, f"an integer from 2 to the number of examples ({len(data)})")
         n_folds = int(folds)
 
-    from probekit.finetune._datasets import label_gender_counts
 
     settings: dict[str, Any] = {
         "data": data_name,
@@ -384,7 +381,6 @@ def _run_fold(
     k: int, encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume: bool, progress: bool,
     embed: Callable | None, callback: Callable | None,
 ) -> dict[str, Any]:
-    from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
 
     started = time.perf_counter()
     setting, classes = plan.settings["setting"], plan.classes
@@ -413,12 +409,12 @@ def _run_fold(
         "metrics_commands": metrics_commands(fold_dir_name(k), classes),
         "seconds": time.perf_counter() - started,
     }
-    if _is_main_process():
+    if is_main_process():
         _write_csv(fold_dir / "original.csv", frame[frame["variant"] == "original"])
         _write_csv(fold_dir / "augmented.csv", frame)
         write_json(fold_dir / "fold.json", entry)  # last: marks the fold as finished
         shutil.rmtree(checkpoints, ignore_errors=True)
-    _wait_for_everyone()
+    wait_for_everyone()
     return _jsonable(entry)  # what fold.json holds (NaN as null, numbers as JSON numbers)
 
 
@@ -491,7 +487,7 @@ def run_fold(
         ``metrics_commands``, ``seconds``.
     """
     config = config or FinetuneConfig()
-    with _datasets_bars_off():
+    with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
                         data_name=data_name)
         n = len(plan.splits)
@@ -589,7 +585,7 @@ def collect_run(out_dir: str | os.PathLike, *, save: bool = True, confidence: fl
         except (OSError, ValueError) as exc:
             raise InputFileError(f"cannot read {str(out / fold_dir_name(k) / 'fold.json')!r}: {exc}") from None
     result = aggregate_folds(entries, settings, confidence=confidence)
-    if save and _is_main_process():
+    if save and is_main_process():
         result.save(out)
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
     return result
@@ -601,9 +597,8 @@ def collect_run(out_dir: str | os.PathLike, *, save: bool = True, confidence: fl
 def _frozen_embedder(encoder: Any, config: FinetuneConfig, groups: Sequence[Sequence[str]], progress: bool,
                      cache_dir: str | os.PathLike | None = None) -> Callable:
     """Embed every group of texts once (the extraction engine; each group a cache entry of its own
-    with ``cache_dir``, so runs of other settings or folds reuse it); later calls look rows up."""
-    from probekit.finetune._train import default_embedder
-
+    with ``cache_dir``, so runs of other settings or folds reuse it); later calls look rows up.
+    """
     embedder = default_embedder(encoder, config, cache_dir=cache_dir, progress=progress)
     row: dict[str, int] = {}
     parts = []
@@ -653,7 +648,7 @@ def estimate_seconds(
     :func:`run_finetune`; returns ``(seconds, message)``.
     """
     config = config or FinetuneConfig()
-    with _datasets_bars_off():
+    with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config, data_name="custom")
         texts = _distinct(_all_texts(plan.pool, plan.test_data, setting)) if config.frozen else None
         return _estimate(encoder, plan, config, fold_numbers, frozen_texts=texts)
@@ -662,8 +657,6 @@ def estimate_seconds(
 def _estimate(encoder: Any, plan: _Plan, config: FinetuneConfig, todo: Sequence[int] | None,
               frozen_texts: Sequence[str] | None = None) -> tuple[float, str]:
     """Seconds the remaining folds should take, from a few timed training steps (or embeddings)."""
-    from probekit.finetune._train import measure_embed_seconds
-
     todo = list(range(len(plan.splits))) if todo is None else list(todo)
     if not todo:
         return 0.0, "every fold is already finished"
@@ -701,11 +694,9 @@ def _duration(seconds: float) -> str:
 
 
 def _interventions(setting: str) -> dict[str, Any]:
-    from debias import describe_swap
 
     out = {"counterfactual_test": describe_swap()}
     if setting == "scrubbed":
-        from debias._scrub import describe_scrub
 
         out["training"] = describe_scrub()
     elif setting == "swapped":
@@ -776,7 +767,7 @@ def run_finetune(
     FinetuneResult
     """
     config = config or FinetuneConfig()
-    with _datasets_bars_off():
+    with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
                         data_name=data_name)
         out = check_output_dir(out_dir, resume=resume)
@@ -821,10 +812,10 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
             bar.update(1)
     result = aggregate_folds([entries[k] for k in range(n)], settings)
     result.settings["seconds"] = time.perf_counter() - started
-    if _is_main_process():
+    if is_main_process():
         result.save(out)
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
-    _wait_for_everyone()
+    wait_for_everyone()
     return result
 
 
@@ -841,9 +832,8 @@ def _all_texts(pool: Any, test_data: Any, setting: str) -> list[list[str]]:
     """Every text the folds of a run will embed, in groups: the pool (training and, in
     cross-validation, test texts), its counterfactuals (test counterfactuals; swapped training
     data), a fixed test set and its counterfactuals, the scrubbed pool. Each transform is computed
-    once for the whole pool; the groups of one pool are the same in every setting that needs them."""
-    from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
-
+    once for the whole pool; the groups of one pool are the same in every setting that needs them.
+    """
     groups = [list(pool["text"])]
     if test_data is None or setting == "swapped":
         groups.append(list(counterfactual_dataset(pool)["text"]))
@@ -863,16 +853,13 @@ def _uncached(encoder: Any, config: FinetuneConfig, groups: Sequence[Sequence[st
     """The groups whose embeddings are not in the extraction engine's cache yet (for the estimate)."""
     if cache_dir is None:
         return [list(g) for g in groups]
-    from probekit._cache import EmbeddingCache, cache_key
-    from probekit._embedding import _extraction_meta, _normalize_layers
-    from probekit.finetune._train import truncate_texts
 
     cache = EmbeddingCache(cache_dir)
-    layers, _ = _normalize_layers(-1, encoder.num_layers)
+    layers, _ = normalize_layers(-1, encoder.num_layers)
     out = []
     for group in groups:
         cut = truncate_texts(encoder.tokenizer, list(group), config.max_length)
-        key = cache_key(kind="sentences", layers=layers, pooling=config.pooling, **_extraction_meta(encoder, cut))
+        key = cache_key(kind="sentences", layers=layers, pooling=config.pooling, **extraction_meta(encoder, cut))
         if not cache.path_for(key).is_file():
             out.append(list(group))
     return out

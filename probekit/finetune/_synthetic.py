@@ -43,9 +43,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from probekit._corpus import indefinite_article
+import wordlists
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._checks import check_positive_int, resolve_seed, spawn_generators
+from probekit.text import indefinite_article
+from probekit.utils import check_positive_int, resolve_seed, spawn_generators
 
 if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
     import datasets
@@ -408,8 +409,6 @@ _BY_NAME = {p.name: p for p in _PROFESSION_TABLE}
 @functools.lru_cache(maxsize=1)
 def _name_pools() -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
     """First names by gender (wordlists, without names that are also ordinary words) and surnames."""
-    import wordlists
-
     names = wordlists.load_names()
     # "Will", "Rose", "May" ... read as ordinary words: they would blur the gender signal.
     common = {w.lower() for w in names.common_words}
@@ -540,7 +539,8 @@ def _biography(rng: np.random.Generator, profession: _Profession, gender: str, *
 def _split_plan(n: int, professions: Sequence[str], skew: Mapping[str, float], rng: np.random.Generator
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Labels and genders of one split: professions as equal as ``n`` allows, and in each
-    profession ``round(skew * n_p)`` examples of its stereotypical gender; shuffled."""
+    profession ``round(skew * n_p)`` examples of its stereotypical gender; shuffled.
+    """
     k = len(professions)
     per = np.full(k, n // k)
     per[: n % k] += 1
@@ -567,14 +567,14 @@ def make_synthetic_bios(
     professions: Sequence[str] | None = None,
     random_state: int | np.random.Generator | None = 0,
 ) -> datasets.DatasetDict:
-    """Synthetic biographies with a planted gender–profession correlation (train) and a
+    r"""Synthetic biographies with a planted gender–profession correlation (train) and a
     gender-balanced test split.
 
     The study's embedded default task (Tokpo et al. 2023, §4 use Bias-in-Bios; this is its offline
     stand-in with a known answer). In each split the professions are as equal in number as ``n``
     allows; in profession :math:`c` with stereotypical gender :math:`g_c` exactly
-    :math:`\\mathrm{round}(s_c \\, n_c)` examples are of gender :math:`g_c`, where :math:`s_c`
-    is the split's skew, so :math:`P(g_c \\mid c) = s_c` up to rounding. Gender alone then tells
+    :math:`\mathrm{round}(s_c \, n_c)` examples are of gender :math:`g_c`, where :math:`s_c`
+    is the split's skew, so :math:`P(g_c \mid c) = s_c` up to rounding. Gender alone then tells
     whether a biography belongs to a female- or a male-dominated profession with accuracy
     :math:`s` on the training split (0.85 by default) and 0.5 on the balanced test split: the
     planted shortcut. Reading the profession itself needs the cues.
@@ -588,7 +588,7 @@ def make_synthetic_bios(
         profession. At 0 the only profession information is the domain cues and the title; at 1
         every cue sentence names the profession's work and gender is no help.
     train_gender_skew : float in [0, 1] or mapping profession -> float
-        :math:`P(\\text{stereotypical gender} \\mid \\text{profession})` in the training split.
+        :math:`P(\text{stereotypical gender} \mid \text{profession})` in the training split.
         The default 0.85 is of the size of Bias-in-Bios' strongest skews (about nine in ten
         nurses and dietitians are women, about nine in ten rappers and more than eight in ten
         surgeons men; De-Arteaga et al. 2019). 0.5 removes the correlation; 1 makes gender a

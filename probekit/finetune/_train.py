@@ -1,7 +1,7 @@
 """Training the downstream classifier: full fine-tuning through the shared loop, or a frozen encoder.
 
 Full fine-tuning (the default; Tokpo et al. 2023, §4: 4 epochs, learning rate 2e-5, sequence length
-100, one linear layer on the encoder) runs through :func:`debias._training.train`, the one
+100, one linear layer on the encoder) runs through :func:`probekit.training._loop.train`, the one
 Accelerate loop of probekit: AdamW with decoupled weight decay, a linear warm-up/decay schedule,
 gradient clipping, bf16 autocast on GPU (fp32 on CPU), checkpoints at every epoch end that resume
 to the same weights, and the same code on CPU, one GPU or several GPUs under ``accelerate launch``.
@@ -25,14 +25,15 @@ import math
 import os
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
 
+from probekit.embedding import default_batch_tokens, embed_sentences
 from probekit.errors import InvalidParameterError
 from probekit.finetune._model import POOLINGS, EncoderClassifier
+from probekit.training import TrainingConfig, train
 
 logger = logging.getLogger(__name__)
 
@@ -119,9 +120,7 @@ class FinetuneConfig:
         return asdict(self)
 
     def training_config(self, *, steps_per_epoch: int) -> Any:
-        """The shared loop's :class:`debias._training.TrainingConfig` (a checkpoint at every epoch end)."""
-        from debias._training import TrainingConfig
-
+        """The shared loop's :class:`probekit.training._loop.TrainingConfig` (a checkpoint at every epoch end)."""
         return TrainingConfig(
             learning_rate=float(self.learning_rate), epochs=int(self.epochs), batch_size=int(self.batch_size),
             warmup_ratio=float(self.warmup_ratio), weight_decay=float(self.weight_decay),
@@ -136,7 +135,8 @@ class FinetuneConfig:
 
 def tokenize_texts(tokenizer: Any, texts: Sequence[str], max_length: int) -> list[dict[str, list[int]]]:
     """Token ids truncated to ``max_length`` (special tokens included) and the pooling mask
-    (1 on the text's own tokens, 0 on special tokens)."""
+    (1 on the text's own tokens, 0 on special tokens).
+    """
     encoded = tokenizer(
         list(texts), truncation=True, max_length=int(max_length), return_special_tokens_mask=True,
         return_attention_mask=False, return_token_type_ids=False,
@@ -149,7 +149,8 @@ def tokenize_texts(tokenizer: Any, texts: Sequence[str], max_length: int) -> lis
 
 def truncate_texts(tokenizer: Any, texts: Sequence[str], max_length: int) -> list[str]:
     """Each text cut after its last token that fits in ``max_length`` with the special tokens
-    (the frozen path: the extraction engine then sees what full fine-tuning sees)."""
+    (the frozen path: the extraction engine then sees what full fine-tuning sees).
+    """
     n_special = int(sum(tokenizer("a", return_special_tokens_mask=True)["special_tokens_mask"]))
     keep = int(max_length) - n_special
     encoded = tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True, return_attention_mask=False)
@@ -327,7 +328,6 @@ def train_classifier(
         raise InvalidParameterError("labels", sorted(set(labels_arr.tolist()))[:10], f"integers in [0, {num_labels})")
     if config.frozen:
         return _train_frozen(encoder, texts, labels_arr, num_labels, config, embed=embed, progress=progress)
-    from debias._training import train
 
     examples = tokenize_texts(encoder.tokenizer, texts, config.max_length)
     for example, label in zip(examples, labels_arr.tolist()):
@@ -349,7 +349,6 @@ def train_classifier(
 def default_embedder(encoder: Any, config: FinetuneConfig, *, cache_dir: str | os.PathLike | None = None,
                      progress: bool = False) -> Callable[[Sequence[str]], np.ndarray]:
     """``texts -> sentence vectors`` through the extraction engine, truncated to ``max_length``."""
-    from probekit._embedding import embed_sentences
 
     def embed(texts: Sequence[str]) -> np.ndarray:
         cut = truncate_texts(encoder.tokenizer, texts, config.max_length)
@@ -393,7 +392,8 @@ class _FullWidthHead:
 
 def measure_step_seconds(encoder: Any, texts: Sequence[str], num_labels: int, config: FinetuneConfig, *, steps: int = 2) -> float:
     """Seconds per optimizer step of full fine-tuning, timed on a throwaway copy of the model
-    (for the run-time estimate printed before a long run; the first, warm-up step is not counted)."""
+    (for the run-time estimate printed before a long run; the first, warm-up step is not counted).
+    """
     texts = list(texts)[: max(config.batch_size, 1) * (steps + 1)]
     if not texts:
         return float("nan")
@@ -432,8 +432,6 @@ def measure_embed_seconds(encoder: Any, texts: Sequence[str], config: FinetuneCo
     set. Instead the texts of the most common length are timed in one full batch (after a
     warm-up call), giving seconds per token, which is scaled by the tokens of all ``texts``.
     """
-    from probekit._embedding import default_batch_tokens
-
     texts = list(texts)
     if not texts:
         return float("nan")

@@ -15,10 +15,20 @@
 - :func:`mdl_probe` — the online codelength of labels given embeddings (Voita & Titov 2020).
 """
 
+from probekit.embedding import attribute_embeddings
 from probekit.intrinsic._gender_probe import PAPER_PROBE, GenderProbe, GenderProbeResult, gender_probe
-from probekit.intrinsic._mdl import MdlResult, mdl_probe
-from probekit.intrinsic._named_tests import PAPER_TEST, STANDARD_SEAT_TESTS, seat_test_categories, seat_word_sets
+from probekit.intrinsic._linear_probe import check_class_weight, fit_linear_probe, probe_calibration, word_grouped_folds
 from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
+from probekit.intrinsic._mdl import MdlResult, block_ends, mdl_probe, one_se_choice
+from probekit.intrinsic._named_tests import PAPER_TEST, STANDARD_SEAT_TESTS, seat_test_categories, seat_word_sets
+from probekit.intrinsic._probe_suite import (
+    LAYER_CHART_FILE,
+    RESULTS_FILE,
+    ProbeSuiteResult,
+    evidence_report,
+    resolve_layers,
+    run_probe_suite,
+)
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
 from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
 from probekit.intrinsic._templates import (
@@ -54,4 +64,17 @@ __all__ = [
     "LPBS_TEMPLATES",
     "bleached_sentences",
     "infer_word_kind",
+    "run_probe_suite",
+    "resolve_layers",
+    "attribute_embeddings",
+    "RESULTS_FILE",
+    "ProbeSuiteResult",
+    "LAYER_CHART_FILE",
+    "word_grouped_folds",
+    "probe_calibration",
+    "fit_linear_probe",
+    "check_class_weight",
+    "one_se_choice",
+    "block_ends",
+    "evidence_report",
 ]

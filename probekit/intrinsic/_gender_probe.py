@@ -18,16 +18,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._checks import (
-    RandomStateLike,
-    as_embedding_matrix,
-    check_choice,
-    check_fraction,
-    check_positive_int,
-    check_same_width,
-    resolve_seed,
-    spawn_generators,
-)
 from probekit.intrinsic._linear_probe import (
     DEFAULT_CS,
     check_C,
@@ -37,6 +27,17 @@ from probekit.intrinsic._linear_probe import (
     probe_calibration,
 )
 from probekit.intrinsic._occurrences import as_occurrences
+from probekit.stats import bootstrap_ci
+from probekit.utils import (
+    RandomStateLike,
+    as_embedding_matrix,
+    check_choice,
+    check_fraction,
+    check_positive_int,
+    check_same_width,
+    resolve_seed,
+    spawn_generators,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -208,7 +209,6 @@ def word_bootstrap_ci(
     """
     if n_bootstrap == 0 or gender.size < 2:
         return None
-    from probekit.extrinsic._uncertainty import bootstrap_ci
 
     interval = bootstrap_ci(statistic, gender, hits, n, strata=gender, n_resamples=n_bootstrap,
                             confidence=confidence, random_state=rng)
@@ -457,7 +457,8 @@ class GenderProbe:
 
     def _relabelings(self, y: np.ndarray, labels: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """``n_randomizations`` random relabelings with the original group sizes (rows) and the
-        labels of the units relabeled (words or occurrences)."""
+        labels of the units relabeled (words or occurrences).
+        """
         R = int(self.n_randomizations)
         rng = self._rand_rng
         if self.randomization_unit == "occurrence":
@@ -645,7 +646,7 @@ def gender_probe(
     max_iter: int = 1000,
     random_state: RandomStateLike = None,
 ) -> GenderProbeResult:
-    """Run the gender probe of Tokpo et al. (2023, §3) on per-occurrence embeddings.
+    r"""Run the gender probe of Tokpo et al. (2023, §3) on per-occurrence embeddings.
 
     Trains :class:`GenderProbe` on the attribute-word occurrences W_f / W_m (word-disjoint
     80/20 split per gender by default) and evaluates it on the stereotype occurrences X_f / X_m.
@@ -657,11 +658,11 @@ def gender_probe(
       majority), with a word-bootstrap interval; Brier score and expected calibration error of
       its probabilities on those words;
     - stereotype accuracy (the paper's): accuracy of predicting the stereotypical gender of the
-      X_f ∪ X_m occurrences, :math:`\\frac{1}{N}\\sum_i [\\hat g(e_i) = g_i]`;
-    - balanced stereotype accuracy: :math:`\\frac{1}{2}(\\text{acc}_{X_f} + \\text{acc}_{X_m})`, 0.5
+      X_f ∪ X_m occurrences, :math:`\frac{1}{N}\sum_i [\hat g(e_i) = g_i]`;
+    - balanced stereotype accuracy: :math:`\frac{1}{2}(\text{acc}_{X_f} + \text{acc}_{X_m})`, 0.5
       for a probe with a default gender and no stereotype; word-level stereotype accuracy: each
       word once, by the mean probability of its occurrences;
-    - stereotype confidence: :math:`\\frac{1}{N} \\sum_i |p_f(e_i) - 0.5|` over X_f ∪ X_m;
+    - stereotype confidence: :math:`\frac{1}{N} \sum_i |p_f(e_i) - 0.5|` over X_f ∪ X_m;
     - randomization p-value (the paper's): ``n_randomizations`` random splits of the stereotype
       words X into groups of the original sizes (``randomization_unit="word"``; or of the
       occurrences), accuracy against each, ``scipy.stats.ttest_1samp(random accuracies,

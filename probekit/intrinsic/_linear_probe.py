@@ -123,7 +123,8 @@ def _cv_logistic(
 ) -> tuple[Any, float, dict[float, float], np.ndarray]:
     """Scaler then scikit-learn's ``LogisticRegressionCV`` on the given folds (log loss, L2), refitted
     on all rows with the chosen C. The regularization path is warm-started from one C to the next,
-    about twice as fast as a grid search; the scaler sees all rows' features (never a label)."""
+    about twice as fast as a grid search; the scaler sees all rows' features (never a label).
+    """
     from sklearn.linear_model import LogisticRegressionCV
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
@@ -187,7 +188,8 @@ def fit_linear_probe(
 def _one_blas_thread() -> Iterator[None]:
     """One BLAS thread while fitting: the matrices are small (thousands x hundreds), so threads spin
     more than they compute. On 2 busy cores a probe fit took 18 s of CPU with BLAS threads and
-    2.7 s without. The previous limits are restored on exit."""
+    2.7 s without. The previous limits are restored on exit.
+    """
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):

@@ -15,9 +15,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError, MissingMLMHeadError
-from probekit.intrinsic._checks import RandomStateLike, check_choice, check_positive_int
 from probekit.intrinsic._seat import seat_test_from_scores
 from probekit.intrinsic._templates import GENDER_SLOT, LPBS_TEMPLATES, TARGET_SLOT, check_lpbs_templates
+from probekit.utils import RandomStateLike, check_choice, check_positive_int
 
 logger = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._linear_probe import DEFAULT_CS, check_C, check_Cs
-from probekit.intrinsic._checks import (
+from probekit.intrinsic._linear_probe import DEFAULT_CS, check_C, check_Cs, fit_linear_probe, make_pipeline, words_per_class
+from probekit.utils import (
     RandomStateLike,
     as_embedding_matrix,
     check_choice,
@@ -186,7 +186,6 @@ def _block_bits(
     """
     from scipy.special import log_softmax
 
-    from probekit.intrinsic._linear_probe import fit_linear_probe, make_pipeline, words_per_class
 
     uniform_bits = float(y_next.size * math.log2(n_classes))
     counts = np.bincount(y_train, minlength=n_classes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import wordlists
 from probekit.errors import InvalidParameterError
 
 STANDARD_SEAT_TESTS: tuple[str, ...] = ("weat6", "weat6b", "weat7", "weat7b", "weat8", "weat8b")
@@ -29,8 +30,6 @@ def seat_word_sets(test: Any) -> dict[str, list[str]]:
         ``attribute_1``, ``attribute_2`` (X = target_1, Y = target_2, A = attribute_1,
         B = attribute_2). Duplicates are dropped, order kept.
     """
-    import wordlists
-
     if isinstance(test, str):
         if test.strip().lower() == PAPER_TEST:
             female_x, male_x = wordlists.load_paper_stereotypes()
@@ -53,8 +52,6 @@ def seat_word_sets(test: Any) -> dict[str, list[str]]:
 
 def seat_test_categories(test: Any) -> dict[str, str]:
     """Category names of the four sets (e.g. ``{"X": "MaleNames", ...}``)."""
-    import wordlists
-
     if isinstance(test, str):
         if test.strip().lower() == PAPER_TEST:
             return {"X": "FemaleStereotypes", "Y": "MaleStereotypes", "A": "FemaleAttributes", "B": "MaleAttributes"}

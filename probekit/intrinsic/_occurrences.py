@@ -8,12 +8,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError, MissingSentencesError
-from probekit.intrinsic._checks import as_embedding_matrix
+from probekit.utils import as_embedding_matrix
 
 
 def as_occurrences(value: Any, words: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(embeddings, word labels) from an ``embed_words`` result, a ``(embeddings, words)`` pair,
-    a mapping with those keys, or an array plus ``words``."""
+    a mapping with those keys, or an array plus ``words``.
+    """
     if words is None:
         if hasattr(value, "embeddings") and hasattr(value, "words"):
             value, words = value.embeddings, value.words

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._checks import (
+from probekit.utils import (
     RandomStateLike,
     as_embedding_matrix,
     check_fraction,
@@ -205,7 +205,8 @@ def _subset_sums_selection(s: np.ndarray, m: int, n_draws: int, rng: np.random.G
 
 def random_subset_sums(s: np.ndarray, m: int, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     """Sums of ``s`` over ``n_draws`` independent uniformly random subsets of size ``m`` (without
-    replacement within a draw)."""
+    replacement within a draw).
+    """
     n = s.size
     acceptance = math.comb(n, m) / 2**n
     if acceptance >= _MIN_ACCEPTANCE:

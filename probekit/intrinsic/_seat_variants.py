@@ -9,12 +9,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from probekit.embedding import embed_sentences
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._checks import RandomStateLike, check_choice
 from probekit.intrinsic._named_tests import seat_word_sets
 from probekit.intrinsic._occurrences import as_occurrences, select_words
 from probekit.intrinsic._seat import SeatResult, seat_test
 from probekit.intrinsic._templates import bleached_sentences
+from probekit.utils import RandomStateLike, check_choice
 
 AGGREGATES = ("word", "occurrence")
 SENTENCE_AGGREGATES = ("sentence", "word")
@@ -141,8 +142,6 @@ def sentence_seat(
     are averaged into one item (``aggregate="word"``). ``progress`` and ``embed_kwargs``
     (e.g. ``batch_tokens``, ``cache_dir``) go to ``embed_sentences``.
     """
-    from probekit._embedding import embed_sentences
-
     aggregate = check_choice(aggregate, "aggregate", SENTENCE_AGGREGATES)
     built: dict[str, tuple[list[str], list[str]]] = {}
     for key, words in (("X", x_words), ("Y", y_words), ("A", a_words), ("B", b_words)):

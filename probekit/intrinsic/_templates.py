@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
-from probekit._corpus import indefinite_article
 from probekit.errors import InvalidParameterError
+from probekit.text import indefinite_article
 
 WORD_SLOT = "{w}"
 """Placeholder of the word in a bleached template. ``{W}`` is the word with a capital first letter,

@@ -41,7 +41,9 @@ from probekit.report._intrinsic import (
     plot_seat_lpbs,
     write_intrinsic_comparison,
 )
-from probekit.report._labels import DEFAULT_LABEL, METHOD_ORDER, SETTING_ORDER, checkpoint_label, checkpoint_method
+from probekit.report._labels import DEFAULT_LABEL, METHOD_ORDER, METRIC_LABELS, SETTING_ORDER, checkpoint_label, checkpoint_method
+from probekit.report._results import finetune_markdown, load_finetune_results, plot_finetune_figure
+from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
 
 __all__ = [
     # intrinsic comparison
@@ -80,4 +82,12 @@ __all__ = [
     "StudyResults",
     "REPORT_DIR",
     "markdown_to_html",
+    "plot_finetune_figure",
+    "load_finetune_results",
+    "finetune_markdown",
+    "summary_markdown",
+    "plot_probe_chart",
+    "plot_layer_curves",
+    "load_results",
+    "METRIC_LABELS",
 ]

@@ -1,12 +1,12 @@
-"""Does intrinsic bias predict extrinsic bias? Rank correlations across encoders × methods.
+r"""Does intrinsic bias predict extrinsic bias? Rank correlations across encoders × methods.
 
 The study's question (Tokpo et al. 2023): do intrinsic measures (SEAT, LPBS, the gender probe)
 track the bias of downstream classifiers (TPRD, CF)? Each point is one (encoder, debiasing method):
 its intrinsic number from the intrinsic suite and its extrinsic number as the mean over folds of
 one dataset and training-data setting. Per (dataset, setting) and per pair of measures:
 
-- Spearman's :math:`\\rho` (Pearson correlation of the ranks, ties averaged) and Kendall's
-  :math:`\\tau_b`, from :func:`scipy.stats.spearmanr` and :func:`scipy.stats.kendalltau`;
+- Spearman's :math:`\rho` (Pearson correlation of the ranks, ties averaged) and Kendall's
+  :math:`\tau_b`, from :func:`scipy.stats.spearmanr` and :func:`scipy.stats.kendalltau`;
 - p-values: Kendall's from scipy (exact for small samples without ties); Spearman's exact by
   enumerating every pairing (:func:`scipy.stats.permutation_test`) when there are at most
   :data:`EXACT_SPEARMAN_MAX` points, else scipy's t approximation;
@@ -30,7 +30,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from scipy import stats
 
+from probekit.errors import InvalidParameterError
+from probekit.report._extrinsic import _save
 from probekit.report._format import fmt, fmt_ci, fmt_p, markdown_table, num
+from probekit.stats import bootstrap_ci
 
 __all__ = ["CAUTIONS", "EXACT_SPEARMAN_MAX", "rank_correlation", "rank_correlations", "correlation_caution", "correlation_markdown"]
 
@@ -61,14 +64,16 @@ def _average_ranks(a: np.ndarray) -> np.ndarray:
 def _spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman's rho of 1-D arrays: the Pearson correlation of average ranks (the definition
     :func:`scipy.stats.spearmanr` uses; the same value at a fraction of its per-call cost, for the
-    bootstrap's thousands of calls)."""
+    bootstrap's thousands of calls).
+    """
     return float(_pearson(_average_ranks(x), _average_ranks(y)))
 
 
 def _kendall(x: np.ndarray, y: np.ndarray) -> float:
     r"""Kendall's :math:`\tau_b = (n_c - n_d) / \sqrt{(n_0 - n_1)(n_0 - n_2)}` of 1-D arrays with
     :math:`n_0 = n(n-1)/2` and :math:`n_1, n_2` the pairs tied in x, in y (the definition of
-    :func:`scipy.stats.kendalltau`, variant "b"), by pairwise signs; NaN when x or y is constant."""
+    :func:`scipy.stats.kendalltau`, variant "b"), by pairwise signs; NaN when x or y is constant.
+    """
     dx = np.sign(x[:, None] - x[None, :])
     dy = np.sign(y[:, None] - y[None, :])
     n0 = x.size * (x.size - 1) / 2.0
@@ -163,9 +168,6 @@ def rank_correlation(
         defined), ``min_p`` (:math:`2/n!`), ``caution`` (plain language, "" when none) and
         ``caution_short`` (its name in :data:`CAUTIONS`).
     """
-    from probekit.errors import InvalidParameterError
-    from probekit.extrinsic import bootstrap_ci
-
     xa = np.asarray([num(v) for v in x], dtype=float)
     ya = np.asarray([num(v) for v in y], dtype=float)
     if xa.shape != ya.shape:
@@ -318,7 +320,8 @@ def correlation_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: in
                          figures: Mapping[str, str] | None = None) -> str:
     """The analysis section: a headline in plain language, the ``figures`` (caption -> relative
     PNG path), then one table per dataset and setting (intrinsic × extrinsic measure: n, Spearman
-    ρ [CI], p, Kendall τ [CI], p, caution), the cautions explained once under each table."""
+    ρ [CI], p, Kendall τ [CI], p, caution), the cautions explained once under each table.
+    """
     h = "#" * heading_level
     lines = [f"{h} Does intrinsic bias predict extrinsic bias?", ""]
     lines += [" ".join(_headline(rows, confidence)), ""]
@@ -366,13 +369,13 @@ def plot_correlation_heatmap(rows: Sequence[Mapping[str, Any]], path: Any, *, da
     """Spearman ρ of every intrinsic (rows) × extrinsic measure (columns) of one dataset, one panel
     per training-data setting (stacked), each cell annotated with ρ, its bootstrap interval and n;
     cells that cannot reach p < 0.05 (n ≤ 4) uncoloured, in grey italics. Measures never computed are left out.
-    PNG at ``path``."""
+    PNG at ``path``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from probekit.report._extrinsic import _save
 
     part = [r for r in rows if r["dataset"] == dataset]
     intrinsic = _informative(part, "intrinsic_name") or list(dict.fromkeys(r["intrinsic_name"] for r in part))
@@ -409,14 +412,14 @@ def plot_correlation_scatter(rows: Sequence[Mapping[str, Any]], path: Any, *, da
                              intrinsic: Sequence[str], extrinsic: Sequence[str]) -> Any:
     """The points behind the correlations of one dataset and setting: one panel per intrinsic
     (rows) × extrinsic measure (columns), intrinsic on x, extrinsic on y, points coloured by
-    encoder and labelled by method. Measures that never vary are left out. PNG at ``path``."""
+    encoder and labelled by method. Measures that never vary are left out. PNG at ``path``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    from probekit.report._extrinsic import _save
 
     part = {(r["intrinsic"], r["extrinsic"]): r for r in rows if r["dataset"] == dataset and r["setting"] == setting}
     computed = [key for key, r in part.items() if math.isfinite(num(r["spearman"]))]

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from probekit._version import __version__
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.report._analysis import (
     correlation_markdown,
@@ -31,8 +32,10 @@ from probekit.report._analysis import (
     rank_correlations,
 )
 from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_markdown, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
+from probekit.report._html import markdown_to_html
 from probekit.report._intrinsic import INTRINSIC_MEASURES, intrinsic_figures, intrinsic_markdown, intrinsic_records
 from probekit.report._labels import checkpoint_method, method_rank
+from probekit.utils import dumps_json, ensure_writable_dir
 
 logger = logging.getLogger(__name__)
 
@@ -272,10 +275,6 @@ def build_report(
         The report directory, holding ``report.md``, ``report.html``, ``report.json``,
         ``figures/*.png`` and ``tables/*.csv``.
     """
-    from probekit._io import dumps_json, ensure_writable_dir
-    from probekit._version import __version__
-    from probekit.report._html import markdown_to_html
-
     if not (isinstance(n_bootstrap, int) and n_bootstrap >= 0):
         raise InvalidParameterError("n_bootstrap", n_bootstrap, "a non-negative integer")
     if not 0 < confidence < 1:
@@ -302,7 +301,8 @@ def build_report(
 
 def _scatter_measures(records: Sequence[Mapping[str, Any]]) -> list[str]:
     """The intrinsic measures drawn against TPRD and CF: SEAT, attr-LPBS, the balanced stereotype
-    accuracy (the paper's plain one when the results lack it) and the stereotype confidence."""
+    accuracy (the paper's plain one when the results lack it) and the stereotype confidence.
+    """
     has_balanced = any(math.isfinite(float(r.get("stereotype_accuracy_balanced") or math.nan)) for r in records)
     return ["seat_effect_size_abs", "attr_lpbs", "stereotype_accuracy_balanced" if has_balanced else "stereotype_accuracy",
             "stereotype_confidence"]

@@ -5,7 +5,7 @@ one cross-validation fold each; ``result`` is the fold entry of :mod:`probekit.f
 ``metrics``, ``per_class``, ``warnings``, ...). Folds of one (encoder, method, dataset, setting)
 are summarized with :func:`probekit.finetune.summarize_folds` (mean, sample sd and
 Student-t interval over folds) into the layout of a ``metrics.json``, so the fine-tuning report's
-:func:`~probekit.finetune._report.finetune_markdown` draws the tables. No metric is computed here.
+:func:`~probekit.report._results.finetune_markdown` draws the tables. No metric is computed here.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ import numpy as np
 
 from probekit.report._format import num, wrap
 from probekit.report._labels import SETTING_ORDER, method_rank
+from probekit.report._results import finetune_markdown
+from probekit.stats import summarize_folds
+from probekit.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -63,8 +66,6 @@ def finetune_groups(
         ``summarize_folds``, ``provenance`` of the first fold) that ``finetune_markdown`` accepts.
         A fold present twice (two units with the same parameters) is counted once, with a warning.
     """
-    from probekit.finetune import summarize_folds
-
     grouped: dict[tuple[str, str, str, str], dict[Any, Mapping[str, Any]]] = {}
     for unit in units:
         params = unit.get("params") or {}
@@ -152,13 +153,11 @@ def _align_numbers(lines: list[str]) -> list[str]:
 def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: int = 2, first_table: int = 3) -> tuple[str, int]:
     """Tables 3-4 style: one table per (dataset, encoder), one row per method and setting.
 
-    Each table is :func:`probekit.finetune._report.finetune_markdown` of the groups' summaries
+    Each table is :func:`probekit.report._results.finetune_markdown` of the groups' summaries
     (cells: mean over folds ± half-width of the t-interval); its per-run provenance list is left
     out (notes about undefined per-class cells are kept). Returns the Markdown and the number of
     the next free table.
     """
-    from probekit.finetune._report import finetune_markdown
-
     lines: list[str] = []
     number = first_table
     h = "#" * heading_level
@@ -192,7 +191,6 @@ def _plt():
 
 
 def _save(fig: Any, path: str | os.PathLike, *, tight: bool = True) -> Path:
-    from probekit._io import atomic_path
 
     plt = _plt()
     with atomic_path(path, suffix=".tmp.png") as tmp:
@@ -211,7 +209,8 @@ _SETTING_MARKERS = {"original": "o", "scrubbed": "s", "swapped": "^"}
 
 def plot_tprd_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, title: str | None = None) -> Path:
     """Figure 5 style: TPRD and CF per method (groups of bars) and setting (bars), one row of
-    panels per encoder; bars are means over folds with t-interval error bars, dots the folds."""
+    panels per encoder; bars are means over folds with t-interval error bars, dots the folds.
+    """
     plt = _plt()
     encoders = list(dict.fromkeys(g["encoder"] for g in groups))
     methods = list(dict.fromkeys(g["method"] for g in groups))
@@ -252,7 +251,8 @@ def plot_tprd_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *
 
 def plot_tprd_vs_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, title: str | None = None) -> Path:
     """Figure 6 style: TPRD against CF, one point per method (colour) and setting (marker), one
-    panel per encoder, with t-intervals over folds on both axes."""
+    panel per encoder, with t-intervals over folds on both axes.
+    """
     plt = _plt()
     from matplotlib.lines import Line2D
 

@@ -26,7 +26,8 @@ def finite(value: Any) -> bool:
 
 def fmt(value: Any, digits: int = 3) -> str:
     """A number for a table: ``digits`` decimals, scientific notation for tiny or huge values, a
-    dash for a missing or undefined value."""
+    dash for a missing or undefined value.
+    """
     x = num(value)
     if not math.isfinite(x):
         return DASH
@@ -77,7 +78,8 @@ def md_escape(text: Any) -> str:
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> list[str]:
     """Lines of a pipe table; ``align`` has one letter per column ('l' or 'r'; default: first
-    column left, the others right)."""
+    column left, the others right).
+    """
     align = align or "l" + "r" * (len(header) - 1)
     lines = ["| " + " | ".join(md_escape(h) for h in header) + " |"]
     lines.append("|" + "|".join("---:" if a == "r" else "---" for a in align) + "|")

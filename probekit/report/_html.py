@@ -133,7 +133,7 @@ def markdown_to_html(markdown: str, *, title: str = "probekit report", base_dir:
             while i < len(lines) and lines[i].strip().startswith("|"):
                 rows.append(_cells(lines[i]))
                 i += 1
-            cls = lambda k: f' class="{aligns[k]}"' if k < len(aligns) and aligns[k] else ""  # noqa: E731
+            cls = lambda k, aligns=aligns: f' class="{aligns[k]}"' if k < len(aligns) and aligns[k] else ""  # noqa: E731
             parts = ["<div class=\"tbl\"><table><thead><tr>"]
             parts += [f"<th{cls(k)}>{_inline(c)}</th>" for k, c in enumerate(header)]
             parts.append("</tr></thead><tbody>")

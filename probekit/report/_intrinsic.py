@@ -1,4 +1,4 @@
-"""Intrinsic comparison of several checkpoints: Tokpo et al. (2023) Tables 1-2 and Figures 2-4.
+r"""Intrinsic comparison of several checkpoints: Tokpo et al. (2023) Tables 1-2 and Figures 2-4.
 
 Input: ``(label, results)`` pairs where ``results`` is the content of a ``results.json`` written by
 ``probekit probe`` (``ProbeSuiteResult.to_dict()``: ``seat``, ``lpbs``, ``probe``, ``words``,
@@ -10,7 +10,7 @@ Intervals
 ---------
 - SEAT effect size: the percentile bootstrap interval saved with the result (``effect_size_ci``).
 - attr-/target-LPBS: the score is the mean over targets :math:`x` of
-  :math:`\\mathrm{mean}_i |ls(a_i, x) - ls(b_i, x)|` (Kurita et al. 2019), so its interval is a
+  :math:`\mathrm{mean}_i |ls(a_i, x) - ls(b_i, x)|` (Kurita et al. 2019), so its interval is a
   percentile bootstrap over targets of the saved per-target values
   (:func:`probekit.extrinsic.bootstrap_ci`, seed ``random_state``), computed here.
 - Gender accuracy and balanced stereotype accuracy: the word-bootstrap intervals saved with the
@@ -28,8 +28,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from probekit._io import atomic_path, atomic_write_text, write_json
+from probekit.errors import InvalidParameterError
 from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, fmt_pm, interval, markdown_table, num, wrap
+from probekit.report._summary import _evidence_lines as summary_evidence_lines
+from probekit.stats import bootstrap_ci
+from probekit.utils import atomic_path, atomic_write_text, write_json
 
 __all__ = [
     "intrinsic_records",
@@ -59,7 +62,6 @@ INTRINSIC_MEASURES = {
 
 def _lpbs_interval(variant: Mapping[str, Any] | None, n_bootstrap: int, confidence: float,
                    random_state: int) -> tuple[float, float]:
-    from probekit.extrinsic import bootstrap_ci
 
     per_target = (variant or {}).get("per_target") or {}
     values = np.array([num(v) for v in per_target.values()], dtype=float)
@@ -179,15 +181,11 @@ def _probe_setting(r: Mapping[str, Any]) -> str:
 
 
 def _evidence_lines(runs: Sequence[Run]) -> list[str]:
-    """The single-run summary's "evidence per word set" table (probekit._report), when the results
-    carry evidence and that summary offers the table; else nothing."""
-    from probekit import _report
-
-    lines = getattr(_report, "_evidence_lines", None)
-    if lines is None or not any(run.get("evidence") for _, run in runs):
+    """The single-run summary's "evidence per word set" table, when the results carry evidence."""
+    if not any(run.get("evidence") for _, run in runs):
         return []
     try:
-        return list(lines([label for label, _ in runs], [run for _, run in runs]))
+        return list(summary_evidence_lines([label for label, _ in runs], [run for _, run in runs]))
     except (KeyError, TypeError, ValueError, AttributeError):  # a layout this version does not know
         return []
 
@@ -226,13 +224,13 @@ def intrinsic_markdown(
     figures: Mapping[str, str] | None = None,
     provenance: bool = True,
 ) -> str:
-    """Markdown Tables 1 and 2 (Tokpo et al. 2023) for several runs, plus the standard SEAT tests.
+    r"""Markdown Tables 1 and 2 (Tokpo et al. 2023) for several runs, plus the standard SEAT tests.
 
-    Table 1: SEAT test statistic :math:`\\sum_{x\\in X} s(x,A,B) - \\sum_{y\\in Y} s(y,A,B)`, effect
-    size :math:`(\\bar s_X - \\bar s_Y)/\\mathrm{sd}_{X\\cup Y}(s)` with its bootstrap interval,
+    Table 1: SEAT test statistic :math:`\sum_{x\in X} s(x,A,B) - \sum_{y\in Y} s(y,A,B)`, effect
+    size :math:`(\bar s_X - \bar s_Y)/\mathrm{sd}_{X\cup Y}(s)` with its bootstrap interval,
     permutation p-value, attr-LPBS and target-LPBS with bootstrap intervals over targets ("—" and the
     reason where the checkpoint has no masked-LM head). Table 2: gender accuracy, stereotype
-    accuracy (fair: 0.5), stereotype confidence :math:`\\mathrm{mean}_i|p_f(e_i) - 0.5|`, the
+    accuracy (fair: 0.5), stereotype confidence :math:`\mathrm{mean}_i|p_f(e_i) - 0.5|`, the
     randomization-test and permutation p-values; a further table shows the balanced / word-level
     accuracies, calibration and MDL when the results carry them.
 
@@ -428,7 +426,8 @@ def _row_height(n: int) -> float:
 
 def _rows(ax: Any, records: Sequence[Mapping[str, Any]], labels: bool) -> None:
     """One row per run, the first at the top; run labels only where asked (panels are not
-    axis-shared, so each one sets its own rows)."""
+    axis-shared, so each one sets its own rows).
+    """
     ax.set_yticks(np.arange(len(records)), [wrap(r["label"]) for r in records] if labels else [""] * len(records),
                   fontsize=8)
     ax.set_ylim(len(records) - 0.5, -0.5)
@@ -505,7 +504,8 @@ def _probe_panel(ax: Any, records: Sequence[Mapping[str, Any]], *, labels: bool 
 
 def plot_seat_lpbs(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Figure 2 style: SEAT effect size and attr-/target-LPBS per method, side by side (same rows),
-    so disagreements between the two measures are visible. PNG at ``path``."""
+    so disagreements between the two measures are visible. PNG at ``path``.
+    """
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, _row_height(len(records))))
     _seat_panel(axes[0], records)
@@ -517,7 +517,8 @@ def plot_seat_lpbs(records: Sequence[Mapping[str, Any]], path: str | os.PathLike
 
 def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Figure 3 style: attr-LPBS against target-LPBS, one point per run with both bootstrap
-    intervals; the diagonal marks equal scores. Runs without LPBS are listed under the plot."""
+    intervals; the diagonal marks equal scores. Runs without LPBS are listed under the plot.
+    """
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.5, 6))
     measured = [r for r in records if r["lpbs_status"] == "ok" and math.isfinite(num(r["attr_lpbs"]))]
@@ -552,7 +553,8 @@ def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.P
 
 def plot_probe_bars(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Figure 4 style: gender accuracy, stereotype accuracy (with the random-relabeling reference),
-    balanced stereotype accuracy and confidence per run, with the saved intervals. PNG at ``path``."""
+    balanced stereotype accuracy and confidence per run, with the saved intervals. PNG at ``path``.
+    """
     plt = _plt()
     fig, ax = plt.subplots(figsize=(9, _row_height(len(records)) + 1.0))
     _probe_panel(ax, records)
@@ -574,7 +576,8 @@ def plot_intrinsic_overview(records: Sequence[Mapping[str, Any]], path: str | os
 def plot_layer_comparison(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Per-layer curves of several runs (``results.json["per_layer"]``, from ``probekit probe
     --layers``): gender accuracy, balanced (else plain) stereotype accuracy and SEAT effect size,
-    one line per run with its bootstrap band. PNG at ``path``."""
+    one line per run with its bootstrap band. PNG at ``path``.
+    """
     plt = _plt()
     runs = [(r["label"], r.get("per_layer") or []) for r in records if r.get("per_layer")]
     balanced = any(math.isfinite(num(row.get("stereotype_accuracy_balanced"))) for _, rows in runs for row in rows)
@@ -613,7 +616,8 @@ INTRINSIC_FIGURES = {
 
 def intrinsic_figures(records: Sequence[Mapping[str, Any]], out_dir: str | os.PathLike, *, prefix: str = "") -> dict[str, Path]:
     """Write the Figure 2-4 style PNGs into ``out_dir`` (Figure 3 only when some run has LPBS; the
-    per-layer figure when some run has per-layer results). Returns caption -> path."""
+    per-layer figure when some run has per-layer results). Returns caption -> path.
+    """
     out = Path(out_dir)
     paths = {INTRINSIC_FIGURES["seat_lpbs"]: plot_seat_lpbs(records, out / f"{prefix}seat_lpbs.png")}
     if any(r["lpbs_status"] == "ok" for r in records):
@@ -645,7 +649,7 @@ def write_intrinsic_comparison(
     Parameters
     ----------
     runs : sequence of (label, results) pairs
-        ``results``: a ``results.json`` dict (:func:`probekit._report.load_results`).
+        ``results``: a ``results.json`` dict (:func:`probekit.report._summary.load_results`).
     out_dir : path
     title : str
     sources : sequence of str, optional
@@ -659,8 +663,6 @@ def write_intrinsic_comparison(
     dict
         ``"markdown"``, ``"overview"``, ``"records"`` and one entry per figure -> path.
     """
-    from probekit.errors import InvalidParameterError
-
     runs = [(str(label), results) for label, results in runs]
     if not runs:
         raise InvalidParameterError("runs", [], "at least one (label, results) pair")

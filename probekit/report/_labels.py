@@ -14,13 +14,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "checkpoint_method", "checkpoint_label", "method_rank"]
+__all__ = ["METRIC_LABELS", "METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "checkpoint_method", "checkpoint_label", "method_rank"]
 
 #: Methods in the order tables list them (the study's identifiers; "none" is the pretrained encoder).
 METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias")
 
 #: Training-data settings in the paper's order.
 SETTING_ORDER = ("original", "scrubbed", "swapped")
+
+#: How the paper (and the Markdown table) names each metric.
+METRIC_LABELS = {
+    "tprd": "TPRD", "fprd": "FPRD", "acc_f": "ACC-F", "acc_m": "ACC-M", "cf": "CF",
+    "cf_tprd": "CF-TPRD", "cf_fprd": "CF-FPRD", "cf_acc_f": "CF-ACC-F", "cf_acc_m": "CF-ACC-M",
+    "accuracy": "Accuracy", "macro_f1": "Macro-F1", "tprd_rms": "TPRD (RMS)", "fprd_rms": "FPRD (RMS)",
+    "cf_tprd_rms": "CF-TPRD (RMS)", "cf_fprd_rms": "CF-FPRD (RMS)",
+}
 
 #: Label of the embedded default encoder (``probekit compare default``).
 DEFAULT_LABEL = "pretrained (all-MiniLM-L6-v2, embedded default)"
@@ -57,12 +65,7 @@ def checkpoint_method(directory: str | os.PathLike) -> dict[str, Any] | None:
     if not path.is_dir():
         return None
     if (path / "debias.json").is_file():
-        from debias import read_debias_record
-
-        try:
-            record = read_debias_record(path)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            record = None
+        record = _read_json(path / "debias.json")
         if isinstance(record, dict) and record.get("method"):
             base = record.get("base_model") or {}
             return {"method": str(record["method"]), "source": str(path / "debias.json"),

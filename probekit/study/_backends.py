@@ -12,13 +12,16 @@ as many threads as the CPUs it asks for (``--ray-cpus-per-unit``, at least one).
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from probekit.errors import ProbekitError
 from probekit.study._config import StudyConfig
+from probekit.study._records import describe_result
 from probekit.study._units import Unit, needs_debiased_build, plan_units
+from probekit.study._work import Workspace
 
 logger = logging.getLogger(__name__)
 
@@ -29,10 +32,6 @@ _WORKSPACES: dict[tuple[str, str], Any] = {}
 
 def _workspace(config_dict: dict[str, Any], out: str) -> Any:
     """The worker process's workspace for this study (kept between tasks: encoders stay loaded)."""
-    import json
-
-    from probekit.study._work import Workspace
-
     key = (out, json.dumps(config_dict, sort_keys=True))
     if key not in _WORKSPACES:
         _WORKSPACES.clear()
@@ -56,8 +55,6 @@ def _ray_build(config_dict: dict[str, Any], out: str, label: str, method: str, t
 
 def _ray_unit(config_dict: dict[str, Any], out: str, unit_id: str, _built: Any = None, threads: int = 1) -> dict[str, Any]:
     """Ray task: run one unit and write its file; returns {"id", "wall_s", "line"}."""
-    from probekit.study._runner import describe_result
-
     _threads(threads)
     workspace = _workspace(config_dict, out)
     unit = next(u for u in plan_units(workspace.config) if u.id == unit_id)
@@ -96,7 +93,7 @@ def build_ray(config: StudyConfig, out: Path, groups: Sequence[tuple[str, str]],
                 say(f"debiased encoder {label}/{method}: {ray.get(ref)}")
             except Exception as exc:
                 cause = getattr(exc, "cause", None) or exc
-                raise cause if isinstance(cause, ProbekitError) else exc
+                raise (cause if isinstance(cause, ProbekitError) else exc) from None
     finally:
         if started_here:
             ray.shutdown()

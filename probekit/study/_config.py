@@ -44,7 +44,10 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from debias import CDA, INLP, LEACE, ContextDebias, SentDebias
+from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.finetune import FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
 
 __all__ = [
     "METHODS",
@@ -154,7 +157,8 @@ _TOML_TYPES = (
 
 def _check_like_library(value: Any, annotation: str, where: str) -> Any:
     """Check a value against the library parameter's annotation (``int | None`` -> an integer;
-    ``Any`` or no annotation: anything). The library checks ranges itself."""
+    ``Any`` or no annotation: anything). The library checks ranges itself.
+    """
     words = set(re.findall(r"[A-Za-z_]+", annotation or ""))
     if not words or "Any" in words:
         return value
@@ -178,8 +182,6 @@ def _options_table(table: Any, schema: Mapping[str, Any], path: str) -> dict[str
 
 def _method_schema(method: str) -> dict[str, Any]:
     """Options of one method: its constructor's and its fit's keywords (seed: the study's)."""
-    from debias import CDA, INLP, LEACE, ContextDebias, SentDebias
-
     seeded = ("seed", "random_state")
     fit_exclude = ("encoder", "corpus", "random_state", "cache_dir", "progress", "generator", "checkpoint_dir",
                    "resume", "callback", "attributes", "stereotypes")
@@ -192,14 +194,12 @@ def _method_schema(method: str) -> dict[str, Any]:
 
 
 def _finetune_schema() -> dict[str, Any]:
-    from probekit.finetune import FinetuneConfig
 
     return {f.name: (f.default, f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""))
             for f in dataclasses.fields(FinetuneConfig) if f.name not in ("seed", "device")}
 
 
 def _intrinsic_schema() -> dict[str, Any]:
-    from probekit import run_probe_suite
 
     return _signature_options(run_probe_suite, ("encoder", "corpus", "random_state", "cache_dir", "progress"))
 
@@ -207,16 +207,13 @@ def _intrinsic_schema() -> dict[str, Any]:
 def _dataset_schema(kind: str) -> dict[str, Any]:
     common = {"name": (_NO_DEFAULT, "str"), "kind": (_NO_DEFAULT, "str")}
     if kind == "synthetic":
-        from probekit.finetune import make_synthetic_bios
 
         return {**common, "n_examples": (560, "int"),
                 **_signature_options(make_synthetic_bios, ("n_train", "n_test", "random_state"))}
     if kind == "bios":
-        from probekit.finetune import load_bios
 
         return {**common, "path": (_NO_DEFAULT, "str"), "max_examples": (None, "int | None"),
                 **_signature_options(load_bios, ("name_or_path",))}
-    from probekit.finetune import load_jigsaw
 
     return {**common, "path": (_NO_DEFAULT, "str"), "max_examples": (None, "int | None"),
             **_signature_options(load_jigsaw, ("path",))}
@@ -521,8 +518,6 @@ def load_config(path: str | os.PathLike | None = None) -> StudyConfig:
 
 def finetune_config(config: StudyConfig) -> Any:
     """The :class:`probekit.finetune.FinetuneConfig` of the study (seed: the study's; device: ``[run]``)."""
-    from probekit.finetune import FinetuneConfig
-
     device = config.run.get("device")
     try:
         return FinetuneConfig(**config.finetune, seed=int(config.study["seed"]), device="cpu" if device == "cpu" else None)

@@ -30,9 +30,14 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from probekit.errors import InputFileError, InvalidParameterError, ProbekitError
+from probekit.finetune import collect_run
+from probekit.report import finetune_markdown
+from probekit.study._backends import build_ray, run_ray
 from probekit.study._config import StudyConfig
-from probekit.study._units import Unit, plan_units, run_key, shard_units
-from probekit.study._work import UNITS_DIR, Workspace, check_inputs, is_main_process
+from probekit.study._records import describe_result
+from probekit.study._units import Unit, needs_debiased_build, plan_units, run_key, shard_units
+from probekit.study._work import UNITS_DIR, Workspace, check_inputs
+from probekit.utils import atomic_write_text, collect_provenance, ensure_writable_dir, is_main_process, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -94,9 +99,6 @@ def dry_run_lines(config: StudyConfig, out: str | os.PathLike, shard: tuple[int,
 
 def _write_manifest(out: Path, config: StudyConfig, units: Sequence[Unit]) -> None:
     """Write ``study.json``, or check that the one there describes the same study."""
-    from probekit._io import write_json
-    from probekit._provenance import collect_provenance
-
     path = out / MANIFEST_FILE
     if path.is_file():
         try:
@@ -125,29 +127,11 @@ def _write_manifest(out: Path, config: StudyConfig, units: Sequence[Unit]) -> No
     write_json(path, manifest)
 
 
-def _fmt(value: Any) -> str:
-    return f"{value:.3f}" if isinstance(value, (int, float)) and value == value else "n/a"
-
-
-def describe_result(record: dict[str, Any]) -> str:
-    """A short line about a finished unit's numbers."""
-    result = record.get("result") or {}
-    if record.get("kind") == "finetune":
-        m = result.get("metrics") or {}
-        return f"accuracy {_fmt(m.get('accuracy'))}, TPRD {_fmt(m.get('tprd'))}, CF {_fmt(m.get('cf'))}"
-    seat = result.get("seat") or {}
-    probe = result.get("probe") or {}
-    return (f"SEAT effect size {_fmt(seat.get('effect_size'))}, gender probe accuracy {_fmt(probe.get('gender_accuracy'))}, "
-            f"stereotype accuracy {_fmt(probe.get('stereotype_accuracy'))}")
-
-
 def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit], only: Sequence[Unit] | None = None) -> int:
     """``metrics.json`` and ``results.md`` of every fine-tuning run (of ``only``'s units, default
     all) whose folds are all finished (:func:`probekit.finetune.collect_run`; figures come from
-    ``probekit report``); returns how many were written."""
-    from probekit._io import atomic_write_text, write_json
-    from probekit.finetune._report import finetune_markdown
-    from probekit.finetune import collect_run
+    ``probekit report``); returns how many were written.
+    """
 
     def run_of(unit: Unit) -> str:
         p = unit.params
@@ -223,8 +207,6 @@ def run_study(
     -------
     StudySummary
     """
-    from probekit._io import ensure_writable_dir
-
     say = say or logger.info
     if backend not in BACKENDS:
         raise InvalidParameterError("backend", backend, BACKENDS)
@@ -248,7 +230,6 @@ def run_study(
         if backend == "local":
             _run_local(config, out_dir, todo, summary, progress=progress, keep_going=keep_going, say=say)
         else:
-            from probekit.study._backends import run_ray
 
             run_ray(config, out_dir, todo, summary, address=ray_address, cpus_per_unit=ray_cpus_per_unit,
                     gpus_per_unit=ray_gpus_per_unit, keep_going=keep_going, say=say)
@@ -265,14 +246,12 @@ def run_study(
 
 def _prepare_shared(config: StudyConfig, out: Path, todo: Sequence[Unit], *, backend: str, say: Callable[[str], None],
                     **ray_options: Any) -> None:
-    from probekit.study._units import needs_debiased_build
 
     groups = [g for g in dict.fromkeys(u.group for u in todo) if needs_debiased_build(config, *g)]
     if not groups:
         say("no debiased encoder to build for these units")
         return
     if backend == "ray":
-        from probekit.study._backends import build_ray
 
         build_ray(config, out, groups, address=ray_options["ray_address"], cpus_per_unit=ray_options["ray_cpus_per_unit"],
                   gpus_per_unit=ray_options["ray_gpus_per_unit"], say=say)

@@ -107,7 +107,8 @@ def dataset_spec(config: StudyConfig, name: str) -> dict[str, Any]:
 
 def run_key(config: StudyConfig, label: str, method: str, dataset: str, setting: str) -> str:
     """Directory name (under ``runs/``) of the fine-tuning run of one encoder x method x dataset x
-    setting, which holds its folds' predictions (``probekit finetune``'s run layout)."""
+    setting, which holds its folds' predictions (``probekit finetune``'s run layout).
+    """
     spec = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method),
             "dataset": dataset_spec(config, dataset), "setting": setting, "folds": config.study["folds"],
             "finetune": dict(config.finetune), "seed": config.study["seed"]}

@@ -9,7 +9,7 @@ Everything a unit needs that other units also need is *shared work*, built once 
     Context-debias; what ``probekit debias cda|context-debias`` writes). Both load with
     :func:`probekit.load_encoder`.
 ``shared/embeddings/``
-    The embedding cache (:class:`probekit._cache.EmbeddingCache`: verified npz entries keyed by the
+    The embedding cache (:class:`probekit.embedding._cache.EmbeddingCache`: verified npz entries keyed by the
     model fingerprint and the texts): the intrinsic suite's word embeddings, which the INLP and
     LEACE fits of the same encoder reuse, and the frozen fine-tuning path's sentence embeddings of
     a dataset (every text of every setting, embedded once per encoder and dataset).
@@ -39,9 +39,23 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from debias import CDA, INLP, LEACE, ContextDebias, LinearEraser, SentDebias, apply_projection
+from probekit import load_encoder, run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.finetune import (
+    apply_setting,
+    counterfactual_dataset,
+    datasets_bars_off,
+    default_embedder,
+    load_bios,
+    load_jigsaw,
+    make_synthetic_bios,
+    run_fold,
+)
 from probekit.study._config import DEFAULT_MODEL, PROJECTION_METHODS, StudyConfig, finetune_config
 from probekit.study._units import Unit, canonical_hash, debiased_key, needs_debiased_build, run_key
+from probekit.text import Corpus, load_hf_corpus, load_text_corpus, template_corpus
+from probekit.utils import collect_provenance, is_main_process, process_count_and_rank, wait_for_everyone, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -55,39 +69,18 @@ RUNS_DIR = "runs"
 # ------------------------------------------------------------------------------------------ processes and locks
 
 
-def _processes() -> tuple[int, bool]:
-    """(number of processes, whether this is the main one) under ``accelerate launch``; (1, True) otherwise."""
-    try:
-        from accelerate import PartialState
-
-        state = PartialState()
-        return int(state.num_processes), bool(state.is_main_process)
-    except Exception:  # pragma: no cover - accelerate is a dependency; any failure means one process
-        return 1, True
-
-
-def is_main_process() -> bool:
-    return _processes()[1]
-
-
-def wait_for_everyone() -> None:
-    if _processes()[0] > 1:
-        from accelerate import PartialState
-
-        PartialState().wait_for_everyone()
-
-
 @contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
     """An exclusive ``fcntl.flock`` on ``path`` (created if needed), released on exit or when the
     process dies. No lock where flock is unavailable (Windows) or under ``accelerate launch``
-    (the processes of one launch build together and synchronize with barriers)."""
+    (the processes of one launch build together and synchronize with barriers).
+    """
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
         yield
         return
-    if _processes()[0] > 1:
+    if process_count_and_rank()[0] > 1:
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,8 +105,6 @@ def run_fold_unit(
     fine-tuning continues from its last epoch-end checkpoint. ``embed`` (frozen path): the
     embeddings shared by every unit of the encoder and dataset (:meth:`Workspace.frozen_embedder`).
     """
-    from probekit.finetune import run_fold
-
     return run_fold(encoder, data, fold, setting=setting, folds=folds, config=config, out_dir=run_dir, resume=True,
                     progress=progress, data_name=data_name, embed=embed)
 
@@ -121,11 +112,9 @@ def run_fold_unit(
 def setting_texts(data: Any, settings: Sequence[str]) -> list[str]:
     """Every text that fine-tuning under ``settings`` with cross-validation over ``data`` embeds:
     the pool (training and test texts), its counterfactuals (test counterfactuals; the swapped
-    setting's added training examples) and, for the scrubbed setting, the scrubbed pool."""
-    from probekit.finetune import apply_setting, counterfactual_dataset
-    from probekit.finetune._run import _datasets_bars_off
-
-    with _datasets_bars_off():
+    setting's added training examples) and, for the scrubbed setting, the scrubbed pool.
+    """
+    with datasets_bars_off():
         texts = list(data["text"]) + list(counterfactual_dataset(data)["text"])
         if "scrubbed" in settings:
             texts += list(apply_setting(data, "scrubbed")["text"])
@@ -201,7 +190,6 @@ class Workspace:
     def corpus(self) -> Any:
         """The corpus of the debiasing methods and the intrinsic suite (``[corpus]``)."""
         if self._corpus is None:
-            from probekit._corpus import Corpus, load_hf_corpus, load_text_corpus, template_corpus
 
             spec = self.config.corpus
             if spec.get("hf_dataset"):
@@ -228,18 +216,15 @@ class Workspace:
             kind = spec.pop("kind")
             spec.pop("name")
             if kind == "synthetic":
-                from probekit.finetune import make_synthetic_bios
 
                 n = spec.pop("n_examples")
                 data = make_synthetic_bios(n, 14, random_state=seed, **spec)["train"]
             else:
                 path, maximum = spec.pop("path"), spec.pop("max_examples", None)
                 if kind == "bios":
-                    from probekit.finetune import load_bios
 
                     data = load_bios(path, **spec)
                 else:
-                    from probekit.finetune import load_jigsaw
 
                     data = load_jigsaw(path, **spec)
                 data = _subsample(data, maximum, seed)
@@ -249,7 +234,6 @@ class Workspace:
     # -- encoders -----------------------------------------------------------------------------
 
     def _load(self, name_or_path: str | None, trust_remote_code: bool = False) -> Any:
-        from probekit import load_encoder
 
         run = self.config.run
         return load_encoder(name_or_path, device=run.get("device"), dtype=run.get("dtype"), trust_remote_code=trust_remote_code)
@@ -293,8 +277,6 @@ class Workspace:
         return {k: v for k, v in self.config.methods.get(method, {}).items() if k in names}
 
     def _fit_projection(self, label: str, method: str, directory: Path) -> None:
-        from debias import INLP, LEACE, SentDebias
-        from probekit._provenance import collect_provenance
 
         cls = {"sent-debias": SentDebias, "inlp": INLP, "leace": LEACE}[method]
         seed = int(self.config.study["seed"])
@@ -315,7 +297,6 @@ class Workspace:
             eraser.save(directory, provenance=provenance)
 
     def _train_debiased(self, label: str, method: str, directory: Path) -> None:
-        from debias import CDA, ContextDebias
 
         cls = CDA if method == "cda" else ContextDebias
         options = self._method_options(method, cls.__init__)
@@ -344,7 +325,6 @@ class Workspace:
             self._base, self._base_label = None, None
             encoder = self._load(spec["debiased"][method], spec["trust_remote_code"])
         elif method in PROJECTION_METHODS:
-            from debias import LinearEraser, apply_projection
 
             directory = self.build_debiased(label, method)
             base = self.base_encoder(label)
@@ -360,9 +340,8 @@ class Workspace:
 
     def frozen_embedder(self, encoder: Any, dataset: str, data: Any, config: Any) -> Callable[[Sequence[str]], np.ndarray]:
         """``texts -> sentence vectors`` of the frozen path, from one embedding of every text of
-        every setting (cached under ``shared/embeddings``; built by one process, the others load it)."""
-        from probekit.finetune._train import default_embedder
-
+        every setting (cached under ``shared/embeddings``; built by one process, the others load it).
+        """
         key = (encoder.fingerprint, dataset)
         if key not in self._embeddings:
             texts = setting_texts(data, self.config.study["settings"])
@@ -396,8 +375,6 @@ class Workspace:
 
     def write(self, record: dict[str, Any]) -> Path:
         """Write a unit's record atomically (one file per unit; the main process only)."""
-        from probekit._io import write_json
-
         path = self.units_dir / f"{record['id']}.json"
         if is_main_process():
             write_json(path, record)
@@ -405,8 +382,6 @@ class Workspace:
         return path
 
     def _intrinsic(self, unit: Unit) -> tuple[dict[str, Any], dict[str, Any]]:
-        from probekit import run_probe_suite
-        from probekit._provenance import collect_provenance
 
         p = unit.params
         encoder = self.encoder(p["encoder"], p["method"])
@@ -418,7 +393,6 @@ class Workspace:
         return result.to_dict(), provenance
 
     def _finetune(self, unit: Unit) -> tuple[dict[str, Any], dict[str, Any]]:
-        from probekit._provenance import collect_provenance
 
         p = unit.params
         encoder = self.encoder(p["encoder"], p["method"])

@@ -9,14 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-from debias import CDA, mask_tokens, read_debias_record
-from debias._cda import _MaskedLMCollator, _MaskedLMObjective
+from debias import CDA, MaskedLMCollator, MaskedLMObjective, mask_tokens, read_debias_record
 from probekit import embed_words, gender_probe, load_encoder, lpbs_report
-from probekit.intrinsic._templates import LPBS_TEMPLATES
-from probekit._corpus import template_corpus
-from probekit._encoders import Encoder
 from probekit.cli.main import main
+from probekit.encoders import Encoder
 from probekit.errors import MissingMLMHeadError
+from probekit.intrinsic import LPBS_TEMPLATES
+from probekit.text import template_corpus
 from tests.conftest import build_tiny_model
 
 WORDS = ["she", "he", "woman", "man", "mother", "father", "her", "his", "nurse", "engineer"]
@@ -77,10 +76,10 @@ def test_masking_follows_bert():
 def test_masked_positions_loss_equals_the_models_own_loss(corpus):
     model, tokenizer = build_tiny_model("mlm")
     ids = tokenizer(list(corpus)[:8])["input_ids"]
-    batch = _MaskedLMCollator(tokenizer, model.config.vocab_size, 0.3)(ids, torch.Generator().manual_seed(1))
+    batch = MaskedLMCollator(tokenizer, model.config.vocab_size, 0.3)(ids, torch.Generator().manual_seed(1))
     assert (batch["labels"][batch["attention_mask"] == 0] == -100).all()
     with torch.no_grad():
-        ours = _MaskedLMObjective(model)(**batch)
+        ours = MaskedLMObjective(model)(**batch)
         reference = model(**batch).loss
     torch.testing.assert_close(ours, reference, rtol=1e-5, atol=1e-6)
 

@@ -11,15 +11,15 @@ from debias import ContextDebias, attribute_vectors, orthogonality_term, read_de
 from debias._context_debias import (
     _ATTRIBUTE,
     _STEREOTYPE,
-    _Collator,
-    _ContextDebiasObjective,
-    _layer_indices,
+    ContextDebiasCollator,
+    ContextDebiasObjective,
     _tokenize_with_words,
+    context_debias_layers,
 )
 from probekit import load_encoder, run_probe_suite
-from probekit._corpus import template_corpus
-from probekit._encoders import Encoder
 from probekit.cli.main import main
+from probekit.encoders import Encoder
+from probekit.text import template_corpus
 from tests.conftest import build_tiny_model
 
 FEMALE = ["she", "woman", "mother", "girl", "her"]
@@ -108,10 +108,10 @@ def test_loss_terms_equal_brute_force_without_padding(corpus, level):
                 + _tokenize_with_words(tokenizer, attribute, FEMALE, kind=_ATTRIBUTE, max_length=64, case_sensitive=False))
     assert len({len(e.ids) for e in examples}) > 1  # padding is really there
     vectors = torch.randn(2, 3, 32, generator=torch.Generator().manual_seed(0))
-    layers = _layer_indices("all", 2)
-    objective = _ContextDebiasObjective(trained, original.model, vectors, layers, 0.2, 0.8).eval()
+    layers = context_debias_layers("all", 2)
+    objective = ContextDebiasObjective(trained, original.model, vectors, layers, 0.2, 0.8).eval()
     with torch.no_grad():
-        orth, n_orth, reg, n_reg = objective.sums(**_Collator(tokenizer.pad_token_id, level)(examples))
+        orth, n_orth, reg, n_reg = objective.sums(**ContextDebiasCollator(tokenizer.pad_token_id, level)(examples))
 
     expected_orth, expected_n_orth, expected_reg, expected_n_reg = 0.0, 0, 0.0, 0
     for sentence in stereotype:
@@ -133,8 +133,8 @@ def test_loss_terms_equal_brute_force_without_padding(corpus, level):
 
 
 def test_layer_choices():
-    assert _layer_indices("first", 6) == (0,) and _layer_indices("last", 6) == (6,)
-    assert _layer_indices("all", 6) == tuple(range(7))
+    assert context_debias_layers("first", 6) == (0,) and context_debias_layers("last", 6) == (6,)
+    assert context_debias_layers("all", 6) == tuple(range(7))
     with pytest.raises(ValueError, match="layers"):
         _fast(layers="middle").fit(_encoder("base"), ["she is here"], progress=False)
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from probekit import DEFAULT_MODEL_NAME, embed_words, load_encoder
-from probekit._encoders import cpu_supports_bf16, resolve_dtype
+from probekit.encoders import cpu_supports_bf16, resolve_dtype
 from probekit.errors import InvalidParameterError, ModelLoadError
 
 
@@ -44,7 +44,7 @@ def test_fingerprint_is_stable_and_tracks_weights(tiny_checkpoints, tmp_path):
 
 
 def test_in_memory_fingerprint_changes_with_weights(tiny_encoder):
-    from probekit._encoders import fingerprint
+    from probekit.encoders import fingerprint
 
     model = tiny_encoder.model
     before = fingerprint(model.config, model=model)
@@ -159,7 +159,7 @@ def test_pretraining_checkpoint_keeps_head_and_pooler(tmp_path):
 
 
 def test_fingerprint_handles_scalar_buffers_and_tokenizers(tiny_encoder):
-    from probekit._encoders import Encoder, fingerprint
+    from probekit.encoders import Encoder, fingerprint
     from tests.conftest import build_tiny_model
 
     model, tokenizer = build_tiny_model("base")

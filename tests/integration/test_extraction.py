@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from probekit import embed_sentences, embed_words
-from probekit._encoders import Encoder
+from probekit.encoders import Encoder
 from probekit.errors import InvalidParameterError, MissingSentencesError
 from tests.conftest import build_tiny_model
 
@@ -139,7 +139,7 @@ def test_cache_round_trips_bit_exactly_and_is_reused(tiny_encoder, tmp_path, mon
     files = list(tmp_path.glob("*.npz"))
     assert len(files) == 1
 
-    import probekit._embedding as engine
+    import probekit.embedding._extraction as engine
 
     def no_model(*args, **kwargs):
         raise AssertionError("the cache should have been used")
@@ -229,7 +229,7 @@ def test_a_single_string_is_not_a_corpus(tiny_encoder):
 
 
 def test_last_layer_shortcut_matches_full_forward_and_restores_the_model(tiny_encoder, monkeypatch):
-    import probekit._embedding as engine
+    import probekit.embedding._extraction as engine
 
     assert engine._last_layer_shortcut(tiny_encoder.model) is not None
     fast = embed_words(tiny_encoder, SENTENCES, WORDS, progress=False)
@@ -247,7 +247,7 @@ def test_last_layer_shortcut_matches_full_forward_and_restores_the_model(tiny_en
 
 
 def test_hooks_on_the_model_turn_the_shortcut_off(tiny_encoder):
-    import probekit._embedding as engine
+    import probekit.embedding._extraction as engine
 
     plain = embed_words(tiny_encoder, SENTENCES, WORDS, progress=False)
     handle = tiny_encoder.model.encoder.layer[-1].register_forward_hook(

@@ -296,7 +296,7 @@ def test_frozen_path_is_logistic_regression_on_the_encoders_embeddings(encoder, 
 
 
 def test_frozen_runs_share_embeddings_through_the_cache(encoder, bios, tmp_path, monkeypatch):
-    import probekit._embedding
+    import probekit.embedding._extraction
 
     config = FinetuneConfig(frozen=True, max_length=48, device="cpu", seed=1)
     data, cache = bios["train"], tmp_path / "cache"
@@ -305,7 +305,7 @@ def test_frozen_runs_share_embeddings_through_the_cache(encoder, bios, tmp_path,
     run_finetune(encoder, data, setting="scrubbed", folds=2, config=config, out_dir=tmp_path / "scrubbed",
                  progress=False, embedding_cache=cache)
     # a unit with embeddings given by the caller (a study sharing them between units)
-    from probekit.finetune._train import default_embedder
+    from probekit.finetune import default_embedder
 
     calls, base = [], default_embedder(encoder, config)
 
@@ -319,7 +319,7 @@ def test_frozen_runs_share_embeddings_through_the_cache(encoder, bios, tmp_path,
     def no_encoding(*args, **kwargs):
         raise AssertionError("embedded again instead of read from the cache")
 
-    monkeypatch.setattr(probekit._embedding, "_encode_units", no_encoding)
+    monkeypatch.setattr(probekit.embedding._extraction, "_encode_units", no_encoding)
     cached = run_finetune(encoder, data, setting="original", folds=2, config=config, out_dir=tmp_path / "cached",
                           progress=False, embedding_cache=cache)
     entry = run_fold(encoder, data, 1, setting="swapped", folds=2, config=config, out_dir=tmp_path / "unit",
@@ -333,7 +333,7 @@ def test_frozen_runs_share_embeddings_through_the_cache(encoder, bios, tmp_path,
 
 
 def test_a_projected_encoders_projection_is_applied_to_the_pooled_vector(encoder, bios):
-    from probekit._output_projection import OutputProjection
+    from probekit.encoders import OutputProjection
 
     rng = np.random.default_rng(0)
     v = rng.normal(size=32)

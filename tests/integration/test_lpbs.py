@@ -38,7 +38,7 @@ def _mlm(tokenizer, seed=0):
 
 @pytest.fixture(scope="module")
 def encoder(tokenizer):
-    from probekit._encoders import Encoder
+    from probekit.encoders import Encoder
 
     return Encoder.from_model(_mlm(tokenizer), tokenizer, device="cpu")
 
@@ -167,7 +167,7 @@ def test_single_target_group_has_no_effect_size(encoder):
 
 
 def test_missing_head_is_a_clear_error_and_a_skip_in_reports(tokenizer):
-    from probekit._encoders import Encoder
+    from probekit.encoders import Encoder
 
     config = transformers.BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=1,
                                      num_attention_heads=2, intermediate_size=64)

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from probekit._probe_suite import run_probe_suite
 from probekit.cli.main import main
+from probekit.intrinsic import run_probe_suite
 
 FAST = dict(max_per_word=3, standard_tests=["weat8b"], n_permutations=200, n_bootstrap=20, n_randomizations=10)
 FAST_CLI = ["--max-per-word", "3", "--seat-tests", "weat8b", "--permutations", "200", "--bootstrap", "20",
@@ -153,7 +153,7 @@ def test_probe_cli_bad_probe_options(tiny_checkpoints, tmp_path, capsys, args, m
 def test_evidence_report_warns_about_few_words_and_a_dominant_word():
     from types import SimpleNamespace
 
-    from probekit._probe_suite import evidence_report
+    from probekit.intrinsic import evidence_report
 
     def occurrences(counts):
         return SimpleNamespace(words=np.array([w for w, n in counts.items() for _ in range(n)]))
@@ -179,7 +179,7 @@ def test_evidence_report_warns_about_few_words_and_a_dominant_word():
     assert "sentences_excluded" not in evidence["male_attributes"]
     assert len(notes) == 2
     assert "female stereotypes: only 3 word(s)" in notes[0] and "'nurse' holds 9 of the set's 12 contexts" in notes[1]
-    from probekit._report import summary_markdown
+    from probekit.report import summary_markdown
 
     summary = summary_markdown([{"warnings": notes, "evidence": evidence}], ["m"])
     assert summary.count("**WARNING**") == 2 and "| female stereotypes | 4 | 3 | 12 | nurse (75%) |" in summary

@@ -14,13 +14,13 @@ import torch
 import probekit
 from debias import INLP, LEACE, LinearEraser, SentDebias, apply_projection, swap_texts
 from probekit import embed_sentences, embed_words, load_encoder
-from probekit._output_projection import (
+from probekit.cli.main import main
+from probekit.encoders import (
     CONFIG_FILE,
     OutputProjection,
     active_projection_digests,
     projected_fingerprint,
 )
-from probekit.cli.main import main
 from probekit.errors import InvalidParameterError, ModelLoadError, ProbekitError
 
 SENTENCES = [
@@ -119,8 +119,8 @@ def test_masked_lm_head_reads_the_projected_states(tiny_mlm_encoder):
 
 
 def test_both_seat_sides_and_the_probe_see_the_projection(tiny_encoder, monkeypatch):
-    import probekit._embedding
-    import probekit.intrinsic
+    import probekit.intrinsic._probe_suite as suite
+    import probekit.intrinsic._seat_variants as variants
 
     v = _unit(3)
     projected = apply_projection(tiny_encoder, _sent_debias_along(v))
@@ -139,9 +139,9 @@ def test_both_seat_sides_and_the_probe_see_the_projection(tiny_encoder, monkeypa
             return out
         return wrapper
 
-    monkeypatch.setattr(probekit.intrinsic, "contextual_seat", spy("seat", probekit.intrinsic.contextual_seat, 2))
-    monkeypatch.setattr(probekit.intrinsic, "gender_probe", spy("probe", probekit.intrinsic.gender_probe, 4))
-    monkeypatch.setattr(probekit._embedding, "embed_sentences", spy_sentences(probekit._embedding.embed_sentences))
+    monkeypatch.setattr(suite, "contextual_seat", spy("seat", suite.contextual_seat, 2))
+    monkeypatch.setattr(suite, "gender_probe", spy("probe", suite.gender_probe, 4))
+    monkeypatch.setattr(variants, "embed_sentences", spy_sentences(variants.embed_sentences))
     corpus = probekit.template_corpus(frames_per_word=2, random_state=0)
     options = dict(max_per_word=3, standard_tests=["weat8b"], n_permutations=100, n_bootstrap=20,
                    n_randomizations=5, progress=False)
@@ -239,7 +239,7 @@ def test_sent_debias_from_encoder_uses_swapped_sentence_pairs(tiny_mlm_encoder):
 
 
 def test_inlp_and_leace_from_encoder_fit_the_attribute_occurrences(tiny_encoder):
-    from probekit._probe_suite import attribute_embeddings
+    from probekit.intrinsic import attribute_embeddings
 
     corpus = probekit.template_corpus(frames_per_word=1, random_state=0)
     occurrences, female, _ = attribute_embeddings(tiny_encoder, corpus, max_per_word=3, random_state=0, progress=False)

@@ -12,10 +12,12 @@ import warnings
 import numpy as np
 import pytest
 
-import probekit._corpus as corpus_module
 import wordlists as W
-from probekit._corpus import (
+from probekit.errors import InputFileError, InvalidParameterError, MissingSentencesError, ProbekitError
+from probekit.text import (
     Corpus,
+    WordMatcher,
+    compile_word_pattern,
     indefinite_article,
     load_hf_corpus,
     load_text_corpus,
@@ -24,9 +26,6 @@ from probekit._corpus import (
     template_corpus,
     template_frames,
 )
-from probekit._wordmatch import WordMatcher, compile_word_pattern
-from probekit.errors import InputFileError, InvalidParameterError, MissingSentencesError, ProbekitError
-
 
 # ------------------------------------------------------------------------------------------
 # Corpus
@@ -440,7 +439,7 @@ def test_select_sentences_missing_error_warn_ignore(caplog):
         select_sentences(corpus, ["nurse", "captain", "boss"], on_missing="error")
     assert info.value.missing == ["captain", "boss"]
     assert "captain" in str(info.value) and "boss" in str(info.value)
-    with caplog.at_level(logging.WARNING, logger="probekit._corpus"):
+    with caplog.at_level(logging.WARNING, logger="probekit.text._corpus"):
         with pytest.warns(UserWarning, match="captain"):
             sel = select_sentences(corpus, ["nurse", "captain"])
     assert any("captain" in r.getMessage() for r in caplog.records)
@@ -483,7 +482,7 @@ def test_select_sentences_uses_one_compiled_pattern(monkeypatch):
         calls.append(1)
         return compile_word_pattern(words, case_sensitive=case_sensitive)
 
-    import probekit._wordmatch as wordmatch_module
+    import probekit.text._wordmatch as wordmatch_module
 
     monkeypatch.setattr(wordmatch_module, "compile_word_pattern", counting)
     select_sentences(random_corpus(200, seed=3), ["he", "nurse"], exclude_words=["she"], on_missing="ignore")
@@ -526,7 +525,7 @@ def test_trie_pattern_equals_flat_alternation():
 
 def test_cased_matching_accepts_a_capital_only_at_the_start():
     from probekit import select_sentences
-    from probekit._wordmatch import WordMatcher
+    from probekit.text import WordMatcher
 
     corpus = ["She left early.", "Then she left.", "The Nurse arrived.", "\u201cNurse!\u201d he said.", "A rose and Rose."]
     selection = select_sentences(corpus, ["she", "nurse", "rose"], case_sensitive=True, on_missing="ignore")
@@ -539,7 +538,7 @@ def test_cased_matching_accepts_a_capital_only_at_the_start():
 
 
 def test_matches_whose_lowercase_differs_are_skipped_not_crashing():
-    from probekit._wordmatch import WordMatcher
+    from probekit.text import WordMatcher
 
     for case_sensitive in (False, True):
         matcher = WordMatcher(["she", "iris"], case_sensitive=case_sensitive)

@@ -271,7 +271,7 @@ def test_counterfactual_prediction_scores_against_per_source_loop():
 def test_fixed_width_string_fast_path_matches_pandas():
     import pandas as pd
 
-    from probekit.extrinsic._inputs import factorize
+    from probekit.extrinsic import factorize
 
     rng = np.random.default_rng(15)
     pool = np.array(["", "a", "ab", "ba", "é", "女性", "male", "female", "a\x00"])

@@ -15,8 +15,7 @@ from scipy.stats import mannwhitneyu, wasserstein_distance
 from sklearn.metrics import roc_auc_score
 
 import probekit.extrinsic._panel as panel_mod
-from probekit.extrinsic import evaluate_predictions
-from probekit.extrinsic._panel import class_panels, probability_panel, sorted_probability_panel
+from probekit.extrinsic import class_panels, evaluate_predictions, probability_panel, sorted_probability_panel
 
 KEYS = ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg", "roc_auc", "w1_all", "w1_tc")
 

@@ -9,8 +9,14 @@ from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score
 
 from probekit.errors import InvalidParameterError
-from probekit.extrinsic import UndefinedMetricWarning, borkan_metrics, borkan_table, jigsaw_score, literature_metric
-from probekit.extrinsic._threshold_agnostic import probability_panel
+from probekit.extrinsic import (
+    UndefinedMetricWarning,
+    borkan_metrics,
+    borkan_table,
+    jigsaw_score,
+    literature_metric,
+    probability_panel,
+)
 
 
 def sklearn_borkan(y, s, sub):

@@ -19,7 +19,7 @@ from probekit.extrinsic import (
     permutation_test_gap,
     wilcoxon_test,
 )
-from probekit.extrinsic._uncertainty import jackknife_counts, multinomial_bootstrap_counts
+from probekit.stats import jackknife_counts, multinomial_bootstrap_counts
 
 PAPER = dict(sigma2=4.0, gamma=0.5, rho=0.95, C=1.0)
 

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from probekit.extrinsic import UndefinedMetricWarning, t_interval
-from probekit.finetune._evaluate import METRICS, fold_metrics, prob_column, summarize_folds
+from probekit.finetune import METRICS, fold_metrics, prob_column, summarize_folds
 
 CLASSES = ["a", "b", "c"]
 

@@ -10,8 +10,7 @@ from scipy import stats
 from sklearn.linear_model import LogisticRegression
 
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic import GenderProbe, gender_probe
-from probekit.intrinsic._gender_probe import PAPER_PROBE
+from probekit.intrinsic import PAPER_PROBE, GenderProbe, gender_probe
 
 DIM = 24
 
@@ -212,7 +211,7 @@ def test_alternative_greater_is_one_sided():
     assert straight.permutation_p_value == pytest.approx(1 / 101)
     import json
 
-    from probekit._io import dumps_json
+    from probekit.utils import dumps_json
 
     assert json.loads(dumps_json(straight))["alternative"] == "greater"
 
@@ -327,7 +326,7 @@ def test_grouped_cv_keeps_each_word_on_one_side_and_picks_the_best_log_loss():
 
 
 def test_calibration_is_brier_and_equal_width_ece():
-    from probekit.intrinsic._linear_probe import probe_calibration
+    from probekit.intrinsic import probe_calibration
 
     rng = np.random.default_rng(15)
     p = np.r_[rng.uniform(size=500), 0.0, 1.0, 0.1, 0.3]

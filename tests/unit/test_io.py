@@ -9,7 +9,7 @@ import types
 import numpy as np
 import pytest
 
-from probekit._io import atomic_path, dumps_json, write_json
+from probekit.utils import atomic_path, dumps_json, write_json
 
 
 def test_json_conversion_of_numpy_nan_and_read_only_mappings(tmp_path):

@@ -8,7 +8,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._linear_probe import check_class_weight, fit_linear_probe, word_grouped_folds
+from probekit.intrinsic import check_class_weight, fit_linear_probe, word_grouped_folds
 
 
 def _rows(seed, n_words=24, dim=6):

@@ -10,8 +10,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic import mdl_probe
-from probekit.intrinsic._mdl import block_ends, one_se_choice
+from probekit.intrinsic import block_ends, mdl_probe, one_se_choice
 
 
 def _data(seed, n_words=120, occurrences=3, dim=8, margin=2.0):

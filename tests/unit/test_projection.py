@@ -11,15 +11,14 @@ from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
 
 from debias import INLP, LEACE, LinearEraser, SentDebias
-from debias._projection import NotFittedError
-from probekit._output_projection import (
+from probekit.encoders import (
     CONFIG_FILE,
     WEIGHTS_FILE,
     OutputProjection,
     read_projection_dir,
     write_projection_dir,
 )
-from probekit.errors import InvalidParameterError, ModelLoadError, ProbekitError
+from probekit.errors import InvalidParameterError, ModelLoadError, NotFittedError, ProbekitError
 
 DIM = 16
 

@@ -415,9 +415,9 @@ def test_report_cli_and_compare_output(tmp_path, capsys):
 
 def test_compare_cli_reuses_saved_results_and_labels_methods(tmp_path, monkeypatch, capsys):
     """Results already in OUT/<name>/ with matching provenance are reused: no suite runs."""
-    from probekit._corpus import template_corpus
     from probekit.cli.main import build_parser
     from probekit.cli.probe import suite_options
+    from probekit.text import template_corpus
 
     projection = tmp_path / "sd-dir"
     projection.mkdir()
@@ -448,7 +448,7 @@ def test_compare_cli_reuses_saved_results_and_labels_methods(tmp_path, monkeypat
         raise AssertionError("the suite must not run: results are reused")
 
     monkeypatch.setattr(probekit, "load_encoder", lambda model, **kw: FakeEncoder("default" if model is None else model))
-    monkeypatch.setattr("probekit._probe_suite.run_probe_suite", refuse)
+    monkeypatch.setattr("probekit.intrinsic._probe_suite.run_probe_suite", refuse)
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert printed.count("reusing") == 2

@@ -10,8 +10,7 @@ import pytest
 
 import debias
 import wordlists
-from debias import ScrubResult, Span, scrub, scrub_texts
-from debias._gendered_words import ANY, get_vocabulary
+from debias import ANY, ScrubResult, Span, get_vocabulary, scrub, scrub_texts
 from probekit.errors import InvalidParameterError
 
 CASES = [

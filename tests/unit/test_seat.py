@@ -14,13 +14,13 @@ from scipy import stats
 from probekit.errors import InvalidParameterError, MissingSentencesError
 from probekit.intrinsic import (
     BLEACHED_TEMPLATES,
+    _seat,
     bleached_sentences,
     contextual_seat,
     infer_word_kind,
     seat_test,
     seat_test_from_scores,
 )
-from probekit.intrinsic import _seat
 
 REPO = Path(__file__).resolve().parents[2]
 SENT_ENCS = REPO.parent / "shared" / "reference" / "sent_debias_gender_tests" / "sent_encs.npz"
@@ -444,9 +444,7 @@ def test_sentence_seat_encodes_each_template_sentence(monkeypatch):
         # deterministic pseudo-embedding from the sentence text
         return np.array([np.random.default_rng(abs(hash(s)) % 2**32).normal(size=8) for s in sentences])
 
-    import types
-    fake_module = types.SimpleNamespace(embed_sentences=fake_embed_sentences)
-    monkeypatch.setitem(__import__("sys").modules, "probekit._embedding", fake_module)
+    monkeypatch.setattr(variants, "embed_sentences", fake_embed_sentences)
     xw, yw, aw, bw = ["John", "Paul"], ["Amy", "Joan"], ["career", "office"], ["home", "family"]
     r = variants.sentence_seat(object(), xw, yw, aw, bw, random_state=0, n_bootstrap=0, n_permutations=1000)
     assert len(calls) == 1 and len(calls[0]) == len(set(calls[0]))
@@ -479,7 +477,7 @@ def tiny_checkpoint(tmp_path_factory):
 
 def test_sentence_seat_on_a_real_encoder_matches_manual_pipeline(tiny_checkpoint):
     from probekit import embed_sentences, load_encoder
-    from probekit.intrinsic import sentence_seat, seat_word_sets
+    from probekit.intrinsic import seat_word_sets, sentence_seat
 
     encoder = load_encoder(str(tiny_checkpoint), device="cpu")
     sets = seat_word_sets("weat7")

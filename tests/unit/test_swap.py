@@ -10,8 +10,7 @@ import pytest
 
 import debias
 import wordlists
-from debias import Span, SwapResult, swap, swap_texts
-from debias._swap import unambiguous_words
+from debias import Span, SwapResult, swap, swap_texts, unambiguous_words
 from probekit.errors import InvalidParameterError
 
 # (input, expected) with names="builtin" (Mary<->James, Jane<->John, Susan<->David, Rose<->Tony,

@@ -14,9 +14,9 @@ from probekit.finetune import (
     SYNTHETIC_FEMALE_DOMINATED,
     SYNTHETIC_MALE_DOMINATED,
     SYNTHETIC_PROFESSIONS,
+    _synthetic,
     make_synthetic_bios,
 )
-from probekit.finetune import _synthetic
 
 N_TRAIN, N_TEST = 1400, 1400
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")

@@ -7,8 +7,8 @@ import copy
 import pytest
 import torch
 
-from debias._training import TrainingConfig, latest_checkpoint, shuffled_batches, train
 from probekit.errors import InvalidParameterError
+from probekit.training import TrainingConfig, latest_checkpoint, shuffled_batches, train
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import wordlists as W
-from probekit._provenance import hash_words
-from probekit._wordmatch import WordMatcher
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.text import WordMatcher
+from probekit.utils import hash_words
 
 REFERENCE = Path(__file__).parents[2].parent / "shared" / "reference"
 

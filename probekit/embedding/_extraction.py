@@ -20,10 +20,11 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import torch
 
-from probekit._cache import EmbeddingCache, cache_key
-from probekit._encoders import Encoder
-from probekit._wordmatch import WordMatcher
+from probekit.embedding._cache import EmbeddingCache, cache_key
+from probekit.encoders import Encoder
 from probekit.errors import InvalidParameterError, MissingSentencesError
+from probekit.text import WordMatcher
+from probekit.utils import atomic_path, dumps_json
 
 logger = logging.getLogger(__name__)
 
@@ -133,8 +134,6 @@ class WordEmbeddings:
 
     def save(self, path: str | os.PathLike) -> None:
         """Write to ``path`` as npz (no pickle), atomically, with the metadata as JSON."""
-        from probekit._io import atomic_path, dumps_json
-
         meta = {"layers": list(self.layers), "pooling": self.pooling, "missing": list(self.missing), **self.meta}
         with atomic_path(path, suffix=".tmp.npz") as tmp:
             np.savez(tmp, **self.to_arrays(), meta=np.asarray(dumps_json(meta)))
@@ -165,7 +164,7 @@ class _Unit:
 # --------------------------------------------------------------------------------------------- checks
 
 
-def _normalize_layers(layer: int | Sequence[int], num_layers: int) -> tuple[tuple[int, ...], bool]:
+def normalize_layers(layer: int | Sequence[int], num_layers: int) -> tuple[tuple[int, ...], bool]:
     """Map user layer indices (negative allowed, -1 = last) to hidden-state indices 0..num_layers."""
     many = not isinstance(layer, (int, np.integer))
     requested = list(layer) if many else [layer]
@@ -207,7 +206,7 @@ def _text_digest(texts: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-def _extraction_meta(encoder: Encoder, sentences: Sequence[str], **extra: Any) -> dict[str, Any]:
+def extraction_meta(encoder: Encoder, sentences: Sequence[str], **extra: Any) -> dict[str, Any]:
     """What extracted numbers depend on: provenance of a result and part of its cache key."""
     return {
         "model_fingerprint": encoder.fingerprint,
@@ -313,7 +312,8 @@ def _last_layer_shortcut(model: Any) -> Any | None:
 
 def _has_forward_hooks(model: torch.nn.Module) -> bool:
     """Whether any user hook watches the model's forward. transformers' own output-capturing hooks
-    (installed once ``output_hidden_states`` is used) only record outputs and are not counted."""
+    (installed once ``output_hidden_states`` is used) only record outputs and are not counted.
+    """
     from torch.nn.modules import module as torch_module
 
     def foreign(hooks: Any) -> bool:
@@ -454,12 +454,12 @@ def embed_words(
     cache_dir: str | os.PathLike | None = None,
     progress: bool = True,
 ) -> WordEmbeddings:
-    """Contextual embeddings of every occurrence of ``words`` in ``sentences``.
+    r"""Contextual embeddings of every occurrence of ``words`` in ``sentences``.
 
-    Each whole-word occurrence (see :class:`probekit._wordmatch.WordMatcher`) is located through
+    Each whole-word occurrence (see :class:`probekit.text._wordmatch.WordMatcher`) is located through
     the tokenizer's offset mapping and its wordpieces are pooled from the chosen hidden layer(s):
 
-    .. math:: e(w, s) = \\operatorname{pool}_{t \\in \\text{pieces}(w)} h^{(\\ell)}_t(s)
+    .. math:: e(w, s) = \operatorname{pool}_{t \in \text{pieces}(w)} h^{(\ell)}_t(s)
 
     with pool = first, mean or last piece. A word used twice in a sentence gives two rows (Tokpo
     et al. 2023, §3). A sentence longer than the model's limit is not dropped: each occurrence in
@@ -501,7 +501,7 @@ def embed_words(
             raise InvalidParameterError("words", w, "non-empty strings")
     _check_choice("pooling", pooling, WORD_POOLINGS)
     _check_choice("on_missing", on_missing, ON_MISSING)
-    layers, many_layers = _normalize_layers(layer, encoder.num_layers)
+    layers, many_layers = normalize_layers(layer, encoder.num_layers)
     if case_sensitive is None:
         case_sensitive = not encoder.do_lower_case
     batch_tokens = batch_tokens or default_batch_tokens(encoder.device)
@@ -521,7 +521,7 @@ def embed_words(
     missing = tuple(w for w in words if w not in found)
     _report_missing(missing, len(words), on_missing)
 
-    meta = _extraction_meta(encoder, sentences, words_digest=_text_digest(words), case_sensitive=case_sensitive)
+    meta = extraction_meta(encoder, sentences, words_digest=_text_digest(words), case_sensitive=case_sensitive)
     cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
     key = cache_key(kind="words", layers=layers, pooling=pooling, **meta)
     if cache is not None and (hit := cache.load(key)) is not None:
@@ -637,7 +637,7 @@ def embed_sentences(
     cache_dir: str | os.PathLike | None = None,
     progress: bool = True,
 ) -> np.ndarray:
-    """Sentence embeddings, one row per sentence.
+    r"""Sentence embeddings, one row per sentence.
 
     Parameters
     ----------
@@ -645,7 +645,7 @@ def embed_sentences(
     sentences : sequence of str
     pooling : {"mean", "cls", "pooler"}
         ``"mean"``: masked mean over the sentence's tokens, special tokens excluded,
-        :math:`\\frac{1}{|T|}\\sum_{t \\in T} h^{(\\ell)}_t`; ``"cls"``: the first token's state;
+        :math:`\frac{1}{|T|}\sum_{t \in T} h^{(\ell)}_t`; ``"cls"``: the first token's state;
         ``"pooler"``: the model's pooler output (last layer only; BERT's tanh dense over [CLS]).
     layer : int or sequence of int, default -1
         As in :func:`embed_words`.
@@ -662,14 +662,14 @@ def embed_sentences(
     """
     sentences = _check_sentences(sentences)
     _check_choice("pooling", pooling, SENTENCE_POOLINGS)
-    layers, many_layers = _normalize_layers(layer, encoder.num_layers)
+    layers, many_layers = normalize_layers(layer, encoder.num_layers)
     if pooling == "pooler":
         if layers != (encoder.num_layers,):
-            raise InvalidParameterError("layer", layer, f"-1 (the pooler reads the last layer) with pooling='pooler'")
+            raise InvalidParameterError("layer", layer, "-1 (the pooler reads the last layer) with pooling='pooler'")
         if getattr(encoder.model, "pooler", None) is None:
             raise InvalidParameterError("pooling", pooling, ["mean", "cls"], "this model has no pooler")
     batch_tokens = batch_tokens or default_batch_tokens(encoder.device)
-    meta = _extraction_meta(encoder, sentences)
+    meta = extraction_meta(encoder, sentences)
     cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
     key = cache_key(kind="sentences", layers=layers, pooling=pooling, **meta)
     if cache is not None and (hit := cache.load(key)) is not None:

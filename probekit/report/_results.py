@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from probekit._io import atomic_path
 from probekit.errors import InputFileError
-from probekit.finetune._evaluate import METRIC_LABELS
+from probekit.report._labels import METRIC_LABELS
+from probekit.utils import atomic_path
 
 __all__ = ["load_finetune_results", "finetune_markdown", "plot_finetune_figure", "run_label", "TABLE_METRICS"]
 

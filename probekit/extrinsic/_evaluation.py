@@ -19,8 +19,6 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from probekit._io import dumps_json, write_json
-from probekit._provenance import collect_provenance
 from probekit.errors import InvalidParameterError
 from probekit.extrinsic._aggregation import generalized_mean
 from probekit.extrinsic._confusion import confusion_tensor, ovr_from_confusion, rate_from_ovr
@@ -29,8 +27,9 @@ from probekit.extrinsic._inputs import Encoded, encode_inputs, resolve_group
 from probekit.extrinsic._literature_metrics import LITERATURE_METRICS
 from probekit.extrinsic._panel import class_panels
 from probekit.extrinsic._significance import paired_group_test
-from probekit.extrinsic._uncertainty import bca_interval, jackknife_counts, multinomial_bootstrap_counts
 from probekit.extrinsic._warnings import warn_undefined
+from probekit.stats import bca_interval, jackknife_counts, multinomial_bootstrap_counts
+from probekit.utils import collect_provenance, dumps_json, write_json
 
 logger = logging.getLogger(__name__)
 

@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from probekit._version import __version__
+
 _LIBRARIES = ("numpy", "scipy", "scikit-learn", "torch", "transformers", "datasets", "pandas")
 
 
@@ -17,7 +19,6 @@ def toolkit_version() -> str:
     try:
         return importlib.metadata.version("probekit")
     except importlib.metadata.PackageNotFoundError:
-        from probekit._version import __version__
 
         return __version__
 

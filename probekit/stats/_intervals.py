@@ -11,7 +11,7 @@ from scipy import special
 from scipy import stats as _scipy_stats
 
 from probekit.errors import InvalidParameterError
-from probekit.extrinsic._inputs import as_1d, factorize, resolve_group
+from probekit.utils import as_1d, factorize, resolve_group
 
 __all__ = [
     "ConfidenceInterval",

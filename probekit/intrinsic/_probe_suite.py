@@ -24,13 +24,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from probekit._corpus import Corpus, select_sentences, template_corpus
-from probekit._embedding import embed_words
-from probekit._encoders import Encoder
-from probekit._io import atomic_write_text, to_jsonable, write_json
-from probekit._provenance import collect_provenance
-from probekit._report import plot_layer_curves, plot_probe_chart, summary_markdown
+import wordlists
+from probekit.embedding import embed_selected_words, paper_word_sets, suite_seeds
+from probekit.encoders import Encoder
 from probekit.errors import InvalidParameterError
+from probekit.intrinsic._gender_probe import gender_probe
+from probekit.intrinsic._linear_probe import check_C, check_class_weight
+from probekit.intrinsic._lpbs import lpbs_report
+from probekit.intrinsic._mdl import mdl_probe
+from probekit.intrinsic._named_tests import STANDARD_SEAT_TESTS, seat_word_sets
+from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
+from probekit.report import plot_layer_curves, plot_probe_chart, summary_markdown
+from probekit.text import Corpus, template_corpus
+from probekit.utils import atomic_write_text, collect_provenance, to_jsonable, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +107,8 @@ class ProbeSuiteResult:
 
     def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
         """Write ``results.json``, then ``summary.md``, ``probe.png`` and (with per-layer results)
-        ``probe_layers.png``, all built from that JSON."""
+        ``probe_layers.png``, all built from that JSON.
+        """
         out = Path(out_dir)
         data = self.to_dict()
         write_json(out / RESULTS_FILE, data)
@@ -113,128 +120,10 @@ class ProbeSuiteResult:
         return out
 
 
-def _pieces_in_context(tokenizer: Any, word: str) -> int:
-    """Number of tokens of ``word`` inside running text, located through the offset mapping (so a
-    byte-level BPE word counts with its leading space, as it appears in sentences)."""
-    text = f"the {word} ."
-    start, end = 4, 4 + len(word)
-    offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
-    return sum(1 for s, e in offsets if s < end and e > start and e > s)
-
-
-def _single_piece(encoder: Encoder, words: Sequence[str]) -> tuple[list[str], list[str]]:
-    kept, dropped = [], []
-    for word in words:
-        (kept if _pieces_in_context(encoder.tokenizer, word) == 1 else dropped).append(word)
-    return kept, dropped
-
-
-def paper_word_sets(encoder: Encoder, *, single_piece_only: bool = True) -> dict[str, Any]:
-    """The paper's attribute and stereotype words as the suite uses them (Tokpo et al. 2023, §3).
-
-    A word listed both as an attribute and as a stereotype ("maid") stays a stereotype only
-    (stereotype words are never trained on); with ``single_piece_only`` only words that are one
-    wordpiece in context are kept.
-
-    Returns
-    -------
-    dict
-        ``female_attributes``, ``male_attributes``, ``female_stereotypes``, ``male_stereotypes``
-        (lists), ``all_gendered`` (set: every attribute word and attribute-pair word, before
-        filtering), ``dropped`` (multi-wordpiece words by list), ``in_both`` (sorted list),
-        ``listed`` (the lists as published) and ``excluded`` (by list: attribute words left out
-        because they are also stereotypes).
-    """
-    import wordlists
-
-    female_attr, male_attr = (list(w) for w in wordlists.load_paper_attributes())
-    female_stereo, male_stereo = (list(w) for w in wordlists.load_paper_stereotypes())
-    all_gendered = set(female_attr) | set(male_attr)
-    pairs = wordlists.load_attribute_pairs()
-    all_gendered |= set(pairs.female) | set(pairs.male)
-    stereotype_words = set(female_stereo) | set(male_stereo)
-    in_both = sorted(stereotype_words & (set(female_attr) | set(male_attr)))
-    listed = {"female_attributes": list(female_attr), "male_attributes": list(male_attr),
-              "female_stereotypes": list(female_stereo), "male_stereotypes": list(male_stereo)}
-    excluded = {name: [w for w in words if w in stereotype_words] if "attributes" in name else []
-                for name, words in listed.items()}
-    female_attr = [w for w in female_attr if w not in stereotype_words]
-    male_attr = [w for w in male_attr if w not in stereotype_words]
-    dropped: dict[str, list[str]] = {}
-    if single_piece_only:
-        female_attr, dropped["female_attributes"] = _single_piece(encoder, female_attr)
-        male_attr, dropped["male_attributes"] = _single_piece(encoder, male_attr)
-        female_stereo, dropped["female_stereotypes"] = _single_piece(encoder, female_stereo)
-        male_stereo, dropped["male_stereotypes"] = _single_piece(encoder, male_stereo)
-    return {
-        "female_attributes": female_attr, "male_attributes": male_attr,
-        "female_stereotypes": female_stereo, "male_stereotypes": male_stereo,
-        "all_gendered": all_gendered, "dropped": dropped, "in_both": in_both, "listed": listed,
-        "excluded": excluded,
-    }
-
-
-def embed_selected_words(
-    encoder: Encoder,
-    corpus: Corpus | Sequence[str],
-    words: Sequence[str],
-    *,
-    exclude_words: Sequence[str] | None = None,
-    max_per_word: int | None,
-    selection_seed: int,
-    layer: int | Sequence[int],
-    cache_dir: str | os.PathLike | None = None,
-    progress: bool = True,
-) -> tuple[Any, Any]:
-    """Select up to ``max_per_word`` sentences per word and embed each word in its own sentences
-    (mean over wordpieces), as the suite does. Returns (WordEmbeddings, SentenceSelection); with
-    a list of layers the embeddings have shape (n, n_layers, hidden), from one pass."""
-    case_sensitive = not encoder.do_lower_case
-    selection = select_sentences(
-        corpus, list(words), exclude_words=exclude_words, max_per_word=max_per_word, random_state=selection_seed,
-        case_sensitive=case_sensitive, on_missing="warn",
-    )
-    embeddings = embed_words(
-        encoder, list(selection.sentences), list(words), layer=layer, pooling="mean", case_sensitive=case_sensitive,
-        on_missing="ignore", cache_dir=cache_dir, progress=progress,
-    ).restrict_to(selection)
-    return embeddings, selection
-
-
-def attribute_embeddings(
-    encoder: Encoder,
-    corpus: Corpus | Sequence[str] | None = None,
-    *,
-    layer: int = -1,
-    max_per_word: int | None = 100,
-    single_piece_only: bool = True,
-    random_state: int = 0,
-    cache_dir: str | os.PathLike | None = None,
-    progress: bool = True,
-) -> tuple[Any, list[str], list[str]]:
-    """Contextual embeddings of the paper's female and male attribute words, selected exactly as
-    :func:`run_probe_suite` selects them with the same ``random_state`` (the data a gender eraser
-    such as INLP or LEACE is fitted on). Returns (WordEmbeddings, female words, male words)."""
-    sets = paper_word_sets(encoder, single_piece_only=single_piece_only)
-    corpus = template_corpus() if corpus is None else corpus
-    female, male = sets["female_attributes"], sets["male_attributes"]
-    embeddings, _ = embed_selected_words(
-        encoder, corpus, female + male, max_per_word=max_per_word, layer=layer, cache_dir=cache_dir,
-        selection_seed=_seeds(int(random_state))["sentence_selection"], progress=progress,
-    )
-    return embeddings, female, male
-
-
-def _seeds(random_state: int) -> dict[str, int]:
-    """Independent seeds for each random step, derived from one user seed."""
-    children = np.random.SeedSequence(random_state).generate_state(6)
-    names = ("sentence_selection", "seat", "standard_seat", "lpbs", "probe", "mdl")
-    return {name: int(value) for name, value in zip(names, children)}
-
-
 def resolve_layers(layers: Any, num_layers: int, parameter: str = "layers") -> list[int]:
     """``"all"`` -> every hidden state ``0..num_layers`` (0: embedding output); a sequence of
-    ints (negative from the end, -1: last) -> sorted distinct hidden-state indices."""
+    ints (negative from the end, -1: last) -> sorted distinct hidden-state indices.
+    """
     if isinstance(layers, str):
         if layers.strip().lower() == "all":
             return list(range(num_layers + 1))
@@ -418,12 +307,6 @@ def run_probe_suite(
         Embedding cache; a rerun with the same inputs reuses it.
     progress : bool
     """
-    import wordlists
-    from probekit.intrinsic import (
-        STANDARD_SEAT_TESTS, contextual_seat, gender_probe, lpbs_report, mdl_probe, seat_word_sets, sentence_seat,
-    )
-    from probekit.intrinsic._linear_probe import check_C, check_class_weight
-
     if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
         raise InvalidParameterError("random_state", random_state, "an integer seed")
     if max_per_word is not None and (not isinstance(max_per_word, (int, np.integer)) or max_per_word < 1):
@@ -434,7 +317,7 @@ def run_probe_suite(
     headline = resolve_layers([layer], num_layers, "layer")[0]
     layer_list = None if layers is None else resolve_layers(layers, num_layers)
     extract = layer if layer_list is None else sorted(set(layer_list) | {headline})
-    seeds = _seeds(int(random_state))
+    seeds = suite_seeds(int(random_state))
     started = time.perf_counter()
     corpus = template_corpus() if corpus is None else corpus
 

@@ -23,8 +23,10 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from probekit._wordmatch import WordMatcher, normalize_word
 from probekit.errors import InputFileError, InvalidParameterError, MissingSentencesError, ProbekitError
+from probekit.text._wordmatch import WordMatcher, normalize_word
+from probekit.utils import atomic_write_text, hub_offline
+from wordlists import SLOT_TYPES, builtin_words, read_text, slot_types
 
 __all__ = [
     "Corpus",
@@ -110,13 +112,11 @@ class Corpus(Sequence):
 
         :func:`load_text_corpus` reads the file back into the same sentences.
         """
-        from probekit._io import atomic_write_text
-
         lines = (" ".join(s.split()) for s in self.sentences)
         return atomic_write_text(path, "".join(line + "\n" for line in lines if line))
 
 
-def _as_corpus(corpus: Any) -> Corpus:
+def as_corpus(corpus: Any) -> Corpus:
     if isinstance(corpus, Corpus):
         return corpus
     if isinstance(corpus, (str, bytes, os.PathLike)):
@@ -255,7 +255,6 @@ def load_text_corpus(
     """
     if mode not in _MODES:
         raise InvalidParameterError("mode", mode, _MODES)
-    from wordlists._files import read_text
 
     p = Path(path)
     text = read_text(p, encoding=encoding, what="corpus file")
@@ -286,18 +285,6 @@ def _is_saved_dataset(path: Path) -> bool:
     return path.is_dir() and any(
         (path / marker).exists() for marker in ("dataset_info.json", "state.json", "dataset_dict.json")
     )
-
-
-def _offline() -> bool:
-    truthy = {"1", "true", "yes", "on"}
-    if any(os.environ.get(v, "").strip().lower() in truthy for v in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")):
-        return True
-    try:
-        import datasets.config as dconfig
-
-        return bool(getattr(dconfig, "HF_HUB_OFFLINE", False) or getattr(dconfig, "HF_DATASETS_OFFLINE", False))
-    except Exception:  # pragma: no cover - very old datasets
-        return False
 
 
 def load_hf_corpus(
@@ -386,7 +373,7 @@ def load_hf_corpus(
             "Pass a local path instead: a folder written by Dataset.save_to_disk, or a "
             ".csv/.json/.jsonl/.parquet/.txt file"
         )
-        if _offline():
+        if hub_offline():
             raise ProbekitError(f"offline mode (HF_DATASETS_OFFLINE/HF_HUB_OFFLINE is set): {hint}")
         try:
             loaded = datasets.load_dataset(hub_name, split=split, **kwargs)
@@ -479,8 +466,6 @@ def _frames(slot: str) -> tuple[str, ...]:
 
 def template_frames(slot_type: str) -> tuple[str, ...]:
     """The built-in frames of one slot type (``{w}`` word, ``{W}`` capitalized, ``{a}``/``{A}`` article)."""
-    from wordlists import SLOT_TYPES
-
     if slot_type not in SLOT_TYPES:
         raise InvalidParameterError("slot_type", slot_type, SLOT_TYPES)
     return _frames(slot_type)
@@ -503,7 +488,6 @@ def _fill(frame: str, word: str) -> str:
 
 
 def _resolve_words(words: Any) -> list[tuple[str, tuple[str, ...]]]:
-    from wordlists import SLOT_TYPES, builtin_words, slot_types
 
     if words is None:
         return [(w, slot_types(w)) for w in builtin_words()]
@@ -564,8 +548,6 @@ def template_corpus(
     Corpus
         Sentences grouped by word in the order given, frames in file order; duplicates dropped.
     """
-    from wordlists import SLOT_TYPES
-
     if frames_per_word is not None and (
         isinstance(frames_per_word, bool) or not isinstance(frames_per_word, (int, np.integer)) or frames_per_word < 1
     ):
@@ -770,7 +752,7 @@ def select_sentences(
         raise InvalidParameterError("case_sensitive", case_sensitive, (True, False))
     word_list = _check_words(words, "words", allow_empty=False)
     excl_list = _check_words(exclude_words, "exclude_words", allow_empty=True) if exclude_words is not None else []
-    corpus = _as_corpus(corpus)
+    corpus = as_corpus(corpus)
     try:
         rng = np.random.default_rng(random_state)
     except (TypeError, ValueError) as exc:

@@ -381,7 +381,6 @@ def _save_checkpoint(
 ) -> Path:
     from safetensors.torch import save_file
 
-    from probekit._io import dumps_json
 
     directory.mkdir(parents=True, exist_ok=True)
     final = directory / f"{_CHECKPOINT_PREFIX}{step:08d}"
@@ -497,14 +496,14 @@ def train(
     progress: bool = True,
     description: str = "training",
 ) -> TrainingResult:
-    """Train ``module`` in place with AdamW on batches of ``dataset``, through Hugging Face Accelerate.
+    r"""Train ``module`` in place with AdamW on batches of ``dataset``, through Hugging Face Accelerate.
 
     Each step takes the next batch of the epoch's order, shards it over the processes, builds
     tensors with ``collate_fn``, computes ``loss_fn(module, batch)``, back-propagates
     (``accelerator.backward``), clips the gradient norm, and steps AdamW and the linear schedule:
 
-    .. math:: \\eta_t = \\eta \\min\\left(\\frac{t}{t_w}, \\frac{T - t}{T - t_w}\\right),
-       \\qquad t_w = \\lfloor \\text{warmup ratio} \\cdot T \\rfloor
+    .. math:: \eta_t = \eta \min\left(\frac{t}{t_w}, \frac{T - t}{T - t_w}\right),
+       \qquad t_w = \lfloor \text{warmup ratio} \cdot T \rfloor
 
     Parameters
     ----------

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from probekit._io import atomic_path
+from probekit.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +59,8 @@ class EmbeddingCache:
 
     def load(self, key: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         """The arrays and metadata stored under ``key``, or ``None`` when absent or corrupted
-        (a corrupted file is deleted so that the caller rebuilds it)."""
+        (a corrupted file is deleted so that the caller rebuilds it).
+        """
         path = self.path_for(key)
         if not path.exists():
             return None

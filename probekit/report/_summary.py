@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from probekit._io import atomic_path
 from probekit.errors import InputFileError
+from probekit.utils import atomic_path
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
@@ -218,7 +218,8 @@ def _word_list(words: Any, limit: int = 8) -> str:
 def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | None = None) -> str:
     """Markdown summary of runs: the probe's headline numbers (permutation p first), warnings about
     thin evidence, Tables 1 and 2 of Tokpo et al. (2023), calibration and MDL, per-layer results,
-    the evidence per word set and the standard SEAT tests."""
+    the evidence per word set and the standard SEAT tests.
+    """
     labels = list(labels) if labels is not None else [model_label(r) for r in runs]
     lines = ["# probekit intrinsic bias summary", ""]
     lines += _headline_lines(labels, runs)
@@ -332,7 +333,8 @@ def plot_probe_chart(
 def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: str | None = None) -> Path:
     """Per-layer curves of one run (``results.json["per_layer"]``): gender accuracy, the paper's and
     the balanced stereotype accuracy with their bootstrap intervals; SEAT effect size with its
-    interval; MDL compression of the gender labels when present."""
+    interval; MDL compression of the gender labels when present.
+    """
     import matplotlib
 
     matplotlib.use("Agg")

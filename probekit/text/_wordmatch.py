@@ -17,7 +17,7 @@ def _units(word: str) -> tuple[str, ...]:
     return tuple(" " if c.isspace() else c for c in " ".join(word.split()))
 
 
-def _trie_alternation(words: Iterable[str]) -> str:
+def trie_alternation(words: Iterable[str]) -> str:
     """A regular expression matching exactly ``words``, factored as a prefix tree.
 
     Python's ``re`` tries the branches of a flat alternation one by one, so a flat pattern of a
@@ -51,8 +51,9 @@ def _trie_alternation(words: Iterable[str]) -> str:
 
 
 def compile_word_pattern(words: Iterable[str], *, case_sensitive: bool) -> re.Pattern[str]:
-    """One pattern for all ``words`` (a prefix tree, see :func:`_trie_alternation`); where terms
-    overlap the longest one that ends at a word boundary wins ("ice cream" before "ice")."""
+    """One pattern for all ``words`` (a prefix tree, see :func:`trie_alternation`); where terms
+    overlap the longest one that ends at a word boundary wins ("ice cream" before "ice").
+    """
     unique = {normalize_word(w, case_sensitive=case_sensitive) for w in words}
     unique.discard("")
     if not unique:
@@ -64,7 +65,7 @@ def compile_word_pattern(words: Iterable[str], *, case_sensitive: bool) -> re.Pa
 def _compiled(unique: frozenset[str], case_sensitive: bool) -> re.Pattern[str]:
     # Cached: the probe suite and repeated extractions match the same lists many times.
     flags = 0 if case_sensitive else re.IGNORECASE
-    return re.compile(r"(?<!\w)(?:" + _trie_alternation(unique) + r")(?!\w)", flags)
+    return re.compile(r"(?<!\w)(?:" + trie_alternation(unique) + r")(?!\w)", flags)
 
 
 def normalize_word(word: str, *, case_sensitive: bool) -> str:

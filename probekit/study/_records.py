@@ -1,0 +1,23 @@
+"""What a finished unit's record says, in one line (the runner's log and the Ray backend share it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["describe_result"]
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, (int, float)) and value == value else "n/a"
+
+
+def describe_result(record: dict[str, Any]) -> str:
+    """A short line about a finished unit's numbers."""
+    result = record.get("result") or {}
+    if record.get("kind") == "finetune":
+        m = result.get("metrics") or {}
+        return f"accuracy {_fmt(m.get('accuracy'))}, TPRD {_fmt(m.get('tprd'))}, CF {_fmt(m.get('cf'))}"
+    seat = result.get("seat") or {}
+    probe = result.get("probe") or {}
+    return (f"SEAT effect size {_fmt(seat.get('effect_size'))}, gender probe accuracy {_fmt(probe.get('gender_accuracy'))}, "
+            f"stereotype accuracy {_fmt(probe.get('stereotype_accuracy'))}")

@@ -1,0 +1,67 @@
+"""Plumbing every other part of probekit shares: files, provenance, checks, processes, offline mode.
+
+- Files (:mod:`._io`): atomic writes (:func:`atomic_path`, :func:`atomic_write_text`,
+  :func:`write_json`), JSON of results (:func:`to_jsonable`, :func:`dumps_json`) and the check that an
+  output directory can be written (:func:`ensure_writable_dir`).
+- Provenance (:mod:`._provenance`): toolkit and library versions, git commit, word-list hashes.
+- Parameter checks (:mod:`._validation`): one set of checks whose errors name the parameter, the
+  value and what would be valid; seeds and generators from a ``random_state``.
+- Processes (:mod:`._processes`): the main process and a barrier under ``accelerate launch``.
+- :func:`hub_offline`: whether the Hugging Face hub may be reached.
+
+This package imports only :mod:`probekit.errors` (and NumPy); everything else in probekit builds on it.
+"""
+
+from probekit.utils._arrays import as_1d, factorize, missing_values_error, resolve_class, resolve_group
+from probekit.utils._io import (
+    atomic_path,
+    atomic_write_text,
+    dumps_json,
+    ensure_writable_dir,
+    to_jsonable,
+    write_json,
+)
+from probekit.utils._offline import hub_offline
+from probekit.utils._processes import is_main_process, process_count_and_rank, wait_for_everyone
+from probekit.utils._provenance import collect_provenance, git_commit, hash_words, library_versions, toolkit_version
+from probekit.utils._validation import (
+    RandomStateLike,
+    as_embedding_matrix,
+    check_choice,
+    check_fraction,
+    check_positive_int,
+    check_same_width,
+    resolve_seed,
+    spawn_generators,
+)
+
+__all__ = [
+    "atomic_path",
+    "atomic_write_text",
+    "dumps_json",
+    "ensure_writable_dir",
+    "to_jsonable",
+    "write_json",
+    "hub_offline",
+    "is_main_process",
+    "process_count_and_rank",
+    "wait_for_everyone",
+    "collect_provenance",
+    "git_commit",
+    "hash_words",
+    "library_versions",
+    "toolkit_version",
+    "RandomStateLike",
+    "as_embedding_matrix",
+    "check_choice",
+    "check_fraction",
+    "check_positive_int",
+    "check_same_width",
+    "resolve_seed",
+    "spawn_generators",
+    "resolve_group",
+    "resolve_class",
+    "factorize",
+    "as_1d",
+    "missing_values_error",
+]
