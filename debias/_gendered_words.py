@@ -14,12 +14,18 @@ The vocabulary
   swapped);
 - the titles Mr, Mrs, Ms, Miss, Mister;
 - first names of a :class:`wordlists.NameLists` (``names="builtin"``, ``"census"``, your own, or
-  ``None`` for no names).
+  ``None`` for no names), paired one to one (:attr:`wordlists.NameLists.one_to_one`); a name
+  without a partner has no counterpart (kept by ``swap`` unless ``unpaired=`` is given).
 
 Rules (why each exists)
 -----------------------
 - ``ms`` only as "Ms"/"Ms." ("10 ms" are milliseconds, "MS" multiple sclerosis or a degree).
 - ``miss`` only as "Miss" followed by a capitalized word ("Miss Smith"); "miss" is a verb.
+- first names only capitalized ("Mary", "MARY"), or in any case in a text without capitals (an
+  uncased corpus); never the second of a run of capitalized words after a first name (a
+  surname: "Shauna Bradley") nor a lone name after a title ("Mr. Bradley"; "Dr. Will Smith" is
+  a first name); never ``NameLists.not_names`` (Les, Vita, Alla, ...). Partners share the
+  stricter of their rules, so that a pair swaps back and forth in the same places.
 - names that are ordinary words (Will, Mark, Rose, May, ...; ``NameLists.common_words``) only
   capitalized; at the start of a sentence only before a capitalized surname or a verb of a
   biography ("Will Smith", "Mark is"; not "Will you", "May God"); after "Mr."/"Dr." they count.
@@ -28,7 +34,8 @@ Rules (why each exists)
 - master/masters not before "'s", "degree", "of", "in", "program" ("Master's degree", "Master of
   Science"); host/hosts, buck, doe, ram, tailor, steward only as nouns after a determiner or
   possessive ("a host", not "hosts a show", "a host of" or "Jane Doe") and never in capitals
-  ("RAM").
+  ("RAM"); their counterparts (hostess, stewardess, seamstress, ewe) under the same rule, so
+  that "the hostess" -> "the host" -> "the hostess".
 - a word right after a letter and an apostrophe is a part of a name ("O'Neil"), not a word.
 """
 

@@ -87,13 +87,13 @@ PARTICLES = _words(
     "always often sometimes seldom rarely soon just even ever almost quite rather enough thus hence "
     "therefore however indeed perhaps maybe meanwhile nonetheless nevertheless otherwise somewhere "
     "anywhere everywhere nowhere elsewhere downstairs upstairs overseas indoors outdoors immediately "
-    "directly forward backward backwards onward onwards somewhat outright"
+    "directly forward backward backwards onward onwards somewhat outright overboard"
 )
 # Words that are adverbs after an object and premodifiers in a noun phrase ("saw her later" /
 # "her later years"): the word after them decides.
 MODIFIERS = _words(
     "later earlier then now once only first last next very more most less least much early late long "
-    "still well twice further former latter"
+    "still well twice further former latter straight hard"
 )
 # Function words after which no noun of the phrase begun by "her"/"his" can follow.
 CLOSED = PREPOSITIONS | CONJUNCTIONS | DETERMINERS | PRONOUNS | POSSESSIVES | AUXILIARIES | PARTICLES | _words(
@@ -145,8 +145,9 @@ CAUSATIVE_NOUNS = _words(
 # Verbs that are also nouns; after a causative they are verbs ("made him look", "let her stay").
 NOUN_VERBS = _words(
     "look hate pick frown laugh cry smile dance work stay feel wonder play walk run rest wait sleep dream "
+    "jump whip clean shout scream yell holler cuss exclaim "
     "change move sit stand talk speak sign promise swear answer call visit travel drink study sing pay "
-    "borrow lend face fear doubt love kiss hug help leave fall rise jump climb drop turn return shake "
+    "borrow lend fear doubt love kiss hug help leave fall rise jump climb drop turn return shake "
     "stop start finish quit resign retire regret suffer feel vote bow kneel"
 )
 # Verbs after which the object takes a participle or an adjective ("found her carrying a suitcase",
@@ -183,7 +184,7 @@ MASS_NOUNS = _words(
     "status rights command responsibility affection security distress powers promotions followers leisure "
     "pain grief anxiety concern harm damage difficulty difficulties problems headaches popularity "
     "eclat prominence prestige acclaim renown honour honor glory credibility exposure publicity fans "
-    "votes wins victories titles medals support"
+    "votes wins victories titles medals support love blood help inconvenience embarrassment"
 )
 # Adjectives that follow an object as its predicate ("made her famous", "found her dead").
 PREDICATIVE_ADJECTIVES = _words(
@@ -196,16 +197,19 @@ PREDICATIVE_ADJECTIVES = _words(
     "clean dirty quiet silent calm awake asleep lonely popular unpopular successful unsuccessful welcome "
     "unwelcome cool hot bored interested excited grateful thankful glad pleased miserable ruined "
     "immortal invincible unable unfit nervous uneasy restless sleepless good bad false rough dear stupid "
-    "clever smart boring awkward sorry drunk sober mute wild ill-at-ease impotent insane"
+    "clever smart boring awkward sorry drunk sober mute wild impotent insane better worse true"
 )
+# Predicative adjectives that are also nouns after a possessive ("nursed his cold", "her right").
+_ADJECTIVE_NOUNS = _words("cold good bad right wrong dear ill young old older younger welcome true")
 # Adjectives of amount and degree before a second object ("won him many followers", "caused him
 # great distress"), rather than the adjectives of a possessive's noun ("her final performance").
 DOUBLE_OBJECT_ADJECTIVES = _words(
-    "great many much more wide widespread close quick considerable significant immediate instant enormous "
+    "great greater many much more wide widespread close quick considerable significant immediate instant enormous "
     "huge tremendous international national critical public full free equal additional extra little "
     "good bad serious severe lasting permanent early instant"
 )
 _ADJECTIVE_SUFFIXES = ("ous", "ful", "less")
+NUMBER_WORDS = _words("two three four five six seven eight nine ten eleven twelve several")
 # Nouns of kinship and company: "told her parents" is a possessive, not a double object.
 RELATIONAL_NOUNS = _words(
     "parents children child son sons daughter daughters mother father brother brothers sister sisters "
@@ -235,7 +239,7 @@ _BACK_OBJECT_VERBS = _words(
     "throw threw force forced"
 )
 _HOME_VERBS = _words(
-    "take took taken taking bring brought bringing drive drove driven driving walk walked walking send "
+    "want wants wanted take took taken taking bring brought bringing drive drove driven driving walk walked walking send "
     "sent sending see saw seen seeing escort escorted escorting carry carried carrying follow followed "
     "welcome welcomed fly flew flown ship shipped call called get got"
 )
@@ -353,7 +357,7 @@ def _mass_object_follows(text: str, token: _Token) -> bool:
             return False
         after = _next(text, token.end)
         if token.low in MASS_NOUNS:
-            return after.low not in ("to", "for")
+            return after.low not in ("to", "for", "with", "in", "that")  # "offered his help in unloading"
         if degree and token.low not in CLOSED and not _is_open(after):
             return True  # "caused him great distress", "won him many followers"
         if token.low in DOUBLE_OBJECT_ADJECTIVES:
@@ -384,7 +388,7 @@ def her_is_object(text: str, start: int, end: int) -> bool:
         previous = None
     cues = text[start:end] != "HER"  # an all-capitals text gives no case cues
     if cues and token.word[:1].isupper() and low != "i":
-        return previous in NAMING_VERBS or previous in VERBS_OF_SAYING or previous in DITRANSITIVES
+        return previous in NAMING_VERBS  # "named her Queen"; but "asked his Master", "gave his Nobel lecture"
     if low in CLOSED:
         return _object_before_closed(text, token, low, previous)
     if low in MODIFIERS or low in ("back", "home"):
@@ -393,11 +397,24 @@ def her_is_object(text: str, start: int, end: int) -> bool:
         return not _is_open(_next(text, token.end))
     if previous in STRONG_CAUSATIVES and (low in VERBS or low in NOUN_VERBS) and low not in CAUSATIVE_NOUNS:
         return True
-    if previous in CAUSATIVES and low in VERBS and low not in CAUSATIVE_NOUNS:
-        return True
     after = _next(text, token.end)
+    if previous in CAUSATIVES and low not in CAUSATIVE_NOUNS and (
+        low in VERBS or low in NOUN_VERBS and after.word is not None
+    ):
+        return True  # "heard him exclaim", "saw her laugh at"; but "heard her laugh."
     if _is_participle(low):
-        return previous in OBJECT_PREDICATE_VERBS
+        if previous in OBJECT_PREDICATE_VERBS:
+            return True
+        # "for him invented a new program" (a verb) but "for her published work" (a modifier)
+        return low.endswith("ed") and (after.low in DETERMINERS or after.low in PRONOUNS or after.low in POSSESSIVES)
+    if low in PREDICATIVE_ADJECTIVES and low not in _ADJECTIVE_NOUNS and previous not in PREPOSITIONS and _predicate_ends(after):
+        return True  # "lifted him free", "shot him dead"
+    if (low in NUMBER_WORDS or low.isdigit()) and after.low == "times":
+        return True  # "shot him 14 times"
+    if low == "every" and (after.low in TIME_NOUNS or after.low == "couple"):
+        return True  # "found him every couple of blocks"; but "her every move"
+    if low == "one" and after.low == "of":
+        return True  # "consider him one of the best"
     if previous in OBJECT_PREDICATE_VERBS or previous in NAMING_VERBS:
         if _is_adjective(low) and _predicate_ends(after):
             return True  # "made her famous.", "found her dead"

@@ -8,19 +8,28 @@ first names (Mary <-> John). Case is kept (she -> he, She -> He, SHE -> HE); eve
 not a matched word -- punctuation, whitespace, the "'s" of "she's" and "John's" -- is copied
 byte for byte.
 
-The two ambiguous words are resolved from the next token, with closed word classes only:
+The two ambiguous words are resolved by a small rule-based grammar of the words around them
+(:mod:`debias._grammar`: closed word classes, a few small lexicons, suffix rules; no tagger):
 
-- "her" is an object ("him") when the next token is punctuation, the end of the text, or a
-  word that cannot start the noun phrase a possessive determiner would govern -- a preposition,
-  conjunction, determiner, pronoun, auxiliary, particle or adverb such as "too"/"again" ("saw
-  her.", "told her that", "gave her a book", "let her go"); otherwise a determiner ("his": "her
-  book", "her own", "her 30s").
-- "his" is a standalone possessive ("hers": "the book is his.", "his is red") under the same
-  test, a determiner ("her": "his book") otherwise.
+- "her" is an object ("him") before punctuation, a preposition, conjunction, determiner,
+  pronoun or adverb ("saw her.", "told her that", "gave her a book", "saw her later that
+  day"), before a bare infinitive or participle after a causative or perception verb ("made
+  her lose", "found her carrying", "had her buried"), before a predicative adjective ("made her
+  famous") and as the first of a double object ("brought her immediate recognition"); it is a
+  determiner ("his") at the start of a sentence and before a noun phrase ("her book", "her
+  later years", "her ``Nerd Lover''", "her A levels", "her back pain").
+- "his" is a standalone possessive ("hers": "the book is his.", "his is red") before
+  punctuation or a function word, a determiner ("her": "his book", "his back") otherwise.
+
+First names are swapped one to one (each name has one partner, the census names paired by
+frequency rank), only capitalized ("Mary", "MARY") -- or in any case in a text without capitals
+(an uncased corpus) -- and never as a surname ("Shauna Bradley", "Mr. Bradley"); names without
+a partner are kept, or replaced by ``unpaired=`` (a placeholder).
 
 So ``swap(swap(t)) == t`` for every text without "her", "his", "him" and "hers" (whose images
-are ambiguous) and without the words whose counterpart has several counterparts (Mrs -> Mr ->
-Ms; lady -> lord, gentleman -> lady; see :func:`unambiguous_words`).
+are ambiguous, and resolved by rules that can err) and without the words whose counterpart has
+several counterparts (Mrs -> Mr -> Ms; lady -> lord, gentleman -> lady; see
+:func:`unambiguous_words`).
 """
 
 from __future__ import annotations

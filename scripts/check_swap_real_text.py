@@ -93,18 +93,18 @@ def measure(texts: list[str], names, show: int) -> dict[str, object]:
                 if following and gap.strip() in ("", "``", "“", '"', "'") and following.group().lower() not in _NOT_NP:
                     n["hers_before_np"] += 1
                     lost["hers_np"].append(f"{text[max(0, span.start - 40):span.end + 40]}  =>  ...{span.replacement}...")
-        a, b = _TOKEN.findall(text), _TOKEN.findall(twice)
+        a, b = list(_TOKEN.finditer(text)), _TOKEN.findall(twice)
         if len(a) != len(b):
             n["token_mismatch"] += 1
             continue
-        for x, y in zip(a, b):
-            low = x.lower()
+        for m, y in zip(a, b):
+            x, low = m.group(), m.group().lower()
             if low in ("him", "his", "hers"):
                 n[f"{low}_total"] += 1
                 if x == y:
                     n[f"{low}_restored"] += 1
                 else:
-                    lost[low].append(f"{x} -> {y}: {text}")
+                    lost[low].append(f"{x} -> {y}: ...{text[max(0, m.start() - 50):m.end() + 50]}...")
     for key, examples in lost.items():
         if examples and show:
             print(f"--- {key}: {len(examples)} (first {min(show, len(examples))})")
