@@ -362,6 +362,8 @@ class GenderedVocabulary:
         """Whether the name at ``text[start:end]`` is a surname: the second of a run of
         capitalized words after a first name ("Shauna Bradley"), or a lone name after a title
         ("Mr. Bradley"; but "Dr. Will Smith")."""
+        if start == 0 or text[start - 1] not in " \t":
+            return False
         m = _WORD_BEFORE_NAME.search(text, max(0, start - 40), start)
         if m is None:
             return False

@@ -275,6 +275,7 @@ _IRREGULAR_PARTICIPLES = _words(
     "spun won lost shut cut"
 )
 
+_CLAUSE_PUNCTUATION = frozenset(".,;:!?)]}…")
 _NEXT = re.compile(
     r"[ \t\r\n]*(?:(\w+(?:['’](?:t|ll|ve|re|d|m)(?!\w))?)(-(?=\w))?|(``|[“‘«]|(?<=\s)[\"'](?=\w))|(\S))"
 )
@@ -372,6 +373,8 @@ def _mass_object_follows(text: str, token: _Token) -> bool:
 def her_is_object(text: str, start: int, end: int) -> bool:
     """Whether the "her" at ``text[start:end]`` is an object pronoun ("him"), not a possessive
     determiner ("his"); see the module docstring for the rules."""
+    if end == len(text) or text[end] in _CLAUSE_PUNCTUATION:
+        return True  # the fast path: "saw her.", "for her, ..."
     token = _next(text, end)
     if token.word is None:
         if token.quote is not None:
@@ -463,6 +466,8 @@ _HIS_DETERMINER_MODIFIERS = _words(
 def his_stands_alone(text: str, start: int, end: int) -> bool:
     """Whether the "his" at ``text[start:end]`` is a standalone possessive ("hers"), not a
     determiner ("her"); see the module docstring for the rules."""
+    if end == len(text) or text[end] in _CLAUSE_PUNCTUATION:
+        return True
     token = _next(text, end)
     if token.word is None:
         return token.quote is None  # punctuation or the end; an opening quote starts a noun phrase
