@@ -14,12 +14,18 @@ The vocabulary
   swapped);
 - the titles Mr, Mrs, Ms, Miss, Mister;
 - first names of a :class:`wordlists.NameLists` (``names="builtin"``, ``"census"``, your own, or
-  ``None`` for no names).
+  ``None`` for no names), paired one to one (:attr:`wordlists.NameLists.one_to_one`); a name
+  without a partner has no counterpart (kept by ``swap`` unless ``unpaired=`` is given).
 
 Rules (why each exists)
 -----------------------
 - ``ms`` only as "Ms"/"Ms." ("10 ms" are milliseconds, "MS" multiple sclerosis or a degree).
 - ``miss`` only as "Miss" followed by a capitalized word ("Miss Smith"); "miss" is a verb.
+- first names only capitalized ("Mary", "MARY"), or in any case in a text without capitals (an
+  uncased corpus); never the second of a run of capitalized words after a first name (a
+  surname: "Shauna Bradley") nor a lone name after a title ("Mr. Bradley"; "Dr. Will Smith" is
+  a first name); never ``NameLists.not_names`` (Les, Vita, Alla, ...). Partners share the
+  stricter of their rules, so that a pair swaps back and forth in the same places.
 - names that are ordinary words (Will, Mark, Rose, May, ...; ``NameLists.common_words``) only
   capitalized; at the start of a sentence only before a capitalized surname or a verb of a
   biography ("Will Smith", "Mark is"; not "Will you", "May God"); after "Mr."/"Dr." they count.
@@ -28,21 +34,23 @@ Rules (why each exists)
 - master/masters not before "'s", "degree", "of", "in", "program" ("Master's degree", "Master of
   Science"); host/hosts, buck, doe, ram, tailor, steward only as nouns after a determiner or
   possessive ("a host", not "hosts a show", "a host of" or "Jane Doe") and never in capitals
-  ("RAM").
+  ("RAM"); their counterparts (hostess, stewardess, seamstress, ewe) under the same rule, so
+  that "the hostess" -> "the host" -> "the hostess".
 - a word right after a letter and an apostrophe is a part of a name ("O'Neil"), not a word.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import wordlists
 from probekit.errors import InvalidParameterError
 from probekit.text import trie_alternation
 
-__all__ = ["Term", "GenderedVocabulary", "get_vocabulary", "NameSpec"]
+__all__ = ["GenderedVocabulary", "NameSpec", "Term", "get_vocabulary"]
 
 NameSpec = Any  # "builtin" | "census" | wordlists.NameLists | None
 
@@ -54,6 +62,7 @@ BEFORE_CAPITALIZED = 3
 MASTER = 4
 NOUN_ONLY = 5
 PLACE_NAME = 6
+NAME = 7
 
 #: Which gender a term belongs to.
 FEMALE, MALE = "female", "male"
@@ -65,7 +74,12 @@ TITLE_SWAPS: Mapping[str, str] = {"mr": "ms", "mrs": "mr", "ms": "mr", "miss": "
 #: Words that are possessive determiners *and* object/standalone pronouns; the swapper resolves them.
 AMBIGUOUS_PRONOUNS = frozenset({"her", "his"})
 
-_NOUN_ONLY_WORDS = frozenset({"host", "hosts", "buck", "doe", "ram", "tailor", "steward"})
+# Words that are also ordinary words ("hosts a show", "a host of", "Jane Doe", "RAM"), and their
+# counterparts under the same rule, so that the pair swaps back and forth in the same contexts.
+_NOUN_ONLY_WORDS = frozenset(
+    {"host", "hosts", "buck", "doe", "ram", "tailor", "steward", "hostess", "hostesses", "stewardess", "seamstress",
+     "ewe"}
+)
 _MASTER_WORDS = frozenset({"master", "masters"})
 _MASTER_BLOCKERS = frozenset({"degree", "degrees", "of", "in", "program", "programme", "programs", "thesis", "level"})
 _DETERMINERS = frozenset(
@@ -90,12 +104,23 @@ _NAME_VERBS = frozenset(
      "founded", "leads", "led", "studied", "grew", "became", "enjoys", "loves", "said", "says", "writes", "wrote"}
 )
 _TITLE_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "rev", "st", "sr", "jr", "fr"})
+# Titles after which a lone capitalized name is a surname ("Mr. Bradley"), and a name followed by
+# another capitalized word a first name ("Dr. Will Smith").
+# ("Sir Walter", "Lady Mary", "Sister Mary", "Uncle John" take first names and are left out.)
+_TITLES_BEFORE_NAMES = frozenset(
+    {"mr", "mrs", "ms", "mx", "miss", "mister", "dr", "prof", "professor", "madame", "mme", "mlle",
+     "monsieur", "herr", "frau", "senator", "governor", "judge", "captain", "capt", "colonel", "col", "general",
+     "gen", "major", "sergeant", "sgt", "lieutenant", "lt", "inspector", "detective"}
+)
 # Characters that may stand between a sentence end and the next word.
 _OPENERS = frozenset(" \t\r\n\"'“‘«([{-–—")
 _SENTENCE_ENDS = frozenset(".!?…:;")
 
 _NEXT_TOKEN = re.compile(r"\s*(?:(\w+)|(\S))?")
 _PREV_WORD = re.compile(r"(\w+)\W*\Z")
+# The word right before a name, with what stands between them (a surname follows a first name
+# after spaces only; a title may have its full stop).
+_WORD_BEFORE_NAME = re.compile(r"(?<![\w'’])(\w+)(\.?[ \t]+)\Z")
 
 
 @dataclass(frozen=True)
@@ -243,6 +268,7 @@ class GenderedVocabulary:
 
     def _build_terms(self) -> dict[str, Term]:
         terms: dict[str, Term] = {}
+        self._place_names: set[str] = set()
         swap_map = self.pairs.swap_map
         female = {w.lower() for w in self.pairs.female} | {a.lower() for a, _ in self.pairs.extra_swaps}
         for word in swap_map.words:
@@ -265,14 +291,26 @@ class GenderedVocabulary:
                 terms.setdefault(w.lower(), Term(w.lower(), None, "attribute", gender))
         if self.names is not None:
             common = {w.lower() for w in self.names.common_words}
-            name_map = self.names.swap_map
-            female_names = {n.lower() for n in self.names.female}
-            for key in name_map.words:
+            pairs, unpaired_female, unpaired_male = self.names.one_to_one
+            taken = set(terms)  # a gendered word first ("Guy" the name is rarer than "guy")
+            entries: list[tuple[str, str | None, str]] = []
+            for f, m in pairs:
+                clash = f.lower() in taken or m.lower() in taken
+                entries += [(f, None if clash else m, FEMALE), (m, None if clash else f, MALE)]
+            entries += [(f, None, FEMALE) for f in unpaired_female] + [(m, None, MALE) for m in unpaired_male]
+            for name, counterpart, gender in entries:
+                key = name.lower()
                 if key in terms:
-                    continue  # a gendered word first ("Guy" the name is rarer than "guy")
-                gender = FEMALE if key in female_names else MALE
-                rule = NAME_WORD if key in common else PLACE_NAME if key in _PLACE_OR_DATE_NAMES else ANY
-                terms[key] = Term(key, name_map[key][0], "name", gender, rule)
+                    continue
+                # the partners share the stricter rule, so that a pair swaps in the same places
+                keys = (key,) if counterpart is None else (key, counterpart.lower())
+                rule = (
+                    NAME_WORD if any(k in common for k in keys)
+                    else PLACE_NAME if any(k in _PLACE_OR_DATE_NAMES for k in keys) else NAME
+                )
+                terms[key] = Term(key, counterpart, "name", gender, rule)
+                if any(k in _PLACE_OR_DATE_NAMES for k in keys):
+                    self._place_names.add(key)
         return terms
 
     def accepts(self, term: Term, text: str, start: int, end: int) -> bool:
@@ -281,15 +319,19 @@ class GenderedVocabulary:
         if rule == ANY:
             return True
         found = text[start:end]
+        if rule == NAME:
+            return self._name_form(text, found) and not self._after_first_name(text, start, end)
         if rule == TITLE_CASE_ONLY:
             return found[:1].isupper() and found[1:].islower()
         if rule == NAME_WORD:
-            if not (found[:1].isupper() and found[1:].islower()):
+            if not (found[:1].isupper() and found[1:].islower()) or self._after_first_name(text, start, end):
                 return False
             if is_sentence_initial(text, start) and not self._name_follows_initial(text, end):
                 return False
-            return term.word not in _PLACE_OR_DATE_NAMES or not _place_or_date(text, start, end)
+            return term.word not in self._place_names or not _place_or_date(text, start, end)
         if rule == PLACE_NAME:
+            if not self._name_form(text, found) or self._after_first_name(text, start, end):
+                return False
             return not _place_or_date(text, start, end)
         if rule == BEFORE_CAPITALIZED:
             word, _, _ = next_token(text, end)
@@ -312,6 +354,33 @@ class GenderedVocabulary:
             return word is None or word.lower() != "of"
         return True
 
+    @staticmethod
+    def _name_form(text: str, found: str) -> bool:
+        """A first name counts capitalized ("Mary", "MARY"), or in lowercase in a text without
+        capitals (an uncased corpus: "mary"); a lowercase "vita" or "les" in cased text is a word.
+        """
+        return found[:1].isupper() or text.islower()
+
+    def _after_first_name(self, text: str, start: int, end: int) -> bool:
+        """Whether the name at ``text[start:end]`` is a surname: the second of a run of
+        capitalized words after a first name ("Shauna Bradley"), or a lone name after a title
+        ("Mr. Bradley"; but "Dr. Will Smith").
+        """
+        if start == 0 or text[start - 1] not in " \t":
+            return False
+        m = _WORD_BEFORE_NAME.search(text, max(0, start - 40), start)
+        if m is None:
+            return False
+        word = m.group(1)
+        low = word.lower()
+        if low in _TITLES_BEFORE_NAMES and word[:1].isupper():
+            following, _, _ = next_token(text, end)
+            return following is None or not following[:1].isupper() or not text[end:end + 1].isspace()
+        if m.group(2).startswith(".") or not (word[:1].isupper() or text.islower()):
+            return False
+        term = self.terms.get(low)
+        return term is not None and term.kind == "name"
+
     def _name_follows_initial(self, text: str, end: int) -> bool:
         """At the start of a sentence "Mark", "Will", "Rose" are names only before a surname
         ("Will Smith", not "May God") or a verb of a biography ("Mark is", "Rose received").
@@ -321,7 +390,21 @@ class GenderedVocabulary:
             return False
         if word[:1].isupper() and word[1:].islower() and word.lower() not in self.terms:
             return text[end:end + 1].isspace()
-        return word in _NAME_VERBS
+        return word in _NAME_VERBS or (len(word) > 4 and word.endswith("ed") and word.islower())
+
+    def name_pairing(self) -> dict[str, Any]:
+        """How the first names are paired: one to one, by the order of the list (frequency rank
+        for the census names); how many are paired and how many unpaired.
+        """
+        names = [t for t in self.terms.values() if t.kind == "name"]
+        paired = [t for t in names if t.counterpart is not None]
+        return {
+            "pairing": "one-to-one, in list order (census names by frequency rank)",
+            "n_paired": len(paired) // 2,
+            "n_unpaired_female": sum(t.gender == FEMALE for t in names if t.counterpart is None),
+            "n_unpaired_male": sum(t.gender == MALE for t in names if t.counterpart is None),
+            "n_not_names": len(self.names.not_names) if self.names is not None else 0,
+        }
 
     def describe(self) -> dict[str, Any]:
         """Provenance: the lists used, with their digests."""
@@ -335,6 +418,7 @@ class GenderedVocabulary:
                 "digest": names.digest,
                 "n_female": len(set(names.female)),
                 "n_male": len(set(names.male)),
+                **self.name_pairing(),
             },
             "title_swaps": dict(TITLE_SWAPS),
             "n_terms": len(self.terms),

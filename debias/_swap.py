@@ -8,38 +8,49 @@ first names (Mary <-> John). Case is kept (she -> he, She -> He, SHE -> HE); eve
 not a matched word -- punctuation, whitespace, the "'s" of "she's" and "John's" -- is copied
 byte for byte.
 
-The two ambiguous words are resolved from the next token, with closed word classes only:
+The two ambiguous words are resolved by a small rule-based grammar of the words around them
+(:mod:`debias._grammar`: closed word classes, a few small lexicons, suffix rules; no tagger):
 
-- "her" is an object ("him") when the next token is punctuation, the end of the text, or a
-  word that cannot start the noun phrase a possessive determiner would govern -- a preposition,
-  conjunction, determiner, pronoun, auxiliary, particle or adverb such as "too"/"again" ("saw
-  her.", "told her that", "gave her a book", "let her go"); otherwise a determiner ("his": "her
-  book", "her own", "her 30s").
-- "his" is a standalone possessive ("hers": "the book is his.", "his is red") under the same
-  test, a determiner ("her": "his book") otherwise.
+- "her" is an object ("him") before punctuation, a preposition, conjunction, determiner,
+  pronoun or adverb ("saw her.", "told her that", "gave her a book", "saw her later that
+  day"), before a bare infinitive or participle after a causative or perception verb ("made
+  her lose", "found her carrying", "had her buried"), before a predicative adjective ("made her
+  famous") and as the first of a double object ("brought her immediate recognition"); it is a
+  determiner ("his") at the start of a sentence and before a noun phrase ("her book", "her
+  later years", "her ``Nerd Lover''", "her A levels", "her back pain").
+- "his" is a standalone possessive ("hers": "the book is his.", "his is red") before
+  punctuation or a function word, a determiner ("her": "his book", "his back") otherwise.
+
+First names are swapped one to one (each name has one partner, the census names paired by
+frequency rank), only capitalized ("Mary", "MARY") -- or in any case in a text without capitals
+(an uncased corpus) -- and never as a surname ("Shauna Bradley", "Mr. Bradley"); names without
+a partner are kept, or replaced by ``unpaired=`` (a placeholder).
 
 So ``swap(swap(t)) == t`` for every text without "her", "his", "him" and "hers" (whose images
-are ambiguous) and without the words whose counterpart has several counterparts (Mrs -> Mr ->
-Ms; lady -> lord, gentleman -> lady; see :func:`unambiguous_words`).
+are ambiguous, and resolved by rules that can err) and without the words whose counterpart has
+several counterparts (Mrs -> Mr -> Ms; lady -> lord, gentleman -> lady; see
+:func:`unambiguous_words`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 from debias._gendered_words import (
     AMBIGUOUS_PRONOUNS,
     ANY,
+    NAME,
     GenderedVocabulary,
     NameSpec,
     get_vocabulary,
-    next_token,
     recase,
 )
+from debias._grammar import her_is_object, his_stands_alone
 from probekit.errors import InvalidParameterError
 
-__all__ = ["Span", "SwapResult", "swap", "swap_texts", "describe_swap", "unambiguous_words", "NOT_NOUN_PHRASE_START"]
+__all__ = ["Span", "SwapResult", "describe_swap", "swap", "swap_texts", "unambiguous_words"]
 
 
 class Span(NamedTuple):
@@ -74,68 +85,11 @@ class SwapResult:
         return {"text": self.text, "spans": [list(s) for s in self.spans]}
 
 
-# Closed word classes after which "her" is an object and "his" stands alone: they cannot begin
-# the noun phrase that a possessive determiner governs. Nouns, adjectives, numbers and -ing/-ed
-# forms are open classes and are left out on purpose, so the default is the determiner reading.
-# Words that are often nouns after "her" ("her will", "her take", "her answer", "her past",
-# "her home", "her first/only/last ...", "her talk") are left out too.
-NOT_NOUN_PHRASE_START: frozenset[str] = frozenset(
-    # prepositions
-    "about above across after against along amid among around as at before behind below beneath beside "
-    "besides between beyond by despite down during except for from in inside into like near of off on onto "
-    "out outside over per since than through throughout till to toward towards under underneath until up "
-    "upon via with within without "
-    # conjunctions and complementizers
-    "and or but nor so yet because although though while whereas unless whether if that "
-    # determiners and quantifiers
-    "a an the this these those some any no every each all both another such either neither "
-    # wh-words
-    "what which whose whom who whatever whoever how why when where "
-    # pronouns
-    "i you he she it we they me him her us them my your his its our their mine yours hers ours theirs "
-    "myself yourself himself herself itself ourselves yourselves themselves "
-    "someone something anything nothing everything everyone anyone nobody somebody anybody everybody "
-    # auxiliaries and modals ("will" is left out: "her will")
-    "is are was were am be been being has have had do does did would can could should shall may might must "
-    "isn aren wasn weren hasn haven hadn doesn didn wouldn couldn shouldn won can't cannot "
-    # particles and adverbs
-    "back away aside along around together apart too again now then there here today tonight tomorrow "
-    "yesterday already also always never often sometimes still soon later once twice enough much not "
-    "just even ever anyway anymore instead though well almost quite rather "
-    # verbs that are rarely nouns, as bare infinitives after an object ("let her go")
-    "go come know feel say tell think see hear stay cry laugh sing speak become believe understand "
-    "remember forget seem try wait die decide realize realise explain agree get make give let want "
-    "keep bring".split()
-)
-
-_COORDINATORS = frozenset({"and", "or"})
-_DETERMINER_PRONOUNS = frozenset({"her", "his", "their", "my", "your", "its", "our"})
-
-
-def noun_phrase_follows(text: str, end: int) -> bool:
-    """Whether the token after ``end`` can begin a noun phrase governed by a possessive determiner.
-
-    Rule-based, closed word classes only (see :data:`NOT_NOUN_PHRASE_START`): punctuation and the
-    end of the text say no; a word followed by a hyphen says yes ("her well-being"); "and"/"or"
-    followed by another possessive determiner says yes ("his and her children").
-    """
-    word, _, after = next_token(text, end)
-    if word is None:
-        return False
-    low = word.lower()
-    if low in NOT_NOUN_PHRASE_START:
-        if text.startswith("-", after) and after + 1 < len(text) and text[after + 1].isalnum():
-            return True  # compound modifier: "her all-time favourite", "her well-known book"
-        if low in _COORDINATORS:
-            second, _, _ = next_token(text, after)
-            return second is not None and second.lower() in _DETERMINER_PRONOUNS
-        return False
-    return True
-
-
-def _replacement(vocabulary: GenderedVocabulary, text: str, start: int, end: int, key: str) -> str | None:
+def _replacement(
+    vocabulary: GenderedVocabulary, text: str, start: int, end: int, key: str, unpaired: str | None = None
+) -> str | None:
     """The counterpart of the match ``text[start:end]`` (lowercase ``key``) in its case, or
-    ``None`` to keep it.
+    ``None`` to keep it; an unpaired first name becomes ``unpaired`` when that is given.
     """
     found = text[start:end]
     if found == key:
@@ -152,20 +106,22 @@ def _replacement(vocabulary: GenderedVocabulary, text: str, start: int, end: int
     counterpart = term.counterpart
     if counterpart is None:
         if key not in AMBIGUOUS_PRONOUNS:
-            return None  # no counterpart (diva, maid, ...): only scrubbing removes it
+            if unpaired is not None and term.kind == "name":
+                return unpaired  # a first name without a partner, scrubbed to the placeholder
+            return None  # no counterpart (diva, maid, unpaired names): only scrubbing removes it
         if key == "her":
-            counterpart = "his" if noun_phrase_follows(text, end) else "him"
+            counterpart = "him" if her_is_object(text, start, end) else "his"
         else:
-            counterpart = "her" if noun_phrase_follows(text, end) else "hers"
+            counterpart = "hers" if his_stands_alone(text, start, end) else "her"
     return recase(found, counterpart)
 
 
-def _swap_spans(vocabulary: GenderedVocabulary, text: str) -> tuple[str, tuple[Span, ...]]:
+def _swap_spans(vocabulary: GenderedVocabulary, text: str, unpaired: str | None = None) -> tuple[str, tuple[Span, ...]]:
     pieces: list[str] = []
     spans: list[Span] = []
     position = 0
     for start, end, key in vocabulary.find(text):
-        replacement = _replacement(vocabulary, text, start, end, key)
+        replacement = _replacement(vocabulary, text, start, end, key, unpaired)
         if replacement is None or replacement == text[start:end]:
             continue
         pieces.append(text[position:start])
@@ -178,7 +134,7 @@ def _swap_spans(vocabulary: GenderedVocabulary, text: str) -> tuple[str, tuple[S
     return "".join(pieces), tuple(spans)
 
 
-def swap(text: str, *, names: NameSpec = "census") -> SwapResult:
+def swap(text: str, *, names: NameSpec = "census", unpaired: str | None = None) -> SwapResult:
     """The gender-swapped counterfactual of ``text`` and the spans that changed.
 
     Parameters
@@ -188,7 +144,13 @@ def swap(text: str, *, names: NameSpec = "census") -> SwapResult:
     names : {"census", "builtin", "none"}, wordlists.NameLists or None, default "census"
         First names to swap: ``"census"`` (the 289 built-in pairs plus about 4,000 names of the
         1990 US Census, ``wordlists.load_names("census")``), ``"builtin"`` (the 289 pairs only),
-        your own :class:`wordlists.NameLists`, or ``None`` to leave names alone.
+        your own :class:`wordlists.NameLists`, or ``None`` to leave names alone. Names are
+        paired one to one (the census names by frequency rank), so swapping twice gives the
+        name back; the female census names beyond the male list have no partner.
+    unpaired : str, optional
+        What to write in place of a first name without a partner: by default (``None``) it is
+        kept, so that ``swap(swap(t)) == t``; a placeholder such as ``"_"`` or ``"[NAME]"``
+        scrubs it instead (the counterfactual then says nothing of the name's gender).
 
     Returns
     -------
@@ -204,7 +166,8 @@ def swap(text: str, *, names: NameSpec = "census") -> SwapResult:
     'The book is hers.'
     """
     _check_text(text)
-    swapped, spans = _swap_spans(get_vocabulary(names), text)
+    _check_unpaired(unpaired)
+    swapped, spans = _swap_spans(get_vocabulary(names), text, unpaired)
     return SwapResult(swapped, spans)
 
 
@@ -213,14 +176,19 @@ def _check_text(text: Any) -> None:
         raise InvalidParameterError("text", text, "a string (use swap_texts/scrub_texts for many texts)")
 
 
-def swap_texts(texts: Iterable[str], *, names: NameSpec = "census") -> list[str]:
+def _check_unpaired(unpaired: Any) -> None:
+    if unpaired is not None and not isinstance(unpaired, str):
+        raise InvalidParameterError("unpaired", unpaired, "None (keep unpaired names) or a placeholder string")
+
+
+def swap_texts(texts: Iterable[str], *, names: NameSpec = "census", unpaired: str | None = None) -> list[str]:
     """:func:`swap` over many texts, returning the swapped texts only (the fast path).
 
     Parameters
     ----------
     texts : iterable of str
         The texts; ``None`` entries are passed through unchanged (missing values in tables).
-    names : see :func:`swap`
+    names, unpaired : see :func:`swap`
 
     Returns
     -------
@@ -237,6 +205,7 @@ def swap_texts(texts: Iterable[str], *, names: NameSpec = "census") -> list[str]
     """
     if isinstance(texts, str):
         raise InvalidParameterError("texts", texts, "a list of strings, not one string (use swap for one text)")
+    _check_unpaired(unpaired)
     vocabulary = get_vocabulary(names)
     out = []
     for text in texts:
@@ -244,16 +213,16 @@ def swap_texts(texts: Iterable[str], *, names: NameSpec = "census") -> list[str]
             out.append(None)
             continue
         _check_text(text)
-        out.append(_swap_text(vocabulary, text))
+        out.append(_swap_text(vocabulary, text, unpaired))
     return out
 
 
-def _swap_text(vocabulary: GenderedVocabulary, text: str) -> str:
+def _swap_text(vocabulary: GenderedVocabulary, text: str, unpaired: str | None = None) -> str:
     """:func:`_swap_spans` without building the spans (the batch path)."""
     pieces: list[str] = []
     position = 0
     for start, end, key in vocabulary.find(text):
-        replacement = _replacement(vocabulary, text, start, end, key)
+        replacement = _replacement(vocabulary, text, start, end, key, unpaired)
         if replacement is not None:
             pieces.append(text[position:start])
             pieces.append(replacement)
@@ -264,9 +233,16 @@ def _swap_text(vocabulary: GenderedVocabulary, text: str) -> str:
     return "".join(pieces)
 
 
-def describe_swap(names: NameSpec = "census") -> dict[str, Any]:
-    """Provenance of :func:`swap` with ``names``: the lists used and their digests, the rules."""
-    return {"intervention": "swap", **get_vocabulary(names).describe()}
+def describe_swap(names: NameSpec = "census", unpaired: str | None = None) -> dict[str, Any]:
+    """Provenance of :func:`swap` with ``names``: the lists used and their digests, the rules,
+    how the names are paired and how many are left unpaired (and what becomes of them).
+    """
+    _check_unpaired(unpaired)
+    described = {"intervention": "swap", **get_vocabulary(names).describe()}
+    if described["name_list"] is not None:
+        described["name_list"]["unpaired_names"] = "kept" if unpaired is None else f"replaced by {unpaired!r}"
+    described["her_his_rules"] = "debias._grammar: rule-based, closed word classes, small lexicons and suffix rules"
+    return described
 
 
 def unambiguous_words(names: NameSpec = "census") -> tuple[str, ...]:
@@ -274,16 +250,18 @@ def unambiguous_words(names: NameSpec = "census") -> tuple[str, ...]:
 
     Leaves out "her", "his", "him", "hers", words with several counterparts and words whose
     counterpart has several, words matched only in some contexts (titles, names that are ordinary
-    words, master, host, ...) and words without a counterpart.
+    words or places, master, host, ...) and words without a counterpart (unpaired names). Paired
+    first names are in: they are matched under one rule (capitalized, or any case in a text
+    without capitals; not as a surname) that their partner meets in the same place.
     """
     vocabulary = get_vocabulary(names)
     terms = vocabulary.terms
     out = []
     for key, term in terms.items():
-        if term.counterpart is None or term.rule != ANY or "’" in key or key in ("him", "hers"):
+        if term.counterpart is None or term.rule not in (ANY, NAME) or "’" in key or key in ("him", "hers"):
             continue
         back = terms.get(term.counterpart.lower())
-        if back is None or back.rule != ANY or back.counterpart is None or back.counterpart.lower() != key:
+        if back is None or back.rule != term.rule or back.counterpart is None or back.counterpart.lower() != key:
             continue
         out.append(key)
     return tuple(sorted(out))

@@ -27,8 +27,13 @@ What is kept, in this order:
 
 Pairing is deterministic, by census rank: the i-th remaining female name is paired with the
 i-th remaining male name; the list that runs out first starts again from its top (there are
-about four times as many female names), so a male name can have several female partners and
-``swap`` maps it to its first (rank-aligned) partner.
+about four times as many female names), so that every name has a line. ``swap`` uses a
+one-to-one map (``NameLists.one_to_one``): a line is a pair only when neither name was on an
+earlier line, so the first 605 lines pair rank with rank and the female names of the repeated
+lines are unpaired (kept by ``swap``, or replaced with ``swap(..., unpaired="_")``; scrubbed by
+``scrub``). The 1990 male file (1,219 names) is used whole, so there is no public-domain male
+list to extend the pairs from offline; names of ``names_not_names.txt`` (Les, Vita, ...) are
+left out of the map at load time.
 
 Usage::
 
@@ -78,7 +83,8 @@ HEADER = """\
 # mostly places, months or brands in running text (April, Denver, ...), two-letter names and
 # names more frequent as surnames (dist.all.last) than as first names (Johnson, Allen, ...).
 # Pairing by census rank: the i-th female with the i-th male name; the shorter list restarts from
-# its top, so a male name can appear on several lines (swap uses its first line).
+# its top, so a male name can appear on several lines. swap pairs one to one: a line is a pair
+# only when neither name was on an earlier line; the female names of the other lines are unpaired.
 # {n_female} female names, {n_male} male names, {n_lines} lines.
 """
 
@@ -109,7 +115,7 @@ def _english_words(path: Path) -> frozenset[str]:
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         word = line.strip()
         if word[:1].islower():
-            words.add(word[:-2] if word.endswith("'s") else word)
+            words.add(word.removesuffix("'s"))
     return frozenset(words)
 
 

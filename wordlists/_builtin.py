@@ -7,31 +7,37 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
 
 from probekit.errors import InputFileError, InvalidParameterError
 from wordlists._files import read_lines
-from wordlists._types import AttributePairs, GenderedTermSets, NameLists, SeatTest, WordList
+from wordlists._types import (
+    AttributePairs,
+    GenderedTermSets,
+    NameLists,
+    SeatTest,
+    WordList,
+)
 
 __all__ = [
+    "NAME_SOURCES",
+    "PAPER_UNPAIRED",
     "SLOT_TYPES",
+    "builtin_words",
     "data_path",
     "load_attribute_pairs",
+    "load_names",
     "load_paper_attributes",
     "load_paper_stereotypes",
-    "load_names",
-    "NAME_SOURCES",
     "load_seat_test",
-    "seat_test_names",
     "load_seat_tests",
     "load_slot_types",
+    "seat_test_names",
     "slot_type",
     "slot_types",
-    "builtin_words",
-    "PAPER_UNPAIRED",
 ]
 
 #: Every slot type used by the word lists and the template corpus, one frame file each.
@@ -89,7 +95,7 @@ def _words(name: str) -> tuple[str, ...]:
     return tuple(line for _, line in read_lines(data_path(name)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_attribute_pairs() -> AttributePairs:
     """The project's female/male attribute pairs (she/he, her/his, woman/man, queen/king, ...).
 
@@ -112,7 +118,7 @@ def load_attribute_pairs() -> AttributePairs:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_paper_attributes() -> GenderedTermSets:
     """The paper's female (W_f) and male (W_m) attribute sets, exactly as listed (Tokpo et al. 2023).
 
@@ -129,7 +135,7 @@ def load_paper_attributes() -> GenderedTermSets:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_paper_stereotypes() -> GenderedTermSets:
     """The paper's female (X_f) and male (X_m) stereotype sets, exactly as listed (Tokpo et al. 2023).
 
@@ -170,12 +176,14 @@ def load_names(source: str = "builtin") -> NameLists:
     return _load_names(source)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_names(source: str) -> NameLists:
     pairs = _tsv_pairs("name_pairs.tsv")
     where = f"wordlists/data/name_pairs.tsv, common English given names, {_OWN}"
+    common = _words("names_common_words.txt")
     if source == "census":
         pairs += _tsv_pairs("census_name_pairs.tsv")
+        common += _words("census_names_common_words.txt")
         where += (
             "; + wordlists/data/census_name_pairs.tsv, US Census Bureau 1990 first-name files "
             "(public domain) via the MIT-licensed `names` package"
@@ -183,15 +191,16 @@ def _load_names(source: str) -> NameLists:
     return NameLists(
         female=tuple(p[0] for p in pairs),
         male=tuple(p[1] for p in pairs),
-        common_words=frozenset(_words("names_common_words.txt")),
+        common_words=frozenset(common),
         source=where,
+        not_names=frozenset(_words("names_not_names.txt")),
     )
 
 
 _SEAT_KEYS = ("target_1", "target_2", "attribute_1", "attribute_2")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_seat_tests() -> Mapping[str, SeatTest]:
     """All built-in word-level SEAT gender tests by name (weat6, weat6b, weat7, weat7b, weat8, weat8b)."""
     path = data_path("seat_tests.json")
@@ -240,7 +249,7 @@ def load_seat_test(name: str) -> SeatTest:
     return load_seat_tests()[canonical]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_slot_types() -> Mapping[str, tuple[str, ...]]:
     """Slot types of every built-in attribute, stereotype and SEAT word (lowercase keys)."""
     path = data_path("slot_types.tsv")
@@ -255,7 +264,7 @@ def load_slot_types() -> Mapping[str, tuple[str, ...]]:
     return MappingProxyType(table)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _name_set() -> frozenset[str]:
     return frozenset(n.lower() for n in load_names().names)
 
@@ -289,7 +298,7 @@ def slot_type(word: str) -> str:
     return slot_types(word)[0]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def builtin_words() -> tuple[str, ...]:
     """Every attribute, stereotype and SEAT word of the built-in lists, without duplicates.
 

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from probekit.errors import InvalidParameterError
 
 __all__ = [
-    "WordList",
-    "TermSet",
-    "GenderedTermSets",
-    "SwapMap",
     "AttributePairs",
+    "GenderedTermSets",
     "NameLists",
-    "SeatTest",
     "ProfessionScores",
-    "words_digest",
+    "SeatTest",
+    "SwapMap",
+    "TermSet",
+    "WordList",
     "match_case",
+    "words_digest",
 ]
 
 
@@ -163,7 +163,7 @@ class SwapMap:
         object.__setattr__(self, "_map", dict(entries))
 
     @classmethod
-    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> "SwapMap":
+    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> SwapMap:
         """Build the map from (female, male) pairs, adding both directions.
 
         Keys are lowercased; candidates keep the case of the pair files (so names stay
@@ -310,6 +310,9 @@ class NameLists:
     common_words : frozenset of str
         Names that are also ordinary English words (Will, Mark, Rose, May, ...): match them only
         when capitalized, and be careful at the start of a sentence.
+    not_names : frozenset of str
+        Entries that are more often ordinary words in some language or abbreviations than names
+        in English text (Les, Alla, Vita, ...): never matched as names.
     digest : str
         SHA-256 over the lines ``female<TAB>male``.
     """
@@ -318,6 +321,7 @@ class NameLists:
     male: tuple[str, ...]
     common_words: frozenset[str] = frozenset()
     source: str = ""
+    not_names: frozenset[str] = frozenset()
     digest: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -327,11 +331,43 @@ class NameLists:
         object.__setattr__(self, "female", female)
         object.__setattr__(self, "male", male)
         object.__setattr__(self, "common_words", frozenset(self.common_words))
+        object.__setattr__(self, "not_names", frozenset(self.not_names))
         object.__setattr__(self, "digest", words_digest(f"{f}\t{m}" for f, m in zip(female, male)))
 
     @property
     def pairs(self) -> tuple[tuple[str, str], ...]:
         return tuple(zip(self.female, self.male))
+
+    @property
+    def one_to_one(self) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[str, ...]]:
+        """``(pairs, unpaired_female, unpaired_male)``: a one-to-one pairing of the names.
+
+        The lines are read in order and a line is a pair when neither of its names was on an
+        earlier line (case-insensitively); a name whose partner on its first line was taken
+        earlier or is one of ``not_names`` waits, and the waiting female and male names are then
+        paired in order; what is left is unpaired. With lists aligned by frequency rank
+        (``load_names("census")``: the built-in pairs, then the census names rank by rank) this
+        pairs the i-th female with the i-th male name until the shorter list runs out.
+        """
+        skip = {w.lower() for w in self.not_names}
+        seen: set[str] = set(skip)
+        pairs: list[tuple[str, str]] = []
+        waiting_f: list[str] = []
+        waiting_m: list[str] = []
+        for f, m in zip(self.female, self.male):
+            new_f, new_m = f.lower() not in seen, m.lower() not in seen
+            if new_f and new_m:
+                pairs.append((f, m))
+            elif new_f:
+                waiting_f.append(f)
+            elif new_m:
+                waiting_m.append(m)
+            seen.update((f.lower(), m.lower()))
+        # names whose partner was taken or is a not-name: paired among themselves, in rank order
+        n = min(len(waiting_f), len(waiting_m))
+        pairs += zip(waiting_f[:n], waiting_m[:n])
+        unpaired_f, unpaired_m = tuple(waiting_f[n:]), tuple(waiting_m[n:])
+        return tuple(pairs), unpaired_f, unpaired_m
 
     @property
     def swap_map(self) -> SwapMap:
@@ -354,6 +390,7 @@ class NameLists:
             "source": self.source,
             "pairs": [list(p) for p in self.pairs],
             "common_words": sorted(self.common_words),
+            "not_names": sorted(self.not_names),
             "digest": self.digest,
         }
 
