@@ -8,32 +8,94 @@
   (Kaneko & Bollegala 2021); their checkpoints carry ``debias.json`` (:func:`read_debias_record`).
 - Text interventions: gender swapping (:func:`swap`) and scrubbing (:func:`scrub`) of strings,
   files and datasets.
+
+The package face is lazy (PEP 562): the method registry (:data:`DEBIAS_METHODS`,
+:func:`build_debiased`) is imported at once and loads no torch, so the CLI builds its parsers from
+it cheaply; every other name is imported from its module on first use.
 """
 
-from debias._cda import CDA, MaskedLMCollator, MaskedLMObjective, add_mlm_head, mask_tokens
-from debias._checkpoint import check_output_dir, read_debias_record
-from debias._context_debias import (
-    ContextDebias,
-    ContextDebiasCollator,
-    ContextDebiasObjective,
-    attribute_vectors,
-    context_debias_dev_loss,
-    context_debias_layers,
-    orthogonality_term,
-    pad_token_id,
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from debias._registry import (
+    DEBIAS_METHODS,
+    METHOD_KINDS,
+    PROJECTION_METHODS,
+    TRAINING_METHODS,
+    DebiasBuild,
+    DebiasMethod,
+    build_debiased,
+    get_method,
+    is_debiased_dir,
 )
-from debias._gendered_words import ANY, get_vocabulary
-from debias._interventions_io import (
-    FileInterventionResult,
-    scrub_dataset,
-    scrub_file,
-    swap_dataset,
-    swap_file,
-)
-from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
-from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
-from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
-from probekit.training import TrainingConfig, TrainingResult, latest_checkpoint, shuffled_batches, train
+
+if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
+    from debias._cda import CDA, MaskedLMCollator, MaskedLMObjective, add_mlm_head, mask_tokens
+    from debias._checkpoint import check_output_dir, read_debias_record
+    from debias._context_debias import (
+        ContextDebias,
+        ContextDebiasCollator,
+        ContextDebiasObjective,
+        attribute_vectors,
+        context_debias_dev_loss,
+        context_debias_layers,
+        orthogonality_term,
+        pad_token_id,
+    )
+    from debias._gendered_words import ANY, get_vocabulary
+    from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
+    from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
+    from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
+    from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
+    from probekit.training import TrainingConfig, TrainingResult, latest_checkpoint, shuffled_batches, train
+
+#: Public name -> the module it is imported from on first use.
+_LAZY = {
+    'CDA': 'debias._cda',
+    'MaskedLMCollator': 'debias._cda',
+    'MaskedLMObjective': 'debias._cda',
+    'add_mlm_head': 'debias._cda',
+    'mask_tokens': 'debias._cda',
+    'check_output_dir': 'debias._checkpoint',
+    'read_debias_record': 'debias._checkpoint',
+    'ContextDebias': 'debias._context_debias',
+    'ContextDebiasCollator': 'debias._context_debias',
+    'ContextDebiasObjective': 'debias._context_debias',
+    'attribute_vectors': 'debias._context_debias',
+    'context_debias_dev_loss': 'debias._context_debias',
+    'context_debias_layers': 'debias._context_debias',
+    'orthogonality_term': 'debias._context_debias',
+    'pad_token_id': 'debias._context_debias',
+    'ANY': 'debias._gendered_words',
+    'get_vocabulary': 'debias._gendered_words',
+    'FileInterventionResult': 'debias._interventions_io',
+    'scrub_dataset': 'debias._interventions_io',
+    'scrub_file': 'debias._interventions_io',
+    'swap_dataset': 'debias._interventions_io',
+    'swap_file': 'debias._interventions_io',
+    'INLP': 'debias._projection',
+    'LEACE': 'debias._projection',
+    'LinearEraser': 'debias._projection',
+    'SentDebias': 'debias._projection',
+    'apply_projection': 'debias._projection',
+    'ScrubResult': 'debias._scrub',
+    'describe_scrub': 'debias._scrub',
+    'scrub': 'debias._scrub',
+    'scrub_texts': 'debias._scrub',
+    'Span': 'debias._swap',
+    'SwapResult': 'debias._swap',
+    'describe_swap': 'debias._swap',
+    'swap': 'debias._swap',
+    'swap_texts': 'debias._swap',
+    'unambiguous_words': 'debias._swap',
+    'TrainingConfig': 'probekit.training',
+    'TrainingResult': 'probekit.training',
+    'latest_checkpoint': 'probekit.training',
+    'shuffled_batches': 'probekit.training',
+    'train': 'probekit.training',
+}
 
 __all__ = [
     # projections
@@ -53,3 +115,29 @@ __all__ = [
     "ANY",
     "unambiguous_words",
 ]
+__all__ += [
+    # the method registry
+    'DEBIAS_METHODS',
+    'PROJECTION_METHODS',
+    'TRAINING_METHODS',
+    'METHOD_KINDS',
+    'DebiasBuild',
+    'DebiasMethod',
+    'build_debiased',
+    'get_method',
+    'is_debiased_dir',
+]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'debias' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import argparse
 
+from debias import DEBIAS_METHODS, PROJECTION_METHODS, TRAINING_METHODS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "debias",
-        help="build a debiased encoder (sent-debias, inlp, leace, cda, context-debias)",
+        help=f"build a debiased encoder ({', '.join(DEBIAS_METHODS)})",
         description="Debias an encoder and write a directory that probe, compare and load_encoder accept.",
     )
     methods = parser.add_subparsers(dest="method", metavar="METHOD")
@@ -25,24 +27,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 # --- post-hoc projections: sent-debias, inlp, leace ---------------------------------------------
 
-_PROJECTIONS = {
+#: Each method's description (its help line and citation are in debias.DEBIAS_METHODS).
+_DESCRIPTIONS = {
     "sent-debias": (
-        "Sent-debias (Liang et al. 2020): remove the top-k directions of counterfactual sentence pairs",
         "Embed corpus sentences holding gender words and their gender-swapped versions (mean pooling), "
         "take the top --k principal directions of the pair differences, and write a projection that removes "
-        "them from every representation of the encoder.",
+        "them from every representation of the encoder."
     ),
     "inlp": (
-        "INLP (Ravfogel et al. 2020): iterative nullspace projection of gender classifiers",
         "Embed the paper's female and male attribute words in corpus sentences (selected as `probekit probe` "
         "selects them), train linear gender classifiers one after another on the projected embeddings and "
-        "project out each one's directions until held-out accuracy (unseen words) is at chance.",
+        "project out each one's directions until held-out accuracy (unseen words) is at chance."
     ),
     "leace": (
-        "LEACE (Belrose et al. 2023): closed-form least-squares concept erasure of gender",
         "Embed the paper's female and male attribute words in corpus sentences (selected as `probekit probe` "
         "selects them) and fit the closed-form eraser after which no linear classifier predicts gender "
-        "better than a constant on those embeddings.",
+        "better than a constant on those embeddings."
     ),
 }
 
@@ -52,9 +52,10 @@ def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
 
     from probekit.cli._common import add_corpus_arguments, add_model_arguments
 
-    for name, (summary, description) in _PROJECTIONS.items():
+    for name in PROJECTION_METHODS:
+        description = _DESCRIPTIONS[name]
         parser = methods.add_parser(
-            name, help=summary, description=description + " The output directory (projection.json + "
+            name, help=DEBIAS_METHODS[name].help, description=description + " The output directory (projection.json + "
             "projection.safetensors, naming the base checkpoint and its fingerprint) is accepted by "
             "`probekit probe --model DIR`, `probekit compare` and probekit.load_encoder(DIR).",
         )
@@ -85,14 +86,12 @@ def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
         parser.set_defaults(func=functools.partial(_run_projection, name))
 
 
-def _projection_eraser(method: str, args: argparse.Namespace) -> tuple[object, dict]:
-    """The eraser and the fit_from_encoder options, checked before any model is loaded."""
-    from debias import INLP, LEACE, SentDebias
+def _projection_options(method: str, args: argparse.Namespace) -> dict:
+    """The method's options for :func:`debias.build_debiased`, checked before any model is loaded."""
     from probekit.cli._common import parse_layers
     from probekit.errors import InvalidParameterError
 
     layer = parse_layers(args.layer)
-    options: dict = {"layer": layer, "random_state": args.seed, "cache_dir": args.cache_dir, "progress": not args.no_progress}
     if args.seed < 0:
         raise InvalidParameterError("--seed", args.seed, "a non-negative integer")
     if method == "sent-debias":
@@ -100,22 +99,21 @@ def _projection_eraser(method: str, args: argparse.Namespace) -> tuple[object, d
             raise InvalidParameterError("--k", args.k, "a positive integer")
         if args.max_sentences < 0:
             raise InvalidParameterError("--max-sentences", args.max_sentences, "a positive integer, or 0 for all")
-        options.update(max_sentences=args.max_sentences or None, batch_tokens=args.batch_tokens)
-        return SentDebias(k=args.k), options
+        return {"k": args.k, "layer": layer, "max_sentences": args.max_sentences or None, "batch_tokens": args.batch_tokens}
     if not isinstance(layer, int):
         raise InvalidParameterError("--layer", args.layer, "one integer layer for inlp and leace")
     if args.max_per_word < 0:
         raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
-    options.update(max_per_word=args.max_per_word or None, single_piece_only=not args.all_wordpieces)
+    options: dict = {"layer": layer, "max_per_word": args.max_per_word or None, "single_piece_only": not args.all_wordpieces}
     if method == "inlp":
         if args.iterations < 1:
             raise InvalidParameterError("--iterations", args.iterations, "a positive integer")
         if not args.C > 0:
             raise InvalidParameterError("--C", args.C, "a positive number")
-        return INLP(n_iterations=args.iterations, classifier=args.classifier, C=args.C, random_state=args.seed), options
+        return {**options, "n_iterations": args.iterations, "classifier": args.classifier, "C": args.C}
     if not args.tol > 0:
         raise InvalidParameterError("--tol", args.tol, "a positive number")
-    return LEACE(tol=args.tol), options
+    return {**options, "tol": args.tol}
 
 
 def _projection_summary(eraser: object) -> str:
@@ -134,27 +132,22 @@ def _projection_summary(eraser: object) -> str:
 
 
 def _run_projection(method: str, args: argparse.Namespace) -> int:
+    from debias import build_debiased
     from probekit.cli._common import load_corpus, load_model
     from probekit.encoders import check_output_dir
-    from probekit.utils import collect_provenance
 
     check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
     if args.batch_tokens is not None and args.batch_tokens < 1:
         from probekit.errors import InvalidParameterError
 
         raise InvalidParameterError("--batch-tokens", args.batch_tokens, "a positive integer")
-    eraser, options = _projection_eraser(method, args)
+    options = _projection_options(method, args)
     corpus = load_corpus(args)
     encoder = load_model(args)
-    eraser.fit_from_encoder(encoder, corpus, **options)
-    provenance = collect_provenance(
-        model=encoder.describe(),
-        seeds={"seed": args.seed},
-        parameters={"command": f"probekit debias {method}", "method": type(eraser).__name__,
-                    **eraser.get_params(), **{k: v for k, v in options.items() if k != "progress"},
-                    "corpus": getattr(corpus, "name", None), "corpus_digest": getattr(corpus, "digest", None)},
-    )
-    out = eraser.save(args.out, overwrite=args.overwrite, provenance=provenance)
+    built = build_debiased(method, encoder, corpus, args.out, options=options, seed=args.seed,
+                           command=f"probekit debias {method}", overwrite=args.overwrite,
+                           progress=not args.no_progress, cache_dir=args.cache_dir)
+    eraser, out = built.estimator, built.path
     print(f"{type(eraser).__name__} on {encoder.name_or_path} (fingerprint {encoder.fingerprint}): {_projection_summary(eraser)}")
     print(f"wrote {out}; probe it with: probekit probe --model {out}")
     return 0
@@ -162,22 +155,20 @@ def _run_projection(method: str, args: argparse.Namespace) -> int:
 
 # --- weight-changing methods: cda, context-debias -----------------------------------------------
 
-_TRAINING = {
+_DESCRIPTIONS.update({
     "cda": (
-        "CDA: continued masked-LM training on the corpus and its gender-swapped counterfactuals",
         "Two-sided counterfactual data augmentation (Webster et al. 2020): take the corpus sentences that hold "
         "a gendered word, add their gender-swapped versions (debias.swap_texts), and continue masked-LM "
         "training (15% masking, 80/10/10) on both. Encoders without a masked-LM head (the embedded default) "
-        "need --add-mlm-head.",
+        "need --add-mlm-head."
     ),
     "context-debias": (
-        "Context-debias (Kaneko & Bollegala 2021): stereotype embeddings orthogonal to gender directions",
         "Fine-tune the encoder so that the contextual embeddings of stereotype words are orthogonal to the "
         "female and male mean attribute vectors of the original model (alpha term) while the hidden states "
         "of attribute sentences stay close to the original model (beta term); the checkpoint with the "
-        "lowest dev loss is kept. Works on encoders without a masked-LM head.",
+        "lowest dev loss is kept. Works on encoders without a masked-LM head."
     ),
-}
+})
 
 
 def _add_training_methods(methods: argparse._SubParsersAction) -> None:
@@ -185,9 +176,10 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
 
     from probekit.cli._common import add_corpus_arguments, add_model_arguments
 
-    for name, (summary, description) in _TRAINING.items():
+    for name in TRAINING_METHODS:
+        description = _DESCRIPTIONS[name]
         parser = methods.add_parser(
-            name, help=summary, description=description + " The output directory is a plain Hugging Face "
+            name, help=DEBIAS_METHODS[name].help, description=description + " The output directory is a plain Hugging Face "
             "checkpoint (safetensors + tokenizer) with debias.json, accepted by `probekit probe --model DIR`, "
             "`probekit compare` and probekit.load_encoder(DIR). Interrupted runs continue with --resume.",
         )
@@ -237,9 +229,9 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
         parser.set_defaults(func=functools.partial(_run_training, name))
 
 
-def _training_method(method: str, args: argparse.Namespace) -> tuple[object, dict]:
-    """The method and its fit options, checked before any model is loaded."""
-    from debias import CDA, ContextDebias
+def _training_options(method: str, args: argparse.Namespace) -> tuple[dict, dict]:
+    """The method's options and its fit options for :func:`debias.build_debiased`, checked before
+    any model is loaded."""
     from probekit.errors import InvalidParameterError
 
     for option in ("steps", "batch_size", "max_length", "checkpoint_every"):
@@ -249,15 +241,15 @@ def _training_method(method: str, args: argparse.Namespace) -> tuple[object, dic
         raise InvalidParameterError("--lr", args.lr, "a positive number")
     common = dict(
         steps=args.steps, batch_size=args.batch_size, learning_rate=args.lr, max_length=args.max_length,
-        mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every, seed=args.seed,
+        mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every,
     )
     if method == "cda":
         if args.head_warmup_steps < 0:
             raise InvalidParameterError("--head-warmup-steps", args.head_warmup_steps, "an integer >= 0")
         if not args.head_lr > 0:
             raise InvalidParameterError("--head-lr", args.head_lr, "a positive number")
-        return CDA(add_mlm_head=args.add_mlm_head, head_warmup_steps=args.head_warmup_steps,
-                   head_learning_rate=args.head_lr, **common), {}
+        return dict(add_mlm_head=args.add_mlm_head, head_warmup_steps=args.head_warmup_steps,
+                    head_learning_rate=args.head_lr, **common), {}
     if args.dev_size < 1:
         raise InvalidParameterError("--dev-size", args.dev_size, "a positive integer")
     if args.max_per_word < 0:
@@ -276,10 +268,10 @@ def _training_method(method: str, args: argparse.Namespace) -> tuple[object, dic
         from probekit.cli._common import read_word_file
 
         options["stereotypes"] = read_word_file(args.stereotype_file, "--stereotype-file")
-    method_object = ContextDebias(alpha=args.alpha, beta=args.beta, layers=args.layers, level=args.level,
-                                  dev_size=args.dev_size, eval_every=args.eval_every,
-                                  max_per_word=args.max_per_word or None, **common)
-    return method_object, options
+    method_options = dict(alpha=args.alpha, beta=args.beta, layers=args.layers, level=args.level,
+                          dev_size=args.dev_size, eval_every=args.eval_every,
+                          max_per_word=args.max_per_word or None, **common)
+    return method_options, options
 
 
 def _run_training(method: str, args: argparse.Namespace) -> int:
@@ -288,14 +280,14 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
     import warnings
     from pathlib import Path
 
-    from debias import check_output_dir
+    from debias import DEBIAS_METHODS, build_debiased, check_output_dir
     from probekit.cli._common import load_corpus, load_model
     from probekit.errors import InvalidParameterError
     from probekit.training import latest_checkpoint
     from probekit.utils import is_main_process
 
     out = check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
-    debiaser, options = _training_method(method, args)  # every option checked before anything is created
+    method_options, options = _training_options(method, args)  # every option checked before anything is created
     checkpoints = Path(args.checkpoint_dir) if args.checkpoint_dir else out.parent / f"{out.name}.checkpoints"
     if checkpoints.exists() and not checkpoints.is_dir():
         raise InvalidParameterError("--checkpoint-dir", str(checkpoints), "a directory path", "a file of that name exists")
@@ -319,21 +311,22 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
         with warnings.catch_warnings():
             # The library both logs and warns about an added head; the CLI shows the log line only.
             warnings.filterwarnings("ignore", message=".*has no masked-LM head", category=UserWarning)
-            debiaser.fit(encoder, corpus, checkpoint_dir=checkpoints, resume=args.resume, progress=not args.no_progress, **options)
+            built = build_debiased(method, encoder, corpus, out, options=method_options, seed=args.seed,
+                                   fit_options=options, overwrite=args.overwrite, progress=not args.no_progress,
+                                   checkpoint_dir=checkpoints, resume=args.resume,
+                                   remove_checkpoints=not args.checkpoint_dir)  # ours beside --out; a named one is kept
     except BaseException as exc:
         if created and not checkpointed():
             shutil.rmtree(checkpoints, ignore_errors=True)  # nothing to resume: leave nothing behind
         elif checkpointed() and isinstance(exc, KeyboardInterrupt):
             logging.getLogger(__name__).warning("checkpoints kept in %s: continue with the same command and --resume", checkpoints)
         raise
-    written = debiaser.save(out, overwrite=args.overwrite)  # under `accelerate launch`, the main process writes
+    debiaser, written = built.estimator, built.path
     if not is_main_process():
-        return 0  # one summary, and one clean-up, per run
-    if not args.checkpoint_dir:
-        shutil.rmtree(checkpoints, ignore_errors=True)  # ours, beside --out; a directory the user named is kept
+        return 0  # one summary per run
     history = debiaser.history_
     summary = history.summary()
-    line = (f"{_TRAINING[method][0].split(':')[0]} on {encoder.name_or_path} (fingerprint {encoder.fingerprint}): "
+    line = (f"{DEBIAS_METHODS[method].help.split(':')[0]} on {encoder.name_or_path} (fingerprint {encoder.fingerprint}): "
             f"{history.steps} steps, loss {summary['first_loss']:.4g} -> {summary['last_loss']:.4g}")
     if history.best_step is not None:
         line += f"; best dev loss {history.best_value:.4g} at step {history.best_step}"
