@@ -10,11 +10,36 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Iterator, Sequence
 
 from probekit.cli._common import add_model_arguments
 
 DATA_CHOICES = ("synthetic", "bios", "jigsaw")
-SETTING_CHOICES = ("original", "scrubbed", "swapped")
+
+
+class _SettingChoices(Sequence[str]):
+    """The settings table of probekit.finetune (``DATA_SETTINGS``), read when argparse first checks
+    or lists a value: importing probekit.finetune loads torch, which ``probekit --help`` should not."""
+
+    def _names(self) -> tuple[str, ...]:
+        from probekit.finetune import DATA_SETTINGS
+
+        return DATA_SETTINGS
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+
+SETTING_CHOICES: Sequence[str] = _SettingChoices()
 
 #: Size of the synthetic pool by default (80 biographies per profession), with the paper's training
 #: settings (4 epochs, batch 16, length 100, lr 2e-5). Full fine-tuning of the embedded encoder
@@ -71,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     data.add_argument("--cue-strength", type=float, default=0.3,
                       help="synthetic: probability of a profession-specific phrase per cue sentence (default: %(default)s)")
     study = parser.add_argument_group("study")
-    study.add_argument("--setting", default="original", choices=SETTING_CHOICES, help="training-data setting (default: %(default)s)")
+    study.add_argument("--setting", default="original", choices=SETTING_CHOICES, metavar="SETTING",
+                       help="training-data setting: %(choices)s (default: %(default)s)")
     study.add_argument("--folds", type=int, default=10, help="stratified cross-validation folds (default: %(default)s, the paper's)")
     study.add_argument("--frozen", action="store_true",
                        help="keep the encoder fixed: embeddings computed once, then a logistic-regression linear layer (fast)")

@@ -13,7 +13,7 @@ run-time estimate, resume, ``metrics.json``, table and figure), or the same work
 :func:`aggregate_folds` / :func:`collect_run` (fold results -> ``metrics.json``).
 """
 
-from probekit.finetune._counterfactual import DATA_SETTINGS, apply_setting, counterfactual_dataset
+from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
 from probekit.finetune._datasets import (
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
@@ -22,6 +22,7 @@ from probekit.finetune._datasets import (
     load_bios,
     load_jigsaw,
 )
+from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, prob_column, summarize_folds
 from probekit.finetune._model import EncoderClassifier
 from probekit.finetune._run import (
@@ -38,6 +39,7 @@ from probekit.finetune._run import (
     run_fold,
     stratified_folds,
 )
+from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE, DataSetting
 from probekit.finetune._synthetic import (
     SYNTHETIC_FEMALE_DOMINATED,
     SYNTHETIC_MALE_DOMINATED,
@@ -68,6 +70,8 @@ __all__ = [
     "format_label_gender_counts",
     # data settings
     "DATA_SETTINGS",
+    "SETTING_TABLE",
+    "DataSetting",
     "apply_setting",
     "counterfactual_dataset",
     # training and evaluation
@@ -99,4 +103,9 @@ __all__ = [
     "pad_batch",
     "default_embedder",
     "prob_column",
+    # shared frozen embeddings
+    "frozen_embedder",
+    "frozen_text_groups",
+    "distinct_texts",
+    "uncached_groups",
 ]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from debias import scrub_dataset, swap_dataset
 from probekit.errors import InvalidParameterError
+from probekit.finetune._settings import DATA_SETTINGS
 
 if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
     import datasets
@@ -29,8 +30,6 @@ __all__ = ["DATA_SETTINGS", "apply_setting", "counterfactual_dataset"]
 
 logger = logging.getLogger(__name__)
 
-DATA_SETTINGS: tuple[str, ...] = ("original", "scrubbed", "swapped")
-"""The training-data settings of Tokpo et al. (2023): original, scrubbed, swapped."""
 
 _OTHER_GENDER = {"female": "male", "male": "female"}
 _REQUIRED = ("text", "label", "gender", "example_id")

@@ -56,19 +56,18 @@ import numpy as np
 import pandas as pd
 
 from debias import describe_scrub, describe_swap
-from probekit.embedding import EmbeddingCache, cache_key, extraction_meta, normalize_layers
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
 from probekit.finetune._datasets import label_gender_counts
+from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
+from probekit.finetune._settings import DATA_SETTINGS
 from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
-    default_embedder,
     measure_embed_seconds,
     measure_step_seconds,
     train_classifier,
-    truncate_texts,
 )
 from probekit.report import finetune_markdown, plot_finetune_figure
 from probekit.utils import atomic_path, collect_provenance, dumps_json, is_main_process, wait_for_everyone, write_json
@@ -96,7 +95,6 @@ FIGURE_FILE = "results.png"
 _FORMAT = "probekit-finetune"
 _FORMAT_VERSION = 1
 _REQUIRED = ("text", "label", "gender", "example_id")
-_SETTINGS = ("original", "scrubbed", "swapped")
 
 
 # ------------------------------------------------------------------------------------------ result
@@ -291,8 +289,8 @@ def _prepare(encoder: Any, data: Any, *, setting: str, folds: int, test_data: An
              data_name: str) -> _Plan:
     if not isinstance(config, FinetuneConfig):
         raise InvalidParameterError("config", type(config).__name__, "a probekit.finetune.FinetuneConfig")
-    if setting not in _SETTINGS:
-        raise InvalidParameterError("setting", setting, _SETTINGS)
+    if setting not in DATA_SETTINGS:
+        raise InvalidParameterError("setting", setting, DATA_SETTINGS)
     _check_dataset(data, "data")
     classes = class_names(data)
     if test_data is not None:
@@ -503,8 +501,8 @@ def run_fold(
         if not config.frozen:
             embed = None
         elif embed is None and embedding_cache is not None:
-            embed = _frozen_embedder(encoder, config, _all_texts(plan.pool, plan.test_data, setting), progress,
-                                     embedding_cache)
+            embed = frozen_embedder(encoder, config, frozen_text_groups(plan.pool, plan.test_data, setting),
+                                    progress=progress, cache_dir=embedding_cache)
         return _run_fold(int(fold), encoder, plan, config=config, out=out, resume=resume, progress=progress, embed=embed,
                          callback=callback)
 
@@ -594,41 +592,6 @@ def collect_run(out_dir: str | os.PathLike, *, save: bool = True, confidence: fl
 # ------------------------------------------------------------------------------------------ the run
 
 
-def _frozen_embedder(encoder: Any, config: FinetuneConfig, groups: Sequence[Sequence[str]], progress: bool,
-                     cache_dir: str | os.PathLike | None = None) -> Callable:
-    """Embed every group of texts once (the extraction engine; each group a cache entry of its own
-    with ``cache_dir``, so runs of other settings or folds reuse it); later calls look rows up.
-    """
-    embedder = default_embedder(encoder, config, cache_dir=cache_dir, progress=progress)
-    row: dict[str, int] = {}
-    parts = []
-    for group in groups:
-        group = list(group)
-        if not group:
-            continue
-        vectors = embedder(group)
-        keep = []
-        for i, text in enumerate(group):
-            if text not in row:
-                row[text] = sum(len(p) for p in parts) + len(keep)
-                keep.append(i)
-        parts.append(vectors[keep])
-    vectors = np.concatenate(parts) if parts else np.zeros((0, encoder.hidden_size), dtype=np.float32)
-    fallback = default_embedder(encoder, config, progress=False)
-
-    def embed(batch: Sequence[str]) -> np.ndarray:
-        nonlocal vectors
-        missing = [t for t in dict.fromkeys(batch) if t not in row]
-        if missing:  # not expected: every text of every setting was embedded up front
-            extra = fallback(missing)
-            for t in missing:
-                row[t] = len(row)
-            vectors = np.concatenate([vectors, extra])
-        return vectors[[row[t] for t in batch]]
-
-    return embed
-
-
 def estimate_seconds(
     encoder: Any,
     data: Any,
@@ -650,7 +613,7 @@ def estimate_seconds(
     config = config or FinetuneConfig()
     with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config, data_name="custom")
-        texts = _distinct(_all_texts(plan.pool, plan.test_data, setting)) if config.frozen else None
+        texts = distinct_texts(frozen_text_groups(plan.pool, plan.test_data, setting)) if config.frozen else None
         return _estimate(encoder, plan, config, fold_numbers, frozen_texts=texts)
 
 
@@ -791,11 +754,12 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
 
     groups = None
     if config.frozen and todo:
-        groups = _all_texts(plan.pool, plan.test_data, settings["setting"])
-    frozen_texts = _distinct(_uncached(encoder, config, groups, embedding_cache)) if groups else None
+        groups = frozen_text_groups(plan.pool, plan.test_data, settings["setting"])
+    frozen_texts = distinct_texts(uncached_groups(encoder, config, groups, embedding_cache)) if groups else None
     _, message = _estimate(encoder, plan, config, todo, frozen_texts=frozen_texts)
     say(f"estimate: {message}")
-    embed = _frozen_embedder(encoder, config, groups, progress, embedding_cache) if groups is not None else None
+    embed = (frozen_embedder(encoder, config, groups, progress=progress, cache_dir=embedding_cache)
+             if groups is not None else None)
 
     started = time.perf_counter()
     from tqdm.auto import tqdm
@@ -826,40 +790,3 @@ def _fmt(value: Any) -> str:
 def _counts_dict(counts: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return {str(label): {"female": int(r["female"]), "male": int(r["male"]), "total": int(r["total"])}
             for label, r in counts.iterrows()}
-
-
-def _all_texts(pool: Any, test_data: Any, setting: str) -> list[list[str]]:
-    """Every text the folds of a run will embed, in groups: the pool (training and, in
-    cross-validation, test texts), its counterfactuals (test counterfactuals; swapped training
-    data), a fixed test set and its counterfactuals, the scrubbed pool. Each transform is computed
-    once for the whole pool; the groups of one pool are the same in every setting that needs them.
-    """
-    groups = [list(pool["text"])]
-    if test_data is None or setting == "swapped":
-        groups.append(list(counterfactual_dataset(pool)["text"]))
-    if test_data is not None:
-        groups += [list(test_data["text"]), list(counterfactual_dataset(test_data)["text"])]
-    if setting == "scrubbed":
-        groups.append(list(apply_setting(pool, "scrubbed")["text"]))
-    return groups
-
-
-def _distinct(groups: Sequence[Sequence[str]]) -> list[str]:
-    return list(dict.fromkeys(t for group in groups for t in group))
-
-
-def _uncached(encoder: Any, config: FinetuneConfig, groups: Sequence[Sequence[str]],
-              cache_dir: str | os.PathLike | None) -> list[list[str]]:
-    """The groups whose embeddings are not in the extraction engine's cache yet (for the estimate)."""
-    if cache_dir is None:
-        return [list(g) for g in groups]
-
-    cache = EmbeddingCache(cache_dir)
-    layers, _ = normalize_layers(-1, encoder.num_layers)
-    out = []
-    for group in groups:
-        cut = truncate_texts(encoder.tokenizer, list(group), config.max_length)
-        key = cache_key(kind="sentences", layers=layers, pooling=config.pooling, **extraction_meta(encoder, cut))
-        if not cache.path_for(key).is_file():
-            out.append(list(group))
-    return out

@@ -44,10 +44,12 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from debias import CDA, INLP, LEACE, ContextDebias, SentDebias
+from debias import DEBIAS_METHODS, get_method
+from debias import PROJECTION_METHODS as _PROJECTIONS
+from debias import TRAINING_METHODS as _TRAINING
 from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune import FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
+from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
 
 __all__ = [
     "METHODS",
@@ -60,13 +62,13 @@ __all__ = [
 ]
 
 #: Debiasing methods, in the order of the grid ("none": the encoder as it is).
-METHODS = ("none", "sent-debias", "inlp", "leace", "cda", "context-debias")
+METHODS = ("none", *DEBIAS_METHODS)  # the registry of debias, in its order
 #: Methods that fit a projection on the encoder's outputs (a projection directory).
-PROJECTION_METHODS = ("sent-debias", "inlp", "leace")
+PROJECTION_METHODS = _PROJECTIONS
 #: Methods that change the weights (a new checkpoint).
-TRAINING_METHODS = ("cda", "context-debias")
+TRAINING_METHODS = _TRAINING
 #: Training-data settings of the downstream study (Tokpo et al. 2023, §4).
-SETTINGS = ("original", "scrubbed", "swapped")
+SETTINGS = DATA_SETTINGS  # the settings table of probekit.finetune
 DATASET_KINDS = ("synthetic", "bios", "jigsaw")
 DEFAULT_MODEL = "default"
 
@@ -185,8 +187,7 @@ def _method_schema(method: str) -> dict[str, Any]:
     seeded = ("seed", "random_state")
     fit_exclude = ("encoder", "corpus", "random_state", "cache_dir", "progress", "generator", "checkpoint_dir",
                    "resume", "callback", "attributes", "stereotypes")
-    classes = {"sent-debias": SentDebias, "inlp": INLP, "leace": LEACE, "cda": CDA, "context-debias": ContextDebias}
-    cls = classes[method]
+    cls = get_method(method).estimator
     schema = _signature_options(cls.__init__, seeded)
     if method in PROJECTION_METHODS:
         schema.update(_signature_options(cls.fit_from_encoder, fit_exclude))
