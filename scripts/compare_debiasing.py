@@ -1,7 +1,8 @@
 """Build every debiasing method from one encoder and compare them: "hide or remove?".
 
 From the embedded default encoder (or ``--model CKPT``) and the built-in template corpus (or
-``--corpus FILE``), this script runs, in one process and through the same code as the CLI,
+``--corpus FILE``), this script builds every method of the registry (``debias.DEBIAS_METHODS``)
+with :func:`debias.build_debiased`, the code ``probekit debias`` runs, with the CLI's defaults:
 
     probekit debias sent-debias    --model M --out OUT/sent-debias
     probekit debias inlp           --model M --out OUT/inlp
@@ -38,10 +39,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import probekit
+from debias import DEBIAS_METHODS, build_debiased, get_method
 from probekit.cli.main import main as probekit_cli
+from probekit.text import load_text_corpus, template_corpus
 
-METHODS = ("sent-debias", "inlp", "leace", "context-debias", "cda")
-PROJECTIONS = ("sent-debias", "inlp", "leace")
+METHODS = tuple(DEBIAS_METHODS)
+PROJECTIONS = tuple(m for m in METHODS if get_method(m).kind == "projection")
 
 def _cli(argv: Sequence[str]) -> None:
 
@@ -51,24 +54,20 @@ def _cli(argv: Sequence[str]) -> None:
         raise SystemExit(f"probekit {argv[0]} {argv[1] if len(argv) > 1 else ''} failed with exit code {code}")
 
 
-def _has_mlm_head(model: str) -> bool:
-
-    encoder = probekit.load_encoder(None if model == "default" else model)
-    return encoder.mlm_model is not None
-
-
-def _build(method: str, model: str, out: Path, corpus: list[str], seed: int, head: bool) -> float:
+def _build(method: str, encoder: Any, out: Path, corpus: Any, seed: int, head: bool) -> float:
     target = out / method
     if target.is_dir() and any(target.iterdir()):
         print(f"{method}: reusing {target}")
         return 0.0
-    argv = ["debias", method, "--model", model, "--out", str(target), "--seed", str(seed), "--no-progress", *corpus]
-    if method in PROJECTIONS:
-        argv += ["--cache-dir", str(out / "cache")]  # the base encoder's attribute embeddings, shared with compare
+    options: dict[str, Any] = {}
     if method == "cda" and not head:
-        argv.append("--add-mlm-head")
+        options["add_mlm_head"] = True
+    checkpoints = out / f"{method}.checkpoints"
     start = time.perf_counter()
-    _cli(argv)
+    print(f"building {method} -> {target}", flush=True)
+    build_debiased(method, encoder, corpus, target, options=options, seed=seed, command="scripts/compare_debiasing.py",
+                   progress=False, cache_dir=out / "cache",  # projections: the base encoder's embeddings, shared with compare
+                   checkpoint_dir=None if method in PROJECTIONS else checkpoints, resume=checkpoints.is_dir())
     return time.perf_counter() - start
 
 
@@ -154,12 +153,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     corpus = ["--corpus", args.corpus] if args.corpus else []
-    head = _has_mlm_head(args.model) if "cda" in methods else True
+    text = load_text_corpus(args.corpus) if args.corpus else template_corpus()
+    encoder = probekit.load_encoder(None if args.model == "default" else args.model)
+    head = encoder.mlm_model is not None
 
     total = time.perf_counter()
     times: dict[str, float] = {}
     for method in methods:
-        times[method] = _build(method, args.model, out, corpus, args.seed, head)
+        times[method] = _build(method, encoder, out, text, args.seed, head)
         print(f"{method}: built in {times[method]:.0f} s", flush=True)
 
     start = time.perf_counter()
