@@ -29,8 +29,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
-from probekit.report._extrinsic import _save
-from probekit.report._format import fmt, fmt_ci, fmt_p, markdown_table, num
+from probekit.report._format import fmt, fmt_ci, fmt_p, markdown_table, num, pyplot, save_figure
 from probekit.stats import EXACT_SPEARMAN_MAX, bootstrap_ci, kendall_tau, min_rank_p, rank_correlation_test, spearman_rho
 
 __all__ = ["CAUTIONS", "EXACT_SPEARMAN_MAX", "rank_correlation", "rank_correlations", "correlation_caution", "correlation_markdown"]
@@ -303,10 +302,7 @@ def plot_correlation_heatmap(rows: Sequence[Mapping[str, Any]], path: Any, *, da
     cells that cannot reach p < 0.05 (n ≤ 4) uncoloured, in grey italics. Measures never computed are left out.
     PNG at ``path``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
 
     part = [r for r in rows if r["dataset"] == dataset]
@@ -337,7 +333,7 @@ def plot_correlation_heatmap(rows: Sequence[Mapping[str, Any]], path: Any, *, da
         fig.colorbar(image, ax=list(axes[:, 0]), fraction=0.04, pad=0.02, label="Spearman ρ")
     fig.suptitle("Spearman ρ [bootstrap CI] over encoder × method points\n(uncoloured, grey italics: n ≤ 4 or not "
                  "computable, no claim possible)", fontsize=9)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_correlation_scatter(rows: Sequence[Mapping[str, Any]], path: Any, *, dataset: str, setting: str,
@@ -346,10 +342,7 @@ def plot_correlation_scatter(rows: Sequence[Mapping[str, Any]], path: Any, *, da
     (rows) × extrinsic measure (columns), intrinsic on x, extrinsic on y, points coloured by
     encoder and labelled by method. Measures that never vary are left out. PNG at ``path``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from matplotlib.lines import Line2D
 
 
@@ -386,4 +379,4 @@ def plot_correlation_scatter(rows: Sequence[Mapping[str, Any]], path: Any, *, da
     fig.suptitle(f"{dataset}, {setting} training data: one point per encoder × method", fontsize=10)
     height = fig.get_size_inches()[1]
     fig.tight_layout(rect=(0, 0.55 / height if handles else 0, 1, 1 - 0.3 / height))
-    return _save(fig, path, tight=False)
+    return save_figure(fig, path, tight=False)

@@ -29,10 +29,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
-from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, fmt_pm, interval, markdown_table, num, wrap
+from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, fmt_pm, interval, markdown_table, num, pyplot, save_figure, wrap
 from probekit.report._summary import _evidence_lines as summary_evidence_lines
 from probekit.stats import bootstrap_ci
-from probekit.utils import atomic_path, atomic_write_text, write_json
+from probekit.utils import atomic_write_text, write_json
 
 __all__ = [
     "intrinsic_records",
@@ -392,23 +392,6 @@ def intrinsic_markdown(
 # ----------------------------------------------------------------------------------------- figures
 
 
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: str | os.PathLike) -> Path:
-    plt = _plt()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=130, format="png", bbox_inches="tight")
-    plt.close(fig)
-    return Path(path)
-
-
 def _errors(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """Asymmetric error bars (2, n) from interval bounds; zero where the interval is missing."""
     below = np.where(np.isfinite(low) & np.isfinite(values), values - low, 0.0)
@@ -506,20 +489,20 @@ def plot_seat_lpbs(records: Sequence[Mapping[str, Any]], path: str | os.PathLike
     """Figure 2 style: SEAT effect size and attr-/target-LPBS per method, side by side (same rows),
     so disagreements between the two measures are visible. PNG at ``path``.
     """
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, _row_height(len(records))))
     _seat_panel(axes[0], records)
     _lpbs_panel(axes[1], records)
     fig.suptitle("Do SEAT and LPBS agree? (Tokpo et al. 2023, Fig. 2 style)", fontsize=11)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Figure 3 style: attr-LPBS against target-LPBS, one point per run with both bootstrap
     intervals; the diagonal marks equal scores. Runs without LPBS are listed under the plot.
     """
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 6))
     measured = [r for r in records if r["lpbs_status"] == "ok" and math.isfinite(num(r["attr_lpbs"]))]
     colors = plt.get_cmap("tab10")
@@ -548,29 +531,29 @@ def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.P
     ax.set_xlabel("attr-LPBS")
     ax.set_ylabel("target-LPBS")
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_probe_bars(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Figure 4 style: gender accuracy, stereotype accuracy (with the random-relabeling reference),
     balanced stereotype accuracy and confidence per run, with the saved intervals. PNG at ``path``.
     """
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, _row_height(len(records)) + 1.0))
     _probe_panel(ax, records)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_intrinsic_overview(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """SEAT effect size, LPBS and the probe bars in one figure with a shared row per run."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(17, _row_height(len(records)) + 1.0))
     _seat_panel(axes[0], records)
     _lpbs_panel(axes[1], records)
     _probe_panel(axes[2], records, labels=False)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_layer_comparison(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
@@ -578,7 +561,7 @@ def plot_layer_comparison(records: Sequence[Mapping[str, Any]], path: str | os.P
     --layers``): gender accuracy, balanced (else plain) stereotype accuracy and SEAT effect size,
     one line per run with its bootstrap band. PNG at ``path``.
     """
-    plt = _plt()
+    plt = pyplot()
     runs = [(r["label"], r.get("per_layer") or []) for r in records if r.get("per_layer")]
     balanced = any(math.isfinite(num(row.get("stereotype_accuracy_balanced"))) for _, rows in runs for row in rows)
     panels = (("gender_accuracy", "gender accuracy", (0, 1.05)),
@@ -602,7 +585,7 @@ def plot_layer_comparison(records: Sequence[Mapping[str, Any]], path: str | os.P
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.06 + 0.04 * ((len(labels) - 1) // 3), 1, 1))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 #: File names of the intrinsic figures and their captions.

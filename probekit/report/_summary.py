@@ -9,13 +9,12 @@ per model, with the fair stereotype accuracy of 0.5 marked).
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
-from probekit.utils import atomic_path
+from probekit.report._format import fmt, fmt_value, pyplot, save_figure
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
@@ -31,16 +30,6 @@ def load_results(path: str | os.PathLike) -> dict[str, Any]:
         raise InputFileError(f"{str(file)!r} is not a valid results.json: {exc}") from None
 
 
-def _fmt(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, float):
-        if value != 0 and (abs(value) < 10 ** -digits or abs(value) >= 10**5):
-            return f"{value:.1e}"
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
 def model_label(results: Mapping[str, Any]) -> str:
     model = (results.get("provenance") or {}).get("model") or {}
     return str(model.get("name_or_path") or "model")
@@ -50,17 +39,17 @@ def _lpbs_cell(results: Mapping[str, Any], key: str) -> str:
     lpbs = results.get("lpbs") or {}
     if lpbs.get("status") != "ok":
         return "skipped"
-    return _fmt(lpbs.get(key))
+    return fmt_value(lpbs.get(key))
 
 
 def _ci(interval: Any, digits: int = 2) -> str:
     if not interval or any(v is None for v in interval):
         return ""
-    return f" [{_fmt(float(interval[0]), digits)}, {_fmt(float(interval[1]), digits)}]"
+    return f" [{fmt(interval[0], digits, missing='n/a')}, {fmt(interval[1], digits, missing='n/a')}]"
 
 
 def _pair(a: Any, b: Any, digits: int = 2) -> str:
-    return f"{_fmt(a, digits)} / {_fmt(b, digits)}"
+    return f"{fmt_value(a, digits)} / {fmt_value(b, digits)}"
 
 
 PERMUTATION_NOTE = (
@@ -87,13 +76,13 @@ def _headline_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) ->
     for label, run in zip(labels, runs):
         p = run.get("probe") or {}
         lines.append(
-            f"| {label} | {_fmt(p.get('permutation_p_value'))} | {_fmt(p.get('permutation_p_value_balanced'))} | "
-            f"{_fmt(p.get('stereotype_accuracy'), 2)}{_ci(p.get('stereotype_accuracy_ci'))} | "
-            f"{_fmt(p.get('stereotype_accuracy_balanced'), 2)}{_ci(p.get('stereotype_accuracy_balanced_ci'))} | "
-            f"{_fmt(p.get('stereotype_accuracy_word'), 2)} ({_fmt(p.get('stereotype_accuracy_word_balanced'), 2)}) | "
+            f"| {label} | {fmt_value(p.get('permutation_p_value'))} | {fmt_value(p.get('permutation_p_value_balanced'))} | "
+            f"{fmt_value(p.get('stereotype_accuracy'), 2)}{_ci(p.get('stereotype_accuracy_ci'))} | "
+            f"{fmt_value(p.get('stereotype_accuracy_balanced'), 2)}{_ci(p.get('stereotype_accuracy_balanced_ci'))} | "
+            f"{fmt_value(p.get('stereotype_accuracy_word'), 2)} ({fmt_value(p.get('stereotype_accuracy_word_balanced'), 2)}) | "
             f"{_pair(p.get('stereotype_accuracy_female'), p.get('stereotype_accuracy_male'))} | "
-            f"{_fmt(p.get('gender_accuracy'), 2)}{_ci(p.get('gender_accuracy_ci'))} | "
-            f"{_fmt(p.get('randomization_p_value'))} |"
+            f"{fmt_value(p.get('gender_accuracy'), 2)}{_ci(p.get('gender_accuracy_ci'))} | "
+            f"{fmt_value(p.get('randomization_p_value'))} |"
         )
     lines += [
         "",
@@ -133,9 +122,9 @@ def _calibration_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]])
         p = run.get("probe") or {}
         m = run.get("mdl") or {}
         lines.append(
-            f"| {label} | {_fmt(p.get('C'), 4)} | {_fmt(p.get('brier_score'))} | "
-            f"{_fmt(p.get('expected_calibration_error'))} | {_fmt(p.get('stereotype_confidence'), 2)} | "
-            f"{_fmt(m.get('online_codelength'), 1)} | {_fmt(m.get('uniform_codelength'), 1)} | {_fmt(m.get('compression'), 2)} |"
+            f"| {label} | {fmt_value(p.get('C'), 4)} | {fmt_value(p.get('brier_score'))} | "
+            f"{fmt_value(p.get('expected_calibration_error'))} | {fmt_value(p.get('stereotype_confidence'), 2)} | "
+            f"{fmt_value(m.get('online_codelength'), 1)} | {fmt_value(m.get('uniform_codelength'), 1)} | {fmt_value(m.get('compression'), 2)} |"
         )
     lines += [
         "",
@@ -164,13 +153,13 @@ def _layer_lines(label: str, run: Mapping[str, Any], many: bool) -> list[str]:
     ]
     for row in rows:
         lines.append(
-            f"| {row.get('layer')} | {_fmt(row.get('gender_accuracy'), 2)}{_ci(row.get('gender_accuracy_ci'))} | "
-            f"{_fmt(row.get('stereotype_accuracy'), 2)}{_ci(row.get('stereotype_accuracy_ci'))} | "
-            f"{_fmt(row.get('stereotype_accuracy_balanced'), 2)}{_ci(row.get('stereotype_accuracy_balanced_ci'))} | "
-            f"{_fmt(row.get('permutation_p_value'))} ({_fmt(row.get('permutation_p_value_balanced'))}) | "
-            f"{_fmt(row.get('stereotype_confidence'), 2)} | {_fmt(row.get('expected_calibration_error'))} | "
-            f"{_fmt(row.get('seat_effect_size'))}{_ci(row.get('seat_effect_size_ci'))} | {_fmt(row.get('seat_p_value'))} | "
-            f"{_fmt(row.get('mdl_online_codelength'), 1)} | {_fmt(row.get('mdl_compression'), 2)} |"
+            f"| {row.get('layer')} | {fmt_value(row.get('gender_accuracy'), 2)}{_ci(row.get('gender_accuracy_ci'))} | "
+            f"{fmt_value(row.get('stereotype_accuracy'), 2)}{_ci(row.get('stereotype_accuracy_ci'))} | "
+            f"{fmt_value(row.get('stereotype_accuracy_balanced'), 2)}{_ci(row.get('stereotype_accuracy_balanced_ci'))} | "
+            f"{fmt_value(row.get('permutation_p_value'))} ({fmt_value(row.get('permutation_p_value_balanced'))}) | "
+            f"{fmt_value(row.get('stereotype_confidence'), 2)} | {fmt_value(row.get('expected_calibration_error'))} | "
+            f"{fmt_value(row.get('seat_effect_size'))}{_ci(row.get('seat_effect_size_ci'))} | {fmt_value(row.get('seat_p_value'))} | "
+            f"{fmt_value(row.get('mdl_online_codelength'), 1)} | {fmt_value(row.get('mdl_compression'), 2)} |"
         )
     lines += ["", f"Layer 0 is the embedding output, {per_layer.get('num_layers')} the last layer; the headline "
               f"numbers above are layer {per_layer.get('headline_layer')}. Same seeds at every layer."]
@@ -234,8 +223,8 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     for label, run in zip(labels, runs):
         seat = run.get("seat") or {}
         lines.append(
-            f"| {label} | {_fmt(seat.get('statistic'))} | {_fmt(seat.get('effect_size'))}{_ci(seat.get('effect_size_ci'))} | "
-            f"{_fmt(seat.get('p_value'))} | {_lpbs_cell(run, 'attr_lpbs')} | {_lpbs_cell(run, 'target_lpbs')} |"
+            f"| {label} | {fmt_value(seat.get('statistic'))} | {fmt_value(seat.get('effect_size'))}{_ci(seat.get('effect_size_ci'))} | "
+            f"{fmt_value(seat.get('p_value'))} | {_lpbs_cell(run, 'attr_lpbs')} | {_lpbs_cell(run, 'target_lpbs')} |"
         )
     lines += [
         "",
@@ -247,9 +236,9 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     for label, run in zip(labels, runs):
         probe = run.get("probe") or {}
         lines.append(
-            f"| {label} | {_fmt(probe.get('gender_accuracy'), 2)} | {_fmt(probe.get('stereotype_accuracy'), 2)} | "
-            f"{_fmt(probe.get('stereotype_confidence'), 2)} | {_fmt(probe.get('randomization_p_value'))} | "
-            f"{_fmt(probe.get('permutation_p_value'))} |"
+            f"| {label} | {fmt_value(probe.get('gender_accuracy'), 2)} | {fmt_value(probe.get('stereotype_accuracy'), 2)} | "
+            f"{fmt_value(probe.get('stereotype_confidence'), 2)} | {fmt_value(probe.get('randomization_p_value'))} | "
+            f"{fmt_value(probe.get('permutation_p_value'))} |"
         )
     lines += _calibration_lines(labels, runs)
     for label, run in zip(labels, runs):
@@ -263,7 +252,7 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
         for label, run in zip(labels, runs):
             standard = (run.get("seat") or {}).get("standard_tests") or {}
             cells = [
-                f"{_fmt(standard[t].get('effect_size'))} ({_fmt(standard[t].get('p_value'))})" if t in standard else "n/a"
+                f"{fmt_value(standard[t].get('effect_size'))} ({fmt_value(standard[t].get('p_value'))})" if t in standard else "n/a"
                 for t in tests
             ]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -293,11 +282,9 @@ def plot_probe_chart(
     runs: Sequence[Mapping[str, Any]], path: str | os.PathLike, labels: Sequence[str] | None = None
 ) -> Path:
     """Grouped bar chart of gender accuracy, stereotype accuracy and stereotype confidence per run."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    plt = pyplot()
 
     labels = list(labels) if labels is not None else [model_label(r) for r in runs]
     metrics = [
@@ -324,10 +311,7 @@ def plot_probe_chart(
     ax.set_title("Gender probe: removed or hidden?", fontsize=10)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     fig.tight_layout()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=150, format="png")
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, tight=False, dpi=150)
 
 
 def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: str | None = None) -> Path:
@@ -335,11 +319,9 @@ def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: st
     the balanced stereotype accuracy with their bootstrap intervals; SEAT effect size with its
     interval; MDL compression of the gender labels when present.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    plt = pyplot()
 
     rows = ((run.get("per_layer") or {}).get("rows")) or []
     if not rows:
@@ -391,7 +373,4 @@ def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: st
     if label:
         fig.suptitle(label, fontsize=9)
     fig.tight_layout()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=150, format="png")
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, tight=False, dpi=150)
