@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -9,6 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from probekit.errors import InputFileError
 from probekit.utils import atomic_path
 
 #: What a table cell shows for a value that was not measured.
@@ -147,3 +149,19 @@ def save_figure(fig: Any, path: str | os.PathLike, *, tight: bool = True, dpi: i
 def wrap(label: str, width: int = 26) -> str:
     """A label wrapped onto several lines for a figure axis."""
     return "\n".join(textwrap.wrap(str(label), width=width, break_long_words=True, break_on_hyphens=False)) or str(label)
+
+
+def read_saved_json(path: str | os.PathLike, filename: str, what: str) -> dict[str, Any]:
+    """Read saved JSON: ``path`` itself, or ``path/filename`` when ``path`` is a directory.
+
+    Raises :class:`~probekit.errors.InputFileError` naming the file when it is missing or not valid JSON.
+    """
+    file = Path(path)
+    if file.is_dir():
+        file = file / filename
+    if not file.is_file():
+        raise InputFileError(f"no {what} at {str(file)!r}")
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"{str(file)!r} is not a valid {filename}: {exc}") from None

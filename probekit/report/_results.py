@@ -9,13 +9,12 @@ with those intervals and the per-fold values, and the signed per-class TPRD (fem
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
-from probekit.report._format import fmt_stat, markdown_table, num, numeric_align, pyplot, save_figure
+from probekit.report._format import fmt_stat, markdown_table, num, numeric_align, pyplot, read_saved_json, save_figure
 from probekit.report._labels import METRIC_LABELS
 
 __all__ = [
@@ -31,15 +30,8 @@ TABLE_METRICS = (
 
 def load_finetune_results(path: str | os.PathLike) -> dict[str, Any]:
     """Read a ``metrics.json`` written by ``probekit finetune`` (the file or its directory)."""
-    file = Path(path)
-    if file.is_dir():
-        file = file / "metrics.json"
-    if not file.is_file():
-        raise InputFileError(f"no fine-tuning metrics file at {str(file)!r}")
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{str(file)!r} is not a valid metrics.json: {exc}") from None
+    data = read_saved_json(path, "metrics.json", "fine-tuning metrics file")
+    file = Path(path) / "metrics.json" if Path(path).is_dir() else Path(path)
     if "summary" not in data or "folds" not in data:
         raise InputFileError(f"{str(file)!r} is not a fine-tuning metrics.json (no 'summary' and 'folds')")
     return data

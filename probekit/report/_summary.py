@@ -14,20 +14,12 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
-from probekit.report._format import fmt, fmt_value, pyplot, save_figure
+from probekit.report._format import fmt, fmt_value, markdown_table, pyplot, read_saved_json, save_figure
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
     """Read a ``results.json`` written by ``probekit probe`` (a file or the directory holding it)."""
-    file = Path(path)
-    if file.is_dir():
-        file = file / "results.json"
-    if not file.is_file():
-        raise InputFileError(f"no results file at {str(file)!r}")
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{str(file)!r} is not a valid results.json: {exc}") from None
+    return read_saved_json(path, "results.json", "results file")
 
 
 def model_label(results: Mapping[str, Any]) -> str:
@@ -213,33 +205,18 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     lines = ["# probekit intrinsic bias summary", ""]
     lines += _headline_lines(labels, runs)
     lines += _warning_lines(labels, runs)
-    lines += [
-        "",
-        "## Table 1: SEAT (paper variant) and LPBS",
-        "",
-        "| Model | SEAT test score | SEAT effect size | SEAT p | attr-LPBS | target-LPBS |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for label, run in zip(labels, runs):
-        seat = run.get("seat") or {}
-        lines.append(
-            f"| {label} | {fmt_value(seat.get('statistic'))} | {fmt_value(seat.get('effect_size'))}{_ci(seat.get('effect_size_ci'))} | "
-            f"{fmt_value(seat.get('p_value'))} | {_lpbs_cell(run, 'attr_lpbs')} | {_lpbs_cell(run, 'target_lpbs')} |"
-        )
-    lines += [
-        "",
-        "## Table 2: gender probe (the paper's columns)",
-        "",
-        "| Model | Gender acc. | Stereotype acc. | Stereotype conf. | Randomization p | Permutation p |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for label, run in zip(labels, runs):
-        probe = run.get("probe") or {}
-        lines.append(
-            f"| {label} | {fmt_value(probe.get('gender_accuracy'), 2)} | {fmt_value(probe.get('stereotype_accuracy'), 2)} | "
-            f"{fmt_value(probe.get('stereotype_confidence'), 2)} | {fmt_value(probe.get('randomization_p_value'))} | "
-            f"{fmt_value(probe.get('permutation_p_value'))} |"
-        )
+    lines += ["", "## Table 1: SEAT (paper variant) and LPBS", ""]
+    lines += markdown_table(["Model", "SEAT test score", "SEAT effect size", "SEAT p", "attr-LPBS", "target-LPBS"], [
+        [label, fmt_value(seat.get("statistic")), fmt_value(seat.get("effect_size")) + _ci(seat.get("effect_size_ci")),
+         fmt_value(seat.get("p_value")), _lpbs_cell(run, "attr_lpbs"), _lpbs_cell(run, "target_lpbs")]
+        for label, run in zip(labels, runs) for seat in [run.get("seat") or {}]
+    ])
+    lines += ["", "## Table 2: gender probe (the paper's columns)", ""]
+    lines += markdown_table(["Model", "Gender acc.", "Stereotype acc.", "Stereotype conf.", "Randomization p", "Permutation p"], [
+        [label, *(fmt_value(probe.get(key), 2) for key in ("gender_accuracy", "stereotype_accuracy", "stereotype_confidence")),
+         fmt_value(probe.get("randomization_p_value")), fmt_value(probe.get("permutation_p_value"))]
+        for label, run in zip(labels, runs) for probe in [run.get("probe") or {}]
+    ])
     lines += _calibration_lines(labels, runs)
     for label, run in zip(labels, runs):
         lines += _layer_lines(label, run, len(runs) > 1)
@@ -247,15 +224,14 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     tests = sorted({name for run in runs for name in ((run.get("seat") or {}).get("standard_tests") or {})})
     if tests:
         lines += ["", "## Standard SEAT gender tests (sentence level): effect size (p)", ""]
-        lines.append("| Model | " + " | ".join(tests) + " |")
-        lines.append("|---|" + "---:|" * len(tests))
+        rows = []
         for label, run in zip(labels, runs):
             standard = (run.get("seat") or {}).get("standard_tests") or {}
-            cells = [
+            rows.append([label, *(
                 f"{fmt_value(standard[t].get('effect_size'))} ({fmt_value(standard[t].get('p_value'))})" if t in standard else "n/a"
                 for t in tests
-            ]
-            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            )])
+        lines += markdown_table(["Model", *tests], rows)
     skipped = [(label, (run.get("lpbs") or {}).get("reason")) for label, run in zip(labels, runs)
                if (run.get("lpbs") or {}).get("status") != "ok"]
     if skipped:
