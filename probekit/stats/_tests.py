@@ -44,7 +44,18 @@ def _matrix(scores: Any, name: str = "scores") -> np.ndarray:
 
 
 def friedman_test(scores: Any) -> TestResult:
-    """Friedman test over groups (columns) with source examples (rows) as blocks; needs >= 3 groups."""
+    """Friedman test over groups (columns) with source examples (rows) as blocks; needs >= 3 groups.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_sources, n_groups)
+        Finite scores, one row per block (e.g. per template), one column per group.
+
+    Returns
+    -------
+    TestResult
+        The Friedman chi-square statistic (:func:`scipy.stats.friedmanchisquare`) and its p-value.
+    """
     m = _matrix(scores)
     if m.shape[1] < 3:
         raise InvalidParameterError("scores", f"{m.shape[1]} groups", "at least 3 groups (use wilcoxon_test for 2)")
@@ -60,6 +71,17 @@ def wilcoxon_test(scores: Any, *, alternative: str = "two-sided") -> TestResult:
     """Wilcoxon signed-rank test of two groups (columns) paired by source example (rows).
 
     If every difference is zero there is no evidence of a difference: statistic 0 and p-value 1.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_sources, 2)
+        Finite paired scores.
+    alternative : {'two-sided', 'greater', 'less'}
+        As :func:`scipy.stats.wilcoxon`.
+
+    Returns
+    -------
+    TestResult
     """
     m = _matrix(scores)
     if m.shape[1] != 2:
