@@ -29,23 +29,20 @@ from probekit.extrinsic._generalized import (
 from probekit.extrinsic._inputs import as_1d, encode_inputs, factorize, resolve_group
 from probekit.extrinsic._literature_metrics import LITERATURE_METRICS, LiteratureMetric, literature_metric
 from probekit.extrinsic._panel import class_panels, default_workers, probability_panel, sorted_probability_panel
-from probekit.extrinsic._significance import (
-    TestResult,
-    friedman_test,
-    paired_group_test,
-    permutation_test_gap,
-    wilcoxon_test,
-)
+from probekit.extrinsic._significance import paired_group_test, permutation_test_gap
 from probekit.extrinsic._threshold_agnostic import borkan_metrics, borkan_table, jigsaw_score
 from probekit.extrinsic._tradeoff import SELECTION_CRITERIA, auc_pfc, dto, pareto_frontier, partial_auc_pfc, select_model
 from probekit.extrinsic._warnings import UndefinedMetricWarning
 from probekit.stats import (
     ConfidenceInterval,
+    TestResult,
     bernstein_halfwidth,
     bernstein_parameters,
     bernstein_sample_size,
     bootstrap_ci,
+    friedman_test,
     t_interval,
+    wilcoxon_test,
 )
 
 __all__ = [

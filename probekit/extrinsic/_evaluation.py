@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -24,9 +24,10 @@ from probekit.extrinsic._aggregation import generalized_mean
 from probekit.extrinsic._confusion import confusion_tensor, ovr_from_confusion, rate_from_ovr
 from probekit.extrinsic._generalized import evaluated_classes, result_from_encoded, scalar_metric_blocks
 from probekit.extrinsic._inputs import Encoded, encode_inputs, resolve_group
-from probekit.extrinsic._literature_metrics import LITERATURE_METRICS
+from probekit.extrinsic._literature_metrics import LITERATURE_METRICS, LiteratureMetric
 from probekit.extrinsic._panel import class_panels
 from probekit.extrinsic._significance import paired_group_test
+from probekit.extrinsic._threshold_agnostic import combine_jigsaw
 from probekit.extrinsic._warnings import warn_undefined
 from probekit.stats import bca_interval, jackknife_counts, multinomial_bootstrap_counts
 from probekit.utils import collect_provenance, dumps_json, write_json
@@ -175,34 +176,52 @@ def _class_mean(x: np.ndarray, nan_policy: str) -> np.ndarray:
         return np.asarray(generalized_mean(x, 1.0, axis=-1, nan_policy=nan_policy))
 
 
-def _count_metrics(stats: dict[str, np.ndarray], *, a: int | None, b: int | None, smoothing: float, nan_policy: str) -> tuple[dict, dict]:
-    """Count-based metrics for every block (leading axis: 1 for the estimate, B for bootstrap)."""
-    G = stats["n"].shape[1]
-    T = np.arange(G)
+def _engine_blocks(stats: dict[str, np.ndarray], row: LiteratureMetric, T: np.ndarray, smoothing: float) -> np.ndarray:
+    """The literature metric ``row`` per block through the generalized-metric engine."""
+    return scalar_metric_blocks(
+        stats, kind=row.kind, phi=row.phi, d=row.d, normalization=row.normalization,
+        background=row.background, b_index=None, T=T, smoothing=smoothing,
+    )
+
+
+# TPRD / FPRD (Tokpo et al. 2023): rate(group of interest) - rate(reference), the PCM of the two groups
+_DIFFERENCES = {
+    "tprd": LITERATURE_METRICS["tpr_difference"],
+    "fprd": replace(LITERATURE_METRICS["tpr_difference"], name="fpr_difference", phi="fpr", title="FPR difference"),
+}
+# (phi, comparison) of the fairlearn-style MCMs; equalized odds combines the TPR and FPR rows
+_MCMS = {
+    "demographic_parity_difference": (("selection_rate", "range"),),
+    "demographic_parity_ratio": (("selection_rate", "min_max_ratio"),),
+    "equalized_odds_difference": (("tpr", "range"), ("fpr", "range")),
+    "equalized_odds_ratio": (("tpr", "min_max_ratio"), ("fpr", "min_max_ratio")),
+}
+
+
+def _per_class_metrics(stats: dict[str, np.ndarray], *, a: int | None, b: int | None, smoothing: float) -> dict[str, np.ndarray]:
+    """Per-class count-based metrics per block (leading axis: 1 for the estimate, B for bootstrap)."""
+    T = np.arange(stats["n"].shape[1])
     per_class: dict[str, np.ndarray] = {}
+    if a is not None:
+        for name, row in _DIFFERENCES.items():
+            per_class[name] = _engine_blocks(stats, row, np.array([a, b]), smoothing)
+    for name in ("fped", "fped_normalized", "fned", "fned_normalized", "tpr_gap"):
+        per_class[name] = _engine_blocks(stats, LITERATURE_METRICS[name], T, smoothing)
+    for name, parts in _MCMS.items():
+        values = [
+            scalar_metric_blocks(stats, kind="mcm", phi=phi, d=d, normalization=None, background=None, b_index=None,
+                                 T=T, smoothing=smoothing)
+            for phi, d in parts
+        ]
+        combine = np.minimum if name.endswith("ratio") else np.maximum
+        per_class[name] = values[0] if len(values) == 1 else combine(*values)
+    return per_class
+
+
+def _count_metrics(stats: dict[str, np.ndarray], *, a: int | None, b: int | None, smoothing: float, nan_policy: str) -> tuple[dict, dict]:
+    """Count-based metrics for every block: (per class, class aggregates and group-level scalars)."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        rates = {r: rate_from_ovr(stats, r, smoothing)[0] for r in ("tpr", "fpr")}
-        if a is not None:
-            per_class["tprd"] = rates["tpr"][:, a] - rates["tpr"][:, b]
-            per_class["fprd"] = rates["fpr"][:, a] - rates["fpr"][:, b]
-        for name in ("fped", "fped_normalized", "fned", "fned_normalized", "tpr_gap"):
-            row = LITERATURE_METRICS[name]
-            per_class[name] = scalar_metric_blocks(
-                stats, kind=row.kind, phi=row.phi, d=row.d, normalization=row.normalization,
-                background=row.background, b_index=None, T=T, smoothing=smoothing,
-            )
-
-        def mcm(phi: str, d: str) -> np.ndarray:
-            return scalar_metric_blocks(
-                stats, kind="mcm", phi=phi, d=d, normalization=None, background=None, b_index=None, T=T,
-                smoothing=smoothing,
-            )
-
-        per_class["demographic_parity_difference"] = mcm("selection_rate", "range")
-        per_class["demographic_parity_ratio"] = mcm("selection_rate", "min_max_ratio")
-        per_class["equalized_odds_difference"] = np.maximum(mcm("tpr", "range"), mcm("fpr", "range"))
-        per_class["equalized_odds_ratio"] = np.minimum(mcm("tpr", "min_max_ratio"), mcm("fpr", "min_max_ratio"))
-
+        per_class = _per_class_metrics(stats, a=a, b=b, smoothing=smoothing)
         scalars: dict[str, np.ndarray] = {}
         correct, n = stats["correct"], stats["n"]
         scalars["accuracy"] = correct.sum(axis=1) / n.sum(axis=1)
@@ -215,8 +234,9 @@ def _count_metrics(stats: dict[str, np.ndarray], *, a: int | None, b: int | None
         for name, values in per_class.items():
             agg = np.abs(values) if name in ("tprd", "fprd") else values
             scalars[name] = _class_mean(agg, nan_policy)
+        tpr = rate_from_ovr(stats, "tpr", smoothing)[0]  # (J, G, K)
         tpr_all = rate_from_ovr(overall, "tpr", smoothing)[0]  # (J, 1, K)
-        gaps = np.abs(rates["tpr"] - tpr_all)  # (J, G, K)
+        gaps = np.abs(tpr - tpr_all)  # (J, G, K)
         per_group_gap = np.asarray(generalized_mean(gaps, 1.0, axis=1, nan_policy=nan_policy)).reshape(gaps.shape[0], -1)
         scalars["tpr_gap_to_overall_rms"] = np.asarray(generalized_mean(per_group_gap, 2.0, axis=-1, nan_policy=nan_policy)).reshape(-1)
     return per_class, scalars
@@ -265,7 +285,210 @@ def _max_abs(values: np.ndarray) -> np.ndarray:
 def _warn_rates(undefined: dict[str, np.ndarray], reasons: dict[str, str], groups: list, classes: tuple) -> None:
     for rate, mask in undefined.items():
         if mask.any():
-            warn_undefined(rate, mask, groups, classes, reasons[rate], stacklevel=4)
+            warn_undefined(rate, mask, groups, classes, reasons[rate], stacklevel=5)
+
+
+def _check_parameters(y_true: Any, y_pred: Any, *, nan_policy: str, bootstrap_method: str, n_bootstrap: Any,
+                      confidence: float, smoothing: float) -> None:
+    if nan_policy not in ("omit", "propagate"):
+        raise InvalidParameterError("nan_policy", nan_policy, ["omit", "propagate"])
+    if bootstrap_method not in ("percentile", "bca"):
+        raise InvalidParameterError("bootstrap_method", bootstrap_method, ["percentile", "bca"])
+    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 0):
+        raise InvalidParameterError("n_bootstrap", n_bootstrap, "a non-negative integer")
+    if not 0 < confidence < 1:
+        raise InvalidParameterError("confidence", confidence, "a level in (0, 1)")
+    if not smoothing >= 0:
+        raise InvalidParameterError("smoothing", smoothing, "a non-negative number")
+    if y_true is None or y_pred is None:
+        raise InvalidParameterError("y_pred" if y_true is not None else "y_true", None, "an array with one value per example")
+
+
+@dataclass
+class _Context:
+    """What every step of :func:`evaluate_predictions` shares: the encoded inputs and the choices."""
+
+    enc: Encoded
+    eval_codes: np.ndarray
+    classes: tuple
+    group_names: list
+    a: int | None
+    b: int | None
+    how: str
+    smoothing: float
+    nan_policy: str
+    C: np.ndarray  # confusion tensor (G, K, K)
+    stats: dict[str, np.ndarray]  # one-vs-rest counts of the evaluated classes, leading block axis of 1
+    n_g: np.ndarray  # examples per group
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def single(self) -> bool:
+        return len(self.classes) == 1
+
+
+def _context(enc: Encoded, *, pos_label: Any, group_of_interest: Any, reference: Any, smoothing: float,
+             nan_policy: str) -> _Context:
+    eval_codes = evaluated_classes(enc, pos_label=pos_label)
+    a, b, how = _resolve_comparison(enc, group_of_interest, reference)
+    C = confusion_tensor(enc.y_true, enc.y_pred, enc.group, enc.n_groups, enc.n_classes)
+    ovr_full = ovr_from_confusion(C)
+    stats = {k: (v[..., eval_codes] if k in ("tp", "fp", "fn", "tn") else v)[None] for k, v in ovr_full.items()}
+    return _Context(
+        enc=enc, eval_codes=eval_codes, classes=tuple(enc.classes[eval_codes].tolist()), group_names=enc.groups.tolist(),
+        a=a, b=b, how=how, smoothing=smoothing, nan_policy=nan_policy, C=C, stats=stats, n_g=ovr_full["n"],
+    )
+
+
+def _group_rates(ctx: _Context) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Per-group and overall rates of ``GROUP_RATES`` (warnings name the group and class)."""
+    rates: dict[str, np.ndarray] = {}
+    undefined: dict[str, np.ndarray] = {}
+    reasons: dict[str, str] = {}
+    overall_stats = {k: v.sum(axis=1, keepdims=True) for k, v in ctx.stats.items()}
+    overall_rates: dict[str, np.ndarray] = {}
+    overall_undefined: dict[str, np.ndarray] = {}
+    for r in GROUP_RATES:
+        vals, und, reason = rate_from_ovr(ctx.stats, r, ctx.smoothing)
+        rates[r], undefined[r], reasons[r] = vals[0], und[0], reason
+        ovals, ound, _ = rate_from_ovr(overall_stats, r, ctx.smoothing)
+        overall_rates[r], overall_undefined[r] = ovals[0, 0], ound[0]
+    _warn_rates(undefined, reasons, ctx.group_names, ctx.classes)
+    _warn_rates(overall_undefined, reasons, ["all"], ctx.classes)
+    return rates, overall_rates
+
+
+def _count_results(ctx: _Context) -> tuple[dict[str, np.ndarray], dict[str, tuple[str, int | None]], dict[str, float]]:
+    """Count-based metrics: per-class values, the report names (-> metric, class index) and their values."""
+    per_class_arr, scalar_arr = _count_metrics(ctx.stats, a=ctx.a, b=ctx.b, smoothing=ctx.smoothing, nan_policy=ctx.nan_policy)
+    by_class = {name: v[0] for name, v in per_class_arr.items()}
+    # report name -> (metric, class index or None for a class aggregate)
+    targets: dict[str, tuple[str, int | None]] = {"accuracy": ("accuracy", None), "f1": ("f1", None)}
+    if ctx.a is not None:
+        for rate in ("tprd", "fprd"):
+            for k, cls in enumerate(ctx.classes):
+                targets[f"{rate}[{cls}]"] = (rate, k)
+        for name in ("tprd", "fprd", "accuracy_difference"):
+            targets[name] = (name, None)
+    else:
+        ctx.notes.append("tprd/fprd " + ctx.how)
+    for name in (*_COUNT_PER_CLASS[2:], "tpr_gap_to_overall_rms"):
+        targets[name] = (name, None)
+    metrics = {name: float(scalar_arr[m][0] if k is None else per_class_arr[m][0, k]) for name, (m, k) in targets.items()}
+    return by_class, targets, metrics
+
+
+_AUC_KEYS = ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg")
+_PROB_METRICS = ("avg_gf", "avg_gf_tc", "roc_auc", "max_abs_positive_aeg", "max_abs_negative_aeg", "jigsaw_score")
+
+
+def _probability_results(ctx: _Context, by_class: dict[str, np.ndarray], metrics: dict[str, float]) -> dict[str, np.ndarray]:
+    """AvgGF, the Borkan AUCs/AEGs, ROC AUC and the Jigsaw score; returns the per-group columns."""
+    enc, G = ctx.enc, ctx.enc.n_groups
+    panels, key_sums = class_panels(enc.prob, enc.y_true, enc.group, G, ctx.eval_codes)  # key_sums: (G, Ke)
+    prob_by_group = {key: np.stack([p[key] for p in panels], axis=1) for key in _AUC_KEYS}  # (G, Ke)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        prob_by_group["mean_prob"] = key_sums / ctx.n_g[:, None]
+    undefined_auc = np.isnan(np.stack([prob_by_group[k] for k in _AUC_KEYS])).any(axis=0)
+    if undefined_auc.any():
+        warn_undefined(
+            "AUC/AEG", undefined_auc, ctx.group_names, ctx.classes,
+            "a group or its background has no examples of the class, or none of the other classes", stacklevel=4,
+        )
+    by_class["avg_gf"] = np.array([p["w1_all"].sum() / G for p in panels])
+    by_class["avg_gf_tc"] = np.array([p["w1_tc"].sum() / G for p in panels])
+    by_class["roc_auc"] = np.array([float(p["roc_auc"]) for p in panels])
+    by_class["max_abs_positive_aeg"] = _max_abs(prob_by_group["positive_aeg"])
+    by_class["max_abs_negative_aeg"] = _max_abs(prob_by_group["negative_aeg"])
+    by_class["jigsaw_score"] = np.array([
+        combine_jigsaw(p["roc_auc"], p["subgroup_auc"], p["bpsn_auc"], p["bnsp_auc"]) for p in panels
+    ])
+    for name in _PROB_METRICS:
+        metrics[name] = float(_class_mean(by_class[name][None, :], ctx.nan_policy)[0])
+    return prob_by_group
+
+
+def _counterfactual_results(ctx: _Context, by_class: dict[str, np.ndarray], metrics: dict[str, float]) -> dict[str, dict]:
+    """CF (Tokpo et al. 2023), the counterfactual gap and perturbation scores, and the paired test."""
+    enc, with_prob = ctx.enc, ctx.enc.prob is not None
+    cache: dict = {}
+    names = ["cf"] + (["cf_gap", "perturbation_score_deviation", "perturbation_score_range"] if with_prob else [])
+    for name in names:
+        spec = LITERATURE_METRICS[name if name != "cf" or with_prob else "cf_hard"]
+        extra = {} if name == "cf" else {"nan_policy": ctx.nan_policy}
+        res = result_from_encoded(
+            enc, kind=spec.kind, phi=spec.phi, d=spec.d, normalization=spec.normalization,
+            background=spec.background, eval_codes=ctx.eval_codes, counterfactual=True, name=name, cache=cache, **extra,
+        )
+        metrics[name] = float(res.value)
+        if name == "cf":
+            ctx.notes.append(
+                "cf = mean over source examples of |P(yhat=y|x) - P(yhat=y|x_cf)|, "
+                + ("from y_prob" if with_prob else "from hard predictions (1[yhat=y]); give y_prob for the paper's version")
+            )
+        if name == "cf_gap" and len(res.values) == len(ctx.classes):
+            by_class["cf_gap"] = np.asarray(res.values)
+    per_row = enc.prob[np.arange(enc.n), enc.y_true] if with_prob else (enc.y_true == enc.y_pred).astype(float)
+    tests: dict[str, dict] = {}
+    try:
+        test = paired_group_test(per_row, enc.source, enc.group)
+        tests["counterfactual"] = {**test.to_dict(), "score": "P(yhat=y|x)" if with_prob else "1[yhat=y]"}
+        tests["counterfactual"]["details"]["groups"] = ctx.group_names
+    except InvalidParameterError as exc:
+        ctx.notes.append(f"counterfactual significance test not run: {exc}")
+    return tests
+
+
+def _group_table(ctx: _Context, rates: dict[str, np.ndarray], prob_by_group: dict[str, np.ndarray]) -> pd.DataFrame:
+    """``by_group``: flat columns for one evaluated class, (metric, class) columns otherwise."""
+    stats, n_g = ctx.stats, ctx.n_g
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc_g = np.where(n_g > 0, stats["correct"][0] / np.where(n_g > 0, n_g, 1), np.nan)
+    counts = {"support": stats["tp"][0] + stats["fn"][0], **{k: stats[k][0] for k in ("tp", "fp", "fn", "tn")}}
+    parts = (counts, {r: rates[r] for r in GROUP_RATES}, prob_by_group)
+    columns: dict = {}
+    if ctx.single:
+        columns["n"], columns["accuracy"] = n_g, acc_g
+        for part in parts:
+            for name, arr in part.items():
+                columns[name] = arr[:, 0]
+    else:
+        columns[("n", "all")], columns[("accuracy", "all")] = n_g, acc_g
+        for part in parts:
+            for name, arr in part.items():
+                for k, cls in enumerate(ctx.classes):
+                    columns[(name, cls)] = arr[:, k]
+    by_group = pd.DataFrame(columns, index=pd.Index(ctx.group_names, name="group"))
+    if not ctx.single:
+        by_group.columns = pd.MultiIndex.from_tuples(by_group.columns, names=["metric", "class"])
+    count_cols = ("n", "support", "tp", "fp", "fn", "tn")
+    for col in by_group.columns:
+        if (col if ctx.single else col[0]) in count_cols:
+            by_group[col] = by_group[col].astype(np.int64)
+    return by_group
+
+
+def _settings(ctx: _Context, *, n_bootstrap: int, bootstrap_method: str, confidence: float) -> dict[str, Any]:
+    enc, group_names, a, b = ctx.enc, ctx.group_names, ctx.a, ctx.b
+    return {
+        "n_examples": enc.n,
+        "classes": enc.classes.tolist(),
+        "evaluated_classes": list(ctx.classes),
+        "groups": group_names,
+        "group_sizes": {str(g): int(s) for g, s in zip(group_names, ctx.n_g)},
+        "group_of_interest": group_names[a] if a is not None else None,
+        "reference": group_names[b] if b is not None else None,
+        "comparison": ctx.how,
+        "smoothing": ctx.smoothing,
+        "nan_policy": ctx.nan_policy,
+        "class_aggregation": "mean over evaluated classes (tprd, fprd: mean absolute value)",
+        "probabilities": enc.prob is not None,
+        "counterfactual": enc.source is not None,
+        "n_sources": int(enc.sources.size) if enc.sources is not None else None,
+        "n_bootstrap": int(n_bootstrap),
+        "bootstrap_method": bootstrap_method if n_bootstrap else None,
+        "confidence": confidence if n_bootstrap else None,
+    }
 
 
 def evaluate_predictions(
@@ -345,203 +568,34 @@ def evaluate_predictions(
         ``cf_gap``, ``perturbation_score_deviation``, ``perturbation_score_range``. Per-class values
         are aggregated by the mean over classes (``nan_policy`` for undefined classes).
     """
-    if nan_policy not in ("omit", "propagate"):
-        raise InvalidParameterError("nan_policy", nan_policy, ["omit", "propagate"])
-    if bootstrap_method not in ("percentile", "bca"):
-        raise InvalidParameterError("bootstrap_method", bootstrap_method, ["percentile", "bca"])
-    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 0):
-        raise InvalidParameterError("n_bootstrap", n_bootstrap, "a non-negative integer")
-    if not 0 < confidence < 1:
-        raise InvalidParameterError("confidence", confidence, "a level in (0, 1)")
-    if not smoothing >= 0:
-        raise InvalidParameterError("smoothing", smoothing, "a non-negative number")
-    if y_true is None or y_pred is None:
-        raise InvalidParameterError("y_pred" if y_true is not None else "y_true", None, "an array with one value per example")
+    _check_parameters(y_true, y_pred, nan_policy=nan_policy, bootstrap_method=bootstrap_method, n_bootstrap=n_bootstrap,
+                      confidence=confidence, smoothing=smoothing)
     enc = encode_inputs(y_true, y_pred, groups, y_prob=y_prob, source=source, labels=labels, prob_atol=prob_atol)
-    eval_codes = evaluated_classes(enc, pos_label=pos_label)
-    classes = tuple(enc.classes[eval_codes].tolist())
-    group_names = enc.groups.tolist()
-    G, K = enc.n_groups, enc.n_classes
-    a, b, how = _resolve_comparison(enc, group_of_interest, reference)
-    notes: list[str] = []
-
-    C = confusion_tensor(enc.y_true, enc.y_pred, enc.group, G, K)
-    ovr_full = ovr_from_confusion(C)
-    stats = {k: (v[..., eval_codes] if k in ("tp", "fp", "fn", "tn") else v)[None] for k, v in ovr_full.items()}
-
-    # ---------------- by_group rates (with the warnings naming group and class)
-    rates: dict[str, np.ndarray] = {}
-    undefined: dict[str, np.ndarray] = {}
-    reasons: dict[str, str] = {}
-    overall_stats = {k: v.sum(axis=1, keepdims=True) for k, v in stats.items()}
-    overall_rates: dict[str, np.ndarray] = {}
-    overall_undefined: dict[str, np.ndarray] = {}
-    for r in GROUP_RATES:
-        vals, und, reason = rate_from_ovr(stats, r, smoothing)
-        rates[r], undefined[r], reasons[r] = vals[0], und[0], reason
-        ovals, ound, _ = rate_from_ovr(overall_stats, r, smoothing)
-        overall_rates[r], overall_undefined[r] = ovals[0, 0], ound[0]
-    _warn_rates(undefined, reasons, group_names, classes)
-    _warn_rates(overall_undefined, reasons, ["all"], classes)
-    n_g = ovr_full["n"]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc_g = np.where(n_g > 0, ovr_full["correct"] / np.where(n_g > 0, n_g, 1), np.nan)
-    counts = {
-        "support": stats["tp"][0] + stats["fn"][0],
-        "tp": stats["tp"][0], "fp": stats["fp"][0], "fn": stats["fn"][0], "tn": stats["tn"][0],
-    }
-
-    # ---------------- count-based metrics
-    per_class_arr, scalar_arr = _count_metrics(stats, a=a, b=b, smoothing=smoothing, nan_policy=nan_policy)
-    by_class = {name: v[0] for name, v in per_class_arr.items()}
-    # report name -> (metric, class index or None for a class aggregate)
-    count_targets: dict[str, tuple[str, int | None]] = {"accuracy": ("accuracy", None), "f1": ("f1", None)}
-    if a is not None:
-        for rate in ("tprd", "fprd"):
-            for k, cls in enumerate(classes):
-                count_targets[f"{rate}[{cls}]"] = (rate, k)
-        for name in ("tprd", "fprd", "accuracy_difference"):
-            count_targets[name] = (name, None)
-    else:
-        notes.append("tprd/fprd " + how)
-    for name in (*_COUNT_PER_CLASS[2:], "tpr_gap_to_overall_rms"):
-        count_targets[name] = (name, None)
-    metrics: dict[str, float] = {
-        name: float(scalar_arr[m][0] if k is None else per_class_arr[m][0, k]) for name, (m, k) in count_targets.items()
-    }
-
-    # ---------------- probability-based metrics
-    prob_by_group: dict[str, np.ndarray] = {}
-    if enc.prob is not None:
-        panels, key_sums = class_panels(enc.prob, enc.y_true, enc.group, G, eval_codes)  # key_sums: (G, Ke)
-        for key in ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg"):
-            prob_by_group[key] = np.stack([p[key] for p in panels], axis=1)  # (G, Ke)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            prob_by_group["mean_prob"] = key_sums / n_g[:, None]
-        auc_keys = ("subgroup_auc", "bpsn_auc", "bnsp_auc", "positive_aeg", "negative_aeg")
-        undefined_auc = np.isnan(np.stack([prob_by_group[k] for k in auc_keys])).any(axis=0)
-        if undefined_auc.any():
-            warn_undefined(
-                "AUC/AEG", undefined_auc, group_names, classes,
-                "a group or its background has no examples of the class, or none of the other classes", stacklevel=3,
-            )
-        by_class["avg_gf"] = np.array([p["w1_all"].sum() / G for p in panels])
-        by_class["avg_gf_tc"] = np.array([p["w1_tc"].sum() / G for p in panels])
-        by_class["roc_auc"] = np.array([float(p["roc_auc"]) for p in panels])
-        by_class["max_abs_positive_aeg"] = _max_abs(prob_by_group["positive_aeg"])
-        by_class["max_abs_negative_aeg"] = _max_abs(prob_by_group["negative_aeg"])
-        jig = []
-        for p in panels:
-            means = [generalized_mean(p[k], -5.0) for k in ("subgroup_auc", "bpsn_auc", "bnsp_auc")]
-            jig.append(0.25 * float(p["roc_auc"]) + 0.75 * float(np.mean(means)))
-        by_class["jigsaw_score"] = np.array(jig)
-        for name in ("avg_gf", "avg_gf_tc", "roc_auc", "max_abs_positive_aeg", "max_abs_negative_aeg", "jigsaw_score"):
-            metrics[name] = float(_class_mean(by_class[name][None, :], nan_policy)[0])
-
-    # ---------------- counterfactual metrics
-    tests: dict[str, dict] = {}
-    if enc.source is not None:
-        cache: dict = {}
-        row = "cf" if enc.prob is not None else "cf_hard"
-        spec = LITERATURE_METRICS[row]
-        cf = result_from_encoded(
-            enc, kind=spec.kind, phi=spec.phi, d=spec.d, normalization=spec.normalization,
-            background=spec.background, eval_codes=eval_codes, counterfactual=True, name="cf", cache=cache,
-        )
-        metrics["cf"] = float(cf.value)
-        notes.append(
-            "cf = mean over source examples of |P(yhat=y|x) - P(yhat=y|x_cf)|, "
-            + ("from y_prob" if enc.prob is not None else "from hard predictions (1[yhat=y]); give y_prob for the paper's version")
-        )
-        if enc.prob is not None:
-            for name in ("cf_gap", "perturbation_score_deviation", "perturbation_score_range"):
-                spec = LITERATURE_METRICS[name]
-                res = result_from_encoded(
-                    enc, kind=spec.kind, phi=spec.phi, d=spec.d, normalization=spec.normalization,
-                    background=spec.background, eval_codes=eval_codes, counterfactual=True, name=name,
-                    cache=cache, nan_policy=nan_policy,
-                )
-                metrics[name] = float(res.value)
-                if name == "cf_gap" and len(res.values) == len(classes):
-                    by_class["cf_gap"] = np.asarray(res.values)
-            per_row = enc.prob[np.arange(enc.n), enc.y_true]
-        else:
-            per_row = (enc.y_true == enc.y_pred).astype(float)
-        try:
-            test = paired_group_test(per_row, enc.source, enc.group)
-            tests["counterfactual"] = {**test.to_dict(), "score": "P(yhat=y|x)" if enc.prob is not None else "1[yhat=y]"}
-            tests["counterfactual"]["details"]["groups"] = group_names
-        except InvalidParameterError as exc:
-            notes.append(f"counterfactual significance test not run: {exc}")
-
-    # ---------------- bootstrap intervals
+    ctx = _context(enc, pos_label=pos_label, group_of_interest=group_of_interest, reference=reference,
+                   smoothing=smoothing, nan_policy=nan_policy)
+    rates, overall_rates = _group_rates(ctx)
+    by_class, count_targets, metrics = _count_results(ctx)
+    prob_by_group = _probability_results(ctx, by_class, metrics) if enc.prob is not None else {}
+    tests = _counterfactual_results(ctx, by_class, metrics) if enc.source is not None else {}
     intervals: dict[str, dict] = {}
     if n_bootstrap > 0:
-        rng = np.random.default_rng(random_state)
-        targets = [(name, spec[0], spec[1]) for name, spec in count_targets.items()]
         estimate = np.array([metrics[name] for name in count_targets], dtype=float)
         intervals = _interval_table(
-            C, eval_codes, targets, estimate, a=a, b=b, smoothing=smoothing, nan_policy=nan_policy,
-            n_bootstrap=int(n_bootstrap), confidence=confidence, method=bootstrap_method, rng=rng,
+            ctx.C, ctx.eval_codes, [(name, m, k) for name, (m, k) in count_targets.items()], estimate,
+            a=ctx.a, b=ctx.b, smoothing=smoothing, nan_policy=nan_policy, n_bootstrap=int(n_bootstrap),
+            confidence=confidence, method=bootstrap_method, rng=np.random.default_rng(random_state),
         )
-        notes.append(f"confidence intervals: {bootstrap_method} bootstrap of the confusion counts, stratified by group")
-
-    # ---------------- tables
-    single = len(classes) == 1
-    columns: dict = {}
-    if single:
-        columns["n"] = n_g
-        columns["accuracy"] = acc_g
-        for name, arr in counts.items():
-            columns[name] = arr[:, 0]
-        for r in GROUP_RATES:
-            columns[r] = rates[r][:, 0]
-        for name, arr in prob_by_group.items():
-            columns[name] = arr[:, 0]
-        by_group = pd.DataFrame(columns, index=pd.Index(group_names, name="group"))
-    else:
-        columns[("n", "all")] = n_g
-        columns[("accuracy", "all")] = acc_g
-        for source_dict in (counts, {r: rates[r] for r in GROUP_RATES}, prob_by_group):
-            for name, arr in source_dict.items():
-                for k, cls in enumerate(classes):
-                    columns[(name, cls)] = arr[:, k]
-        by_group = pd.DataFrame(columns, index=pd.Index(group_names, name="group"))
-        by_group.columns = pd.MultiIndex.from_tuples(by_group.columns, names=["metric", "class"])
-    count_cols = ("n", "support", "tp", "fp", "fn", "tn")
-    for col in by_group.columns:
-        if (col if single else col[0]) in count_cols:
-            by_group[col] = by_group[col].astype(np.int64)
-    by_class_frame = pd.DataFrame(by_class, index=pd.Index(classes, name="class"))
-    overall = pd.DataFrame({r: overall_rates[r] for r in GROUP_RATES}, index=pd.Index(classes, name="class"))
-
-    settings = {
-        "n_examples": enc.n,
-        "classes": enc.classes.tolist(),
-        "evaluated_classes": list(classes),
-        "groups": group_names,
-        "group_sizes": {str(g): int(s) for g, s in zip(group_names, n_g)},
-        "group_of_interest": group_names[a] if a is not None else None,
-        "reference": group_names[b] if b is not None else None,
-        "comparison": how,
-        "smoothing": smoothing,
-        "nan_policy": nan_policy,
-        "class_aggregation": "mean over evaluated classes (tprd, fprd: mean absolute value)",
-        "probabilities": enc.prob is not None,
-        "counterfactual": enc.source is not None,
-        "n_sources": int(enc.sources.size) if enc.sources is not None else None,
-        "n_bootstrap": int(n_bootstrap),
-        "bootstrap_method": bootstrap_method if n_bootstrap else None,
-        "confidence": confidence if n_bootstrap else None,
-    }
-    if a is not None and how.startswith("sorted"):
-        notes.append(f"tprd/fprd = {group_names[a]!r} minus {group_names[b]!r} ({how})")
+        ctx.notes.append(f"confidence intervals: {bootstrap_method} bootstrap of the confusion counts, stratified by group")
+    class_index = pd.Index(ctx.classes, name="class")
+    settings = _settings(ctx, n_bootstrap=n_bootstrap, bootstrap_method=bootstrap_method, confidence=confidence)
+    if ctx.a is not None and ctx.how.startswith("sorted"):
+        ctx.notes.append(f"tprd/fprd = {ctx.group_names[ctx.a]!r} minus {ctx.group_names[ctx.b]!r} ({ctx.how})")
     provenance = collect_provenance(
         seeds={"bootstrap": random_state if isinstance(random_state, (int, np.integer)) or random_state is None else "Generator"},
         parameters={k: v for k, v in settings.items() if k not in ("group_sizes",)},
     )
     return ExtrinsicReport(
-        by_group=by_group, by_class=by_class_frame, metrics=metrics, overall=overall, settings=settings,
-        confidence_intervals=intervals, tests=tests, notes=notes, provenance=provenance,
+        by_group=_group_table(ctx, rates, prob_by_group), by_class=pd.DataFrame(by_class, index=class_index),
+        metrics=metrics, overall=pd.DataFrame({r: overall_rates[r] for r in GROUP_RATES}, index=class_index),
+        settings=settings, confidence_intervals=intervals, tests=tests, notes=ctx.notes, provenance=provenance,
     )
-

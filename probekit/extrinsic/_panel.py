@@ -224,6 +224,79 @@ def _w1_sorted(
     return out
 
 
+def _own_rank_sums(key: np.ndarray, lp: np.ndarray, lp_sorted: np.ndarray, gp: np.ndarray, n_pos: np.ndarray,
+                   b: np.ndarray, G: int, ties: bool) -> np.ndarray:
+    """Within-group H_g of the positives: their rank in the group, or a binary search with ties."""
+    if not ties:
+        own_h = np.bincount(gp, weights=lp, minlength=G) - n_pos * b[:-1] + 0.5 * n_pos
+    else:
+        own_h = np.zeros(G)
+        gb = np.searchsorted(lp_sorted, b)
+        for g in range(G):
+            if gb[g + 1] == gb[g]:
+                continue
+            seg_keys = key[b[g] : b[g + 1]]
+            needles = key[lp_sorted[gb[g] : gb[g + 1]]]
+            lo = np.searchsorted(seg_keys, needles & ~_ONE, side="left")
+            hi = np.searchsorted(seg_keys, needles | _ONE, side="right")
+            own_h[g] = float(np.sum(lo + hi)) * 0.5  # sum of lo + (hi - lo) / 2
+    return own_h
+
+
+def _rank_sums(lab: np.ndarray, u: np.ndarray, pp: np.ndarray, pos: np.ndarray, mg: np.ndarray, seg: _Segments,
+               n_pos: np.ndarray, n_all: np.ndarray, ties: bool, ws: _Workspace) -> tuple[np.ndarray, ...]:
+    """Mid-ranks H of the positives among all rows and among the positives, and their sums per group."""
+    n, NP, G = u.size, pp.size, n_pos.size
+    # positives at sorted positions <= t: an integer prefix sum (fast), then as float64 (exact)
+    cum_pos = ws.get("cum")
+    np.copyto(cum_pos, np.cumsum(lab, out=ws.get("A", np.uint64)), casting="unsafe")
+    if not ties:
+        # H_all(t) = t + 1/2; H_P(t) = cum_pos(t) - is_pos(t) + is_pos(t) / 2
+        h_all_p = pp + 0.5
+        h_pos_p = np.arange(NP) + 0.5
+        sum_h_pos_g = np.bincount(mg, weights=cum_pos, minlength=G) - n_pos * 0.5
+        sum_h_all_g = np.zeros(G)
+        sum_h_all_g[seg.sizes > 0] = np.add.reduceat(pos[:n], seg.first)  # sum of sorted positions per group
+        sum_h_all_g += 0.5 * n_all
+    else:
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        np.not_equal(u[1:], u[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        run = np.cumsum(new, dtype=np.intp, out=ws.get("A", np.intp))
+        run -= 1
+        del new
+        lengths = np.diff(np.r_[starts, n])
+        pos_before = cum_pos[starts] - lab[starts]  # positives strictly before each run
+        pos_in = np.diff(np.r_[pos_before, NP])
+        h_all_run = starts + 0.5 * lengths
+        h_pos_run = pos_before + 0.5 * pos_in
+        run_p = run[pp]
+        h_all_p = h_all_run[run_p]
+        h_pos_p = h_pos_run[run_p]
+        per_row = np.take(h_all_run, run, out=cum_pos)
+        sum_h_all_g = np.bincount(mg, weights=per_row, minlength=G)
+        np.take(h_pos_run, run, out=per_row)
+        sum_h_pos_g = np.bincount(mg, weights=per_row, minlength=G)
+        del run
+    return h_all_p, h_pos_p, sum_h_all_g, sum_h_pos_g
+
+
+def _w1_positives(u: np.ndarray, pp: np.ndarray, order_p: np.ndarray, gp: np.ndarray, G: int) -> np.ndarray:
+    """W1 of each group's positives against all positives (the true-class variant)."""
+    NP = pp.size
+    if not NP:
+        return np.full(G, np.nan)
+    # positives only: sorted order pp, layout order lp_sorted (by group, then by score)
+    sub_merge = np.empty(NP, dtype=np.intp)
+    sub_merge[order_p] = np.arange(NP)
+    sub_pos = np.empty(NP + 1, dtype=np.intp)
+    sub_pos[:NP] = order_p
+    sub_pos[NP] = NP - 1
+    sub_seg = _Segments.from_sizes(np.bincount(gp, minlength=G))
+    return _w1_sorted(u[pp], sub_merge, sub_pos, gp, sub_seg, np.arange(NP))
+
+
 def _panel_from_keys(key: np.ndarray, lay: GroupLayout, ws: _Workspace | None = None) -> dict[str, np.ndarray]:
     """Every statistic of one class from its keys ``(bits(score) << 1) | is_c`` in layout order.
 
@@ -262,58 +335,14 @@ def _panel_from_keys(key: np.ndarray, lay: GroupLayout, ws: _Workspace | None = 
     N_neg = float(n - NP)
     ties = n > 1 and bool(np.any(u[1:] == u[:-1]))
 
-    # within-group H_g of the positives: their rank in the group, or a binary search with ties
-    if not ties:
-        own_h = np.bincount(gp, weights=lp, minlength=G) - n_pos * b[:-1] + 0.5 * n_pos
-    else:
-        own_h = np.zeros(G)
-        gb = np.searchsorted(lp_sorted, b)
-        for g in range(G):
-            if gb[g + 1] == gb[g]:
-                continue
-            seg_keys = key[b[g] : b[g + 1]]
-            needles = key[lp_sorted[gb[g] : gb[g + 1]]]
-            lo = np.searchsorted(seg_keys, needles & ~_ONE, side="left")
-            hi = np.searchsorted(seg_keys, needles | _ONE, side="right")
-            own_h[g] = float(np.sum(lo + hi)) * 0.5  # sum of lo + (hi - lo) / 2
+    own_h = _own_rank_sums(key, lp, lp_sorted, gp, n_pos, b, G, ties)
     own_neg = own_h - n_pos * n_pos * 0.5  # S(P_g, N_g)
     own_pos = n_pos * n_pos * 0.5
     own_nn = n_neg * n_neg * 0.5
 
     mg = np.take(seg.group_of, merge, out=ws.get("key", np.intp))  # the keys are no longer needed
-    # positives at sorted positions <= t: an integer prefix sum (fast), then as float64 (exact)
-    cum_pos = ws.get("cum")
-    np.copyto(cum_pos, np.cumsum(lab, out=ws.get("A", np.uint64)), casting="unsafe")
-    if not ties:
-        # H_all(t) = t + 1/2; H_P(t) = cum_pos(t) - is_pos(t) + is_pos(t) / 2
-        h_all_p = pp + 0.5
-        h_pos_p = np.arange(NP) + 0.5
-        sum_h_pos_g = np.bincount(mg, weights=cum_pos, minlength=G) - n_pos * 0.5
-        sum_h_all_g = np.zeros(G)
-        sum_h_all_g[seg.sizes > 0] = np.add.reduceat(pos[:n], seg.first)  # sum of sorted positions per group
-        sum_h_all_g += 0.5 * n_all
-    else:
-        new = np.empty(n, dtype=bool)
-        new[0] = True
-        np.not_equal(u[1:], u[:-1], out=new[1:])
-        starts = np.flatnonzero(new)
-        run = np.cumsum(new, dtype=np.intp, out=ws.get("A", np.intp))
-        run -= 1
-        del new
-        lengths = np.diff(np.r_[starts, n])
-        pos_before = cum_pos[starts] - lab[starts]  # positives strictly before each run
-        pos_in = np.diff(np.r_[pos_before, NP])
-        h_all_run = starts + 0.5 * lengths
-        h_pos_run = pos_before + 0.5 * pos_in
-        run_p = run[pp]
-        h_all_p = h_all_run[run_p]
-        h_pos_p = h_pos_run[run_p]
-        per_row = np.take(h_all_run, run, out=cum_pos)
-        sum_h_all_g = np.bincount(mg, weights=per_row, minlength=G)
-        np.take(h_pos_run, run, out=per_row)
-        sum_h_pos_g = np.bincount(mg, weights=per_row, minlength=G)
-        del run
-    del cum_pos, lab
+    h_all_p, h_pos_p, sum_h_all_g, sum_h_pos_g = _rank_sums(lab, u, pp, pos, mg, seg, n_pos, n_all, ties, ws)
+    del lab
 
     pos_allpos = np.bincount(gp, weights=h_pos_p, minlength=G)  # S(P_g, P)
     pos_all = np.bincount(gp, weights=h_all_p, minlength=G)  # S(P_g, all)
@@ -333,16 +362,7 @@ def _panel_from_keys(key: np.ndarray, lay: GroupLayout, ws: _Workspace | None = 
 
     out["w1_all"] = _w1_sorted(u, merge, pos, mg, seg, lay.iota, ws)
     del merge, mg
-    out["w1_tc"] = np.full(G, np.nan)
-    if NP:
-        # positives only: sorted order pp, layout order lp_sorted (by group, then by score)
-        sub_merge = np.empty(NP, dtype=np.intp)
-        sub_merge[order_p] = np.arange(NP)
-        sub_pos = np.empty(NP + 1, dtype=np.intp)
-        sub_pos[:NP] = order_p
-        sub_pos[NP] = NP - 1
-        sub_seg = _Segments.from_sizes(np.bincount(gp, minlength=G))
-        out["w1_tc"] = _w1_sorted(u[pp], sub_merge, sub_pos, gp, sub_seg, np.arange(NP))
+    out["w1_tc"] = _w1_positives(u, pp, order_p, gp, G)
     return out
 
 

@@ -3,76 +3,23 @@
 Czarnowska et al. (2021) advise a Friedman test for more than two groups and a Wilcoxon signed-rank
 test for two, on scores averaged per source example (template); a permutation test of a group gap
 answers whether an observed TPR/FPR/... difference could come from shuffled group labels.
+The generic tests (:class:`TestResult`, :func:`friedman_test`, :func:`wilcoxon_test`) live in
+:mod:`probekit.stats`; this module adds their fairness forms on predictions and groups.
 """
 
 from __future__ import annotations
 
-import warnings
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from probekit.errors import InvalidParameterError
 from probekit.extrinsic._confusion import rate_from_ovr
 from probekit.extrinsic._generalized import evaluated_classes
 from probekit.extrinsic._inputs import as_1d, encode_inputs, factorize, resolve_group
+from probekit.stats import TestResult, friedman_test, wilcoxon_test
 
 __all__ = ["TestResult", "friedman_test", "wilcoxon_test", "paired_group_test", "permutation_test_gap"]
-
-
-@dataclass(frozen=True)
-class TestResult:
-    """Result of a significance test."""
-
-    __test__ = False  # not a pytest test class
-
-    test: str
-    statistic: float
-    pvalue: float
-    n: int
-    details: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def _matrix(scores: Any, name: str = "scores") -> np.ndarray:
-    m = np.asarray(scores, dtype=float)
-    if m.ndim != 2:
-        raise InvalidParameterError(name, f"array of shape {m.shape}", "a (n_sources, n_groups) matrix")
-    if not np.isfinite(m).all():
-        raise InvalidParameterError(name, "NaN or infinite values", "finite scores (drop incomplete sources first)")
-    return m
-
-
-def friedman_test(scores: Any) -> TestResult:
-    """Friedman test over groups (columns) with source examples (rows) as blocks; needs >= 3 groups."""
-    m = _matrix(scores)
-    if m.shape[1] < 3:
-        raise InvalidParameterError("scores", f"{m.shape[1]} groups", "at least 3 groups (use wilcoxon_test for 2)")
-    if m.shape[0] < 2:
-        raise InvalidParameterError("scores", f"{m.shape[0]} source example(s)", "at least 2 source examples")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = stats.friedmanchisquare(*m.T)
-    return TestResult("friedman", float(res.statistic), float(res.pvalue), int(m.shape[0]))
-
-
-def wilcoxon_test(scores: Any, *, alternative: str = "two-sided") -> TestResult:
-    """Wilcoxon signed-rank test of two groups (columns) paired by source example (rows).
-
-    If every difference is zero there is no evidence of a difference: statistic 0 and p-value 1.
-    """
-    m = _matrix(scores)
-    if m.shape[1] != 2:
-        raise InvalidParameterError("scores", f"{m.shape[1]} groups", "exactly 2 groups (use friedman_test for more)")
-    diff = m[:, 0] - m[:, 1]
-    if not np.any(diff != 0):
-        return TestResult("wilcoxon", 0.0, 1.0, int(m.shape[0]), {"note": "all paired differences are zero"})
-    res = stats.wilcoxon(m[:, 0], m[:, 1], alternative=alternative)
-    return TestResult("wilcoxon", float(res.statistic), float(res.pvalue), int(m.shape[0]))
 
 
 def paired_group_test(values: Any, source: Any, groups: Any) -> TestResult:

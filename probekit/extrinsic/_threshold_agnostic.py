@@ -213,7 +213,23 @@ def jigsaw_score(
     table = pd.DataFrame.from_dict({k: _row(prep, m) for k, m in masks.items()}, orient="index")
     _warn_rows(table)
     overall = _auc(prep.runs, prep.pos_counts, prep.neg_counts)
+    return combine_jigsaw(overall, *(table[c].to_numpy() for c in _JIGSAW_AUCS), power=power, overall_weight=overall_weight)
+
+
+_JIGSAW_AUCS = ("subgroup_auc", "bpsn_auc", "bnsp_auc")
+
+
+def combine_jigsaw(
+    overall_auc: float,
+    subgroup_auc: np.ndarray,
+    bpsn_auc: np.ndarray,
+    bnsp_auc: np.ndarray,
+    *,
+    power: float = -5.0,
+    overall_weight: float = 0.25,
+) -> float:
+    """The Jigsaw formula of :func:`jigsaw_score` from AUCs already computed (one value per subgroup)."""
     if not 0.0 <= overall_weight <= 1.0:
         raise InvalidParameterError("overall_weight", overall_weight, "a weight in [0, 1]")
-    means = [generalized_mean(table[c].to_numpy(), power) for c in ("subgroup_auc", "bpsn_auc", "bnsp_auc")]
-    return float(overall_weight * overall + (1.0 - overall_weight) * np.mean(means))
+    means = [generalized_mean(values, power) for values in (subgroup_auc, bpsn_auc, bnsp_auc)]
+    return float(overall_weight * float(overall_auc) + (1.0 - overall_weight) * float(np.mean(means)))

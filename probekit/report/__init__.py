@@ -42,7 +42,13 @@ from probekit.report._intrinsic import (
     write_intrinsic_comparison,
 )
 from probekit.report._labels import DEFAULT_LABEL, METHOD_ORDER, METRIC_LABELS, SETTING_ORDER, checkpoint_label, checkpoint_method
-from probekit.report._results import finetune_markdown, load_finetune_results, plot_finetune_figure
+from probekit.report._results import (
+    finetune_markdown,
+    finetune_records,
+    load_finetune_results,
+    plot_finetune_figure,
+    render_finetune,
+)
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
 
 __all__ = [
@@ -85,6 +91,8 @@ __all__ = [
     "plot_finetune_figure",
     "load_finetune_results",
     "finetune_markdown",
+    "finetune_records",
+    "render_finetune",
     "summary_markdown",
     "plot_probe_chart",
     "plot_layer_curves",

@@ -24,69 +24,15 @@ one dataset and training-data setting. Per (dataset, setting) and per pair of me
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from probekit.errors import InvalidParameterError
-from probekit.report._extrinsic import _save
-from probekit.report._format import fmt, fmt_ci, fmt_p, markdown_table, num
-from probekit.stats import bootstrap_ci
+from probekit.report._format import fmt, fmt_ci, fmt_p, markdown_table, num, pyplot, save_figure
+from probekit.stats import EXACT_SPEARMAN_MAX, bootstrap_ci, kendall_tau, min_rank_p, rank_correlation_test, spearman_rho
 
 __all__ = ["CAUTIONS", "EXACT_SPEARMAN_MAX", "rank_correlation", "rank_correlations", "correlation_caution", "correlation_markdown"]
-
-#: Up to this many points the Spearman p-value enumerates all n! pairings.
-EXACT_SPEARMAN_MAX = 8
-
-
-def _pearson(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Pearson correlation along ``axis``, vectorized (NaN for a constant input)."""
-    xc = x - x.mean(axis=axis, keepdims=True)
-    yc = y - y.mean(axis=axis, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (xc * yc).sum(axis=axis) / np.sqrt((xc**2).sum(axis=axis) * (yc**2).sum(axis=axis))
-
-
-def _average_ranks(a: np.ndarray) -> np.ndarray:
-    """Ranks 1..n of a 1-D array, ties given their average rank (scipy's ``rankdata`` default)."""
-    sorter = np.argsort(a, kind="mergesort")
-    inverse = np.empty(a.size, dtype=np.intp)
-    inverse[sorter] = np.arange(a.size)
-    ordered = a[sorter]
-    first = np.r_[True, ordered[1:] != ordered[:-1]]
-    dense = first.cumsum()[inverse]
-    bounds = np.r_[np.flatnonzero(first), a.size]
-    return 0.5 * (bounds[dense] + bounds[dense - 1] + 1)
-
-
-def _spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman's rho of 1-D arrays: the Pearson correlation of average ranks (the definition
-    :func:`scipy.stats.spearmanr` uses; the same value at a fraction of its per-call cost, for the
-    bootstrap's thousands of calls).
-    """
-    return float(_pearson(_average_ranks(x), _average_ranks(y)))
-
-
-def _kendall(x: np.ndarray, y: np.ndarray) -> float:
-    r"""Kendall's :math:`\tau_b = (n_c - n_d) / \sqrt{(n_0 - n_1)(n_0 - n_2)}` of 1-D arrays with
-    :math:`n_0 = n(n-1)/2` and :math:`n_1, n_2` the pairs tied in x, in y (the definition of
-    :func:`scipy.stats.kendalltau`, variant "b"), by pairwise signs; NaN when x or y is constant.
-    """
-    dx = np.sign(x[:, None] - x[None, :])
-    dy = np.sign(y[:, None] - y[None, :])
-    n0 = x.size * (x.size - 1) / 2.0
-    n1 = (np.count_nonzero(dx == 0) - x.size) / 2.0
-    n2 = (np.count_nonzero(dy == 0) - y.size) / 2.0
-    denominator = math.sqrt((n0 - n1) * (n0 - n2))
-    return float((dx * dy).sum() / 2.0 / denominator) if denominator > 0 else math.nan
-
-
-def _min_p(n: int) -> float:
-    """Smallest two-sided p-value of a rank correlation of n untied points: 2 / n!."""
-    return min(1.0, 2.0 / math.factorial(n)) if n >= 1 else 1.0
-
 
 #: Short names of the cautions (table column) -> what they mean, in plain language.
 CAUTIONS = {
@@ -123,10 +69,10 @@ def correlation_caution(n: int, low: float = math.nan, high: float = math.nan, *
         return "too few points", f"Only {n} point(s): " + CAUTIONS["too few points"]
     if constant:
         return "constant", CAUTIONS["constant"].capitalize()
-    if _min_p(n) > alpha:
+    if min_rank_p(n) > alpha:
         return "cannot reach p < 0.05", (
             f"Only {n} points: even a perfect agreement of the two rankings could not be told apart from chance "
-            f"(the smallest possible p is {_min_p(n):.3f} > {alpha}). This cannot support a claim either way; add "
+            f"(the smallest possible p is {min_rank_p(n):.3f} > {alpha}). This cannot support a claim either way; add "
             "encoders or methods.")
     if math.isfinite(low) and math.isfinite(high) and low <= 0 <= high:
         return "CI covers 0", (f"With {n} points the interval [{low:.2f}, {high:.2f}] covers 0: the data are compatible "
@@ -179,30 +125,15 @@ def rank_correlation(
     out: dict[str, Any] = {
         "n": n, "spearman": nan, "spearman_p": nan, "spearman_p_method": None, "spearman_low": nan, "spearman_high": nan,
         "kendall": nan, "kendall_p": nan, "kendall_low": nan, "kendall_high": nan, "n_bootstrap": int(n_bootstrap),
-        "n_valid_spearman": 0, "n_valid_kendall": 0, "confidence": confidence, "min_p": _min_p(n),
+        "n_valid_spearman": 0, "n_valid_kendall": 0, "confidence": confidence, "min_p": min_rank_p(n),
     }
     constant = n < 3 or np.ptp(xa) == 0 or np.ptp(ya) == 0
     if not constant:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            spearman = stats.spearmanr(xa, ya)
-            kendall = stats.kendalltau(xa, ya)
-        out["spearman"], out["kendall"], out["kendall_p"] = float(spearman.statistic), float(kendall.statistic), float(kendall.pvalue)
-        if n <= EXACT_SPEARMAN_MAX:
-            # Re-pairing the points permutes the ranks of x, so the null distribution of rho is that
-            # of the Pearson correlation of the fixed rank vectors over all n! pairings.
-            # (only one sample is passed: permuting both would enumerate the same pairings n! times).
-            ranks_y = _average_ranks(ya)
-            exact = stats.permutation_test((_average_ranks(xa),), lambda rx, axis=-1: _pearson(rx, ranks_y, axis),
-                                           permutation_type="pairings", vectorized=True, n_resamples=np.inf,
-                                           alternative="two-sided")
-            out["spearman_p"], out["spearman_p_method"] = float(exact.pvalue), "exact"
-        else:
-            out["spearman_p"], out["spearman_p_method"] = float(spearman.pvalue), "t approximation"
+        out.update(rank_correlation_test(xa, ya))
         if n_bootstrap > 0:
             rng = np.random.default_rng(random_state)
-            s = bootstrap_ci(_spearman, xa, ya, n_resamples=n_bootstrap, confidence=confidence, random_state=rng)
-            k = bootstrap_ci(_kendall, xa, ya, n_resamples=n_bootstrap, confidence=confidence, random_state=rng)
+            s = bootstrap_ci(spearman_rho, xa, ya, n_resamples=n_bootstrap, confidence=confidence, random_state=rng)
+            k = bootstrap_ci(kendall_tau, xa, ya, n_resamples=n_bootstrap, confidence=confidence, random_state=rng)
             out.update(spearman_low=s.low, spearman_high=s.high, n_valid_spearman=s.n_valid,
                        kendall_low=k.low, kendall_high=k.high, n_valid_kendall=k.n_valid)
     out["caution_short"], out["caution"] = correlation_caution(n, out["spearman_low"], out["spearman_high"],
@@ -270,7 +201,7 @@ def rank_correlations(
 
 
 def _claimable(r: Mapping[str, Any], alpha: float = 0.05) -> bool:
-    return math.isfinite(num(r["spearman"])) and _min_p(int(r["n"])) <= alpha
+    return math.isfinite(num(r["spearman"])) and min_rank_p(int(r["n"])) <= alpha
 
 
 def _headline(rows: Sequence[Mapping[str, Any]], confidence: float) -> list[str]:
@@ -295,7 +226,7 @@ def _headline(rows: Sequence[Mapping[str, Any]], confidence: float) -> list[str]
     if max(ns) <= 4:
         lines.append(
             f"**Caution:** with at most {max(ns)} points per correlation no rank correlation can reach p < 0.05 "
-            f"(smallest possible p = {_min_p(max(ns)):.3f}). These numbers describe the models studied; they cannot "
+            f"(smallest possible p = {min_rank_p(max(ns)):.3f}). These numbers describe the models studied; they cannot "
             "show that intrinsic and extrinsic measures agree or disagree. Add encoders or methods."
         )
     else:
@@ -371,10 +302,7 @@ def plot_correlation_heatmap(rows: Sequence[Mapping[str, Any]], path: Any, *, da
     cells that cannot reach p < 0.05 (n ≤ 4) uncoloured, in grey italics. Measures never computed are left out.
     PNG at ``path``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
 
     part = [r for r in rows if r["dataset"] == dataset]
@@ -405,7 +333,7 @@ def plot_correlation_heatmap(rows: Sequence[Mapping[str, Any]], path: Any, *, da
         fig.colorbar(image, ax=list(axes[:, 0]), fraction=0.04, pad=0.02, label="Spearman ρ")
     fig.suptitle("Spearman ρ [bootstrap CI] over encoder × method points\n(uncoloured, grey italics: n ≤ 4 or not "
                  "computable, no claim possible)", fontsize=9)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_correlation_scatter(rows: Sequence[Mapping[str, Any]], path: Any, *, dataset: str, setting: str,
@@ -414,10 +342,7 @@ def plot_correlation_scatter(rows: Sequence[Mapping[str, Any]], path: Any, *, da
     (rows) × extrinsic measure (columns), intrinsic on x, extrinsic on y, points coloured by
     encoder and labelled by method. Measures that never vary are left out. PNG at ``path``.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from matplotlib.lines import Line2D
 
 
@@ -454,4 +379,4 @@ def plot_correlation_scatter(rows: Sequence[Mapping[str, Any]], path: Any, *, da
     fig.suptitle(f"{dataset}, {setting} training data: one point per encoder × method", fontsize=10)
     height = fig.get_size_inches()[1]
     fig.tight_layout(rect=(0, 0.55 / height if handles else 0, 1, 1 - 0.3 / height))
-    return _save(fig, path, tight=False)
+    return save_figure(fig, path, tight=False)

@@ -314,12 +314,8 @@ def _umask() -> int:
     return mask
 
 
-def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: float, random_state: int, version: str,
-           dumps_json: Any, markdown_to_html: Any) -> None:
-    figures_dir, tables_dir = out / "figures", out / "tables"
-    figures_dir.mkdir()
-    tables_dir.mkdir()
-    title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
+def _header_lines(study: StudyResults, title: str, *, version: str, confidence: float) -> list[str]:
+    """The title, the source line (what was found, how much of the plan finished) and left-out files."""
     lines = [f"# {title}", ""]
     kinds = {"study": "study", "compare": "probekit compare output", "probe": "probekit probe output"}
     summary = (f"Source: `{study.root}` ({kinds[study.source]}): {len(study.intrinsic)} intrinsic result(s), "
@@ -332,8 +328,13 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
               f"{confidence:.0%}.", ""]
     if study.problems:
         lines += ["Files left out:", "", *(f"- {p}" for p in study.problems), ""]
+    return lines
 
-    # intrinsic -------------------------------------------------------------------------------------
+
+def _intrinsic_section(study: StudyResults, figures_dir: Path, *, n_bootstrap: int, confidence: float,
+                       random_state: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """Tables 1-2 and Figures 2-4 of the intrinsic results; returns the lines and the records."""
+    lines: list[str] = []
     runs = [(r["label"], r["results"]) for r in study.intrinsic]
     records = intrinsic_records(runs, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
     for entry, record in zip(study.intrinsic, records):
@@ -345,10 +346,13 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
                                         records=records, figures=links))
     else:
         lines += ["## Intrinsic bias", "", "No intrinsic results yet.", ""]
+    return lines, records
 
-    # extrinsic -------------------------------------------------------------------------------------
-    groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
-                             confidence=confidence)
+
+def _extrinsic_section(study: StudyResults, groups: Sequence[Mapping[str, Any]], figures_dir: Path, *,
+                       confidence: float) -> list[str]:
+    """Tables 3-4 and Figures 5-6 of the fine-tuning groups."""
+    lines: list[str] = []
     if study.source != "study":
         lines += ["This directory compares checkpoints without fine-tuning them: the extrinsic tables (Tables 3–4) and "
                   "the rank correlation of intrinsic with extrinsic bias come from a study (`probekit study`).", ""]
@@ -368,8 +372,14 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
                       f"![{dataset}: TPRD vs CF per method × setting ({confidence:.0%} t-intervals)](figures/{scatter.name})", ""]
     elif study.source == "study":
         lines += ["No fine-tuning results yet.", ""]
+    return lines
 
-    # analysis --------------------------------------------------------------------------------------
+
+def _analysis_section(study: StudyResults, records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]],
+                      figures_dir: Path, *, n_bootstrap: int, confidence: float,
+                      random_state: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """Rank correlations of intrinsic with extrinsic measures, with their figures; returns the lines and rows."""
+    lines: list[str] = []
     extrinsic_points = []
     for g in groups:
         point = {k: g[k] for k in ("encoder", "method", "dataset", "setting")}
@@ -396,23 +406,46 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
         lines += ["## Does intrinsic bias predict extrinsic bias?", "",
                   "Not computed: it needs intrinsic and fine-tuning results of the same encoder × method combinations "
                   f"(found {len(records)} intrinsic and {len(extrinsic_points)} fine-tuning groups).", ""]
+    return lines, correlations
 
-    # files -----------------------------------------------------------------------------------------
+
+def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]], groups: Sequence[Mapping[str, Any]],
+                  correlations: list[dict[str, Any]], *, settings: Mapping[str, Any], version: str,
+                  dumps_json: Any) -> list[str]:
+    """The CSV tables and report.json; returns the "Files" section of the report."""
+    tables_dir = out / "tables"
+    tables_dir.mkdir()
     (tables_dir / "intrinsic.csv").write_text(_csv(records), encoding="utf-8")
     extrinsic_rows = _extrinsic_rows(groups)
     (tables_dir / "extrinsic.csv").write_text(_csv(extrinsic_rows), encoding="utf-8")
     (tables_dir / "correlations.csv").write_text(_csv(correlations), encoding="utf-8")
     (out / "report.json").write_text(dumps_json({
-        "source": str(study.root), "kind": study.source, "probekit_version": version,
-        "settings": {"n_bootstrap": n_bootstrap, "confidence": confidence, "random_state": random_state},
+        "source": str(study.root), "kind": study.source, "probekit_version": version, "settings": dict(settings),
         "intrinsic": records, "extrinsic": extrinsic_rows, "correlations": correlations, "problems": study.problems,
     }), encoding="utf-8")
-    lines += ["## Files", "",
-              "- `report.md`, `report.html` (this page, self-contained), `figures/*.png`",
-              "- `tables/intrinsic.csv`, `tables/extrinsic.csv`, `tables/correlations.csv`, `report.json` "
-              "(every number above, with intervals and the points behind each correlation)", ""]
+    return ["## Files", "",
+            "- `report.md`, `report.html` (this page, self-contained), `figures/*.png`",
+            "- `tables/intrinsic.csv`, `tables/extrinsic.csv`, `tables/correlations.csv`, `report.json` "
+            "(every number above, with intervals and the points behind each correlation)", ""]
+
+
+def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: float, random_state: int, version: str,
+           dumps_json: Any, markdown_to_html: Any) -> None:
+    figures_dir = out / "figures"
+    figures_dir.mkdir()
+    title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
+    settings = {"n_bootstrap": n_bootstrap, "confidence": confidence, "random_state": random_state}
+    lines = _header_lines(study, title, version=version, confidence=confidence)
+    intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
+    lines += intrinsic_lines
+    groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
+                             confidence=confidence)
+    lines += _extrinsic_section(study, groups, figures_dir, confidence=confidence)
+    analysis_lines, correlations = _analysis_section(study, records, groups, figures_dir, **settings)
+    lines += analysis_lines
+    lines += _write_tables(out, study, records, groups, correlations, settings=settings, version=version,
+                           dumps_json=dumps_json)
     markdown = "\n".join(lines).rstrip() + "\n"
     markdown = re.sub(r"\n{3,}", "\n\n", markdown)
     (out / "report.md").write_text(markdown, encoding="utf-8")
-    (out / "report.html").write_text(markdown_to_html(markdown, title=title, base_dir=out),
-                                     encoding="utf-8")
+    (out / "report.html").write_text(markdown_to_html(markdown, title=title, base_dir=out), encoding="utf-8")

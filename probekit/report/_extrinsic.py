@@ -5,7 +5,8 @@ one cross-validation fold each; ``result`` is the fold entry of :mod:`probekit.f
 ``metrics``, ``per_class``, ``warnings``, ...). Folds of one (encoder, method, dataset, setting)
 are summarized with :func:`probekit.finetune.summarize_folds` (mean, sample sd and
 Student-t interval over folds) into the layout of a ``metrics.json``, so the fine-tuning report's
-:func:`~probekit.report._results.finetune_markdown` draws the tables. No metric is computed here.
+:func:`~probekit.report._results.finetune_records` builds the rows the fine-tuning report also
+renders. No metric is computed here.
 """
 
 from __future__ import annotations
@@ -13,17 +14,15 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from probekit.report._format import num, wrap
+from probekit.report._format import num, pyplot, save_figure, wrap
 from probekit.report._labels import SETTING_ORDER, method_rank
-from probekit.report._results import finetune_markdown
+from probekit.report._results import finetune_records, render_finetune
 from probekit.stats import summarize_folds
-from probekit.utils import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -111,52 +110,13 @@ def finetune_groups(
     return out
 
 
-def _demote(markdown: str, levels: int) -> list[str]:
-    """Lines of ``markdown`` without its first-level title, other headings ``levels`` deeper."""
-    lines = []
-    for line in markdown.splitlines():
-        if line.startswith("# "):
-            continue
-        if line.startswith("#"):
-            line = "#" * levels + line
-        lines.append(line)
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    return lines
-
-
-_NUMERIC = re.compile(r"^(?:[-+−]?\d|—$|n/a$)")
-
-
-def _align_numbers(lines: list[str]) -> list[str]:
-    """Right-align the table columns whose cells are all numbers (or dashes)."""
-    out = list(lines)
-    i = 0
-    while i < len(out):
-        if out[i].startswith("|") and i + 1 < len(out) and re.fullmatch(r"\|(?:\s*:?-{3,}:?\s*\|)+", out[i + 1].strip()):
-            end = i + 2
-            while end < len(out) and out[end].startswith("|"):
-                end += 1
-            cells = [[c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))] for row in out[i + 2:end]]
-            width = len(out[i + 1].strip().strip("|").split("|"))
-            aligns = []
-            for k in range(width):
-                column = [row[k] for row in cells if k < len(row)]
-                aligns.append("---:" if k > 0 and column and all(_NUMERIC.match(c) for c in column) else "---")
-            out[i + 1] = "|" + "|".join(aligns) + "|"
-            i = end
-        else:
-            i += 1
-    return out
-
-
 def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: int = 2, first_table: int = 3) -> tuple[str, int]:
     """Tables 3-4 style: one table per (dataset, encoder), one row per method and setting.
 
-    Each table is :func:`probekit.report._results.finetune_markdown` of the groups' summaries
-    (cells: mean over folds ± half-width of the t-interval); its per-run provenance list is left
-    out (notes about undefined per-class cells are kept). Returns the Markdown and the number of
-    the next free table.
+    Each table renders the groups' summaries with the fine-tuning report's records and renderer
+    (``finetune_records``, ``render_finetune``; cells: mean over folds ± half-width of the
+    t-interval); the per-run provenance list is left out (the study's units hold it; notes about
+    undefined per-class cells are kept). Returns the Markdown and the number of the next free table.
     """
     lines: list[str] = []
     number = first_table
@@ -164,39 +124,15 @@ def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: in
     pairs = list(dict.fromkeys((g["dataset"], g["encoder"]) for g in groups))
     for dataset, encoder in pairs:
         part = [g for g in groups if g["dataset"] == dataset and g["encoder"] == encoder]
-        body = _demote(finetune_markdown([g["run"] for g in part], [g["method"] for g in part]), heading_level - 1)
-        # The per-run provenance list of a single fine-tuning run is left out (the study's units hold
-        # it); its notes about undefined per-class cells are kept.
-        runs_at = next((i for i, line in enumerate(body) if line.lstrip("#").strip() == "Runs"), None)
-        if runs_at is not None:
-            notes = [line for line in body[runs_at:] if "undefined" in line]
-            body = body[:runs_at] + notes
+        records = finetune_records([g["run"] for g in part], [g["method"] for g in part])
         lines += [f"{h} Table {number}: extrinsic bias — {dataset}, {encoder}", ""]
-        lines += _align_numbers(body)
+        lines += render_finetune(records, heading_level=heading_level, title=False, provenance=False, align_numbers=True)
         lines.append("")
         number += 1
     return "\n".join(lines), number
 
 
 # ------------------------------------------------------------------------------------------- figures
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: str | os.PathLike, *, tight: bool = True) -> Path:
-
-    plt = _plt()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=130, format="png", bbox_inches="tight" if tight else None)
-    plt.close(fig)
-    return Path(path)
 
 
 def _stat(group: Mapping[str, Any], metric: str, key: str) -> float:
@@ -211,7 +147,7 @@ def plot_tprd_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *
     """Figure 5 style: TPRD and CF per method (groups of bars) and setting (bars), one row of
     panels per encoder; bars are means over folds with t-interval error bars, dots the folds.
     """
-    plt = _plt()
+    plt = pyplot()
     encoders = list(dict.fromkeys(g["encoder"] for g in groups))
     methods = list(dict.fromkeys(g["method"] for g in groups))
     settings = sorted(dict.fromkeys(g["setting"] for g in groups), key=_setting_rank)
@@ -246,14 +182,14 @@ def plot_tprd_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *
     if title:
         fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_tprd_vs_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike, *, title: str | None = None) -> Path:
     """Figure 6 style: TPRD against CF, one point per method (colour) and setting (marker), one
     panel per encoder, with t-intervals over folds on both axes.
     """
-    plt = _plt()
+    plt = pyplot()
     from matplotlib.lines import Line2D
 
     encoders = list(dict.fromkeys(g["encoder"] for g in groups))
@@ -283,4 +219,4 @@ def plot_tprd_vs_cf(groups: Sequence[Mapping[str, Any]], path: str | os.PathLike
                bbox_to_anchor=(0.5, -0.02))
     fig.suptitle(title or "TPRD vs CF (Fig. 6 style; lower-left is fairer)", fontsize=11)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import re
 import textwrap
+from pathlib import Path
 from typing import Any, Mapping, Sequence
+
+from probekit.errors import InputFileError
+from probekit.utils import atomic_path
 
 #: What a table cell shows for a value that was not measured.
 DASH = "—"
@@ -24,16 +31,25 @@ def finite(value: Any) -> bool:
     return math.isfinite(num(value))
 
 
-def fmt(value: Any, digits: int = 3) -> str:
-    """A number for a table: ``digits`` decimals, scientific notation for tiny or huge values, a
-    dash for a missing or undefined value.
+def fmt(value: Any, digits: int = 3, *, missing: str = DASH, scientific: bool = True) -> str:
+    """A number for a table: ``digits`` decimals, scientific notation for tiny or huge values
+    (unless ``scientific`` is false), ``missing`` for a missing or undefined value.
     """
     x = num(value)
     if not math.isfinite(x):
-        return DASH
-    if x != 0 and (abs(x) < 10 ** -digits or abs(x) >= 10**5):
+        return missing
+    if scientific and x != 0 and (abs(x) < 10 ** -digits or abs(x) >= 10**5):
         return f"{x:.1e}"
     return f"{x:.{digits}f}"
+
+
+def fmt_value(value: Any, digits: int = 3, *, missing: str = "n/a") -> str:
+    """A cell of summary.md: floats as :func:`fmt` (``missing`` when undefined), other values
+    (integers, text) as they are.
+    """
+    if value is None or isinstance(value, float):
+        return fmt(value, digits, missing=missing)
+    return str(value)
 
 
 def fmt_p(value: Any) -> str:
@@ -53,13 +69,22 @@ def fmt_ci(estimate: Any, low: Any, high: Any, digits: int = 3) -> str:
     return f"{fmt(estimate, digits)} [{fmt(low, digits)}, {fmt(high, digits)}]"
 
 
-def fmt_pm(mean: Any, margin: Any, digits: int = 3) -> str:
-    """``mean ± margin`` (the margin left out when undefined)."""
+def fmt_pm(mean: Any, margin: Any, digits: int = 3, *, missing: str = DASH, scientific: bool = True) -> str:
+    """``mean ± margin`` (the margin left out when undefined; ``missing`` for an undefined mean)."""
     if not finite(mean):
-        return DASH
+        return missing
     if not finite(margin):
-        return fmt(mean, digits)
-    return f"{fmt(mean, digits)} ± {fmt(margin, digits)}"
+        return fmt(mean, digits, scientific=scientific)
+    return f"{fmt(mean, digits, scientific=scientific)} ± {fmt(margin, digits, scientific=scientific)}"
+
+
+def fmt_stat(stats: Mapping[str, Any] | None, digits: int = 3) -> str:
+    """A cell of a fold summary (``mean``, ``margin``): ``mean ± margin`` in fixed notation, "n/a"
+    when missing (the fine-tuning tables, Tokpo et al. 2023 Tables 3-4).
+    """
+    if not stats:
+        return "n/a"
+    return fmt_pm(stats.get("mean"), stats.get("margin"), digits, missing="n/a", scientific=False)
 
 
 def interval(value: Any) -> tuple[float, float]:
@@ -88,6 +113,55 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: 
     return lines
 
 
+_NUMERIC = re.compile(r"^(?:[-+−]?\d|—$|n/a$)")
+
+
+def numeric_align(rows: Sequence[Sequence[Any]], width: int) -> str:
+    """Alignment letters for :func:`markdown_table`: the first column left, any other column right
+    when every cell of it is a number (or a dash, or "n/a").
+    """
+    letters = ["l"]
+    for k in range(1, width):
+        column = [str(row[k]).strip() for row in rows if k < len(row)]
+        letters.append("r" if column and all(_NUMERIC.match(c) for c in column) else "l")
+    return "".join(letters)
+
+
+def pyplot() -> Any:
+    """Matplotlib's pyplot on the non-interactive Agg backend (imported on first use)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig: Any, path: str | os.PathLike, *, tight: bool = True, dpi: int = 130) -> Path:
+    """Write ``fig`` as a PNG atomically and close it (``tight``: crop to the drawn area)."""
+    plt = pyplot()
+    with atomic_path(path, suffix=".tmp.png") as tmp:
+        fig.savefig(tmp, dpi=dpi, format="png", bbox_inches="tight" if tight else None)
+    plt.close(fig)
+    return Path(path)
+
+
 def wrap(label: str, width: int = 26) -> str:
     """A label wrapped onto several lines for a figure axis."""
     return "\n".join(textwrap.wrap(str(label), width=width, break_long_words=True, break_on_hyphens=False)) or str(label)
+
+
+def read_saved_json(path: str | os.PathLike, filename: str, what: str) -> dict[str, Any]:
+    """Read saved JSON: ``path`` itself, or ``path/filename`` when ``path`` is a directory.
+
+    Raises :class:`~probekit.errors.InputFileError` naming the file when it is missing or not valid JSON.
+    """
+    file = Path(path)
+    if file.is_dir():
+        file = file / filename
+    if not file.is_file():
+        raise InputFileError(f"no {what} at {str(file)!r}")
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"{str(file)!r} is not a valid {filename}: {exc}") from None

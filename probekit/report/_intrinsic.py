@@ -29,10 +29,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
-from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, fmt_pm, interval, markdown_table, num, wrap
+from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, fmt_pm, interval, markdown_table, num, pyplot, save_figure, wrap
 from probekit.report._summary import _evidence_lines as summary_evidence_lines
 from probekit.stats import bootstrap_ci
-from probekit.utils import atomic_path, atomic_write_text, write_json
+from probekit.utils import atomic_write_text, write_json
 
 __all__ = [
     "intrinsic_records",
@@ -215,6 +215,156 @@ def _layer_table(runs: Sequence[Run], hh: str) -> list[str]:
             "(the paper's hide-or-remove question); the figure shows gender accuracy and SEAT per layer too."]
 
 
+def _table1(records: Sequence[Mapping[str, Any]], hh: str) -> list[str]:
+    """Table 1: SEAT and LPBS with intervals, and which runs have no LPBS and why."""
+    level = next((r["seat_confidence_level"] for r in records if math.isfinite(r["seat_confidence_level"])), 0.95)
+    lines = [f"{hh} Table 1: SEAT and LPBS", ""]
+    rows = []
+    for r in records:
+        rows.append([
+            r["label"], fmt(r["seat_statistic"]),
+            fmt_ci(r["seat_effect_size"], r["seat_effect_size_low"], r["seat_effect_size_high"]),
+            fmt_p(r["seat_p_value"]),
+            fmt_ci(r["attr_lpbs"], r["attr_lpbs_low"], r["attr_lpbs_high"]) if r["lpbs_status"] == "ok" else DASH,
+            fmt_ci(r["target_lpbs"], r["target_lpbs_low"], r["target_lpbs_high"]) if r["lpbs_status"] == "ok" else DASH,
+        ])
+    lines += markdown_table(
+        ["Model", "SEAT test statistic", f"SEAT effect size [{level:.0%} CI]", "SEAT p",
+         f"attr-LPBS [{level:.0%} CI]", f"target-LPBS [{level:.0%} CI]"], rows)
+    lines.append("")
+    skipped = [r for r in records if r["lpbs_status"] != "ok"]
+    if skipped:
+        reasons: dict[str, list[str]] = {}
+        for r in skipped:
+            reasons.setdefault(_short_reason(r["lpbs_reason"]), []).append(r["label"])
+        lines.append("LPBS not measured (—): " + "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
+                     + ".")
+        lines.append("")
+    lines.append(
+        "SEAT (word level, Tan & Celis 2019): X/Y = female/male stereotype words, A/B = female/male attribute "
+        "words; effect size with the sample sd (ddof=1) and a percentile bootstrap interval; one-sided "
+        "permutation p. LPBS (Kurita et al. 2019): mean |log-probability bias| over targets and attribute "
+        "pairs (lower is fairer); interval: percentile bootstrap over targets."
+    )
+    return lines
+
+
+def _table2(records: Sequence[Mapping[str, Any]], hh: str) -> list[str]:
+    """Table 2: the gender probe (the paper's columns, with intervals and the permutation p)."""
+    lines = ["", f"{hh} Table 2: gender probe", ""]
+    rows = []
+    for r in records:
+        random_ref = fmt_pm(r["random_accuracy_mean"], r["random_accuracy_std"], 2) if math.isfinite(r["random_accuracy_mean"]) else DASH
+        rows.append([
+            r["label"], fmt_ci(r["gender_accuracy"], r["gender_accuracy_low"], r["gender_accuracy_high"], 2),
+            fmt_ci(r["stereotype_accuracy"], r["stereotype_accuracy_low"], r["stereotype_accuracy_high"], 2), random_ref,
+            fmt(r["stereotype_confidence"], 2),
+            fmt_p(r["randomization_p_value"]), fmt_p(r["permutation_p_value"]),
+        ])
+    lines += markdown_table(
+        ["Model", "Gender acc. [CI]", "Stereotype acc. [CI]", "Random-label acc. (mean ± sd)", "Stereotype conf.",
+         "Randomization p", "Permutation p"], rows)
+    lines += [
+        "",
+        "Stereotype accuracy: share of stereotype-word occurrences given their stereotypical gender (0.5 is fair). "
+        "Randomization p: the paper's one-sample t-test of the random-relabeling accuracies against the observed "
+        "one (nearly always tiny with 100 relabelings). Permutation p: the share of random relabelings at least as "
+        "extreme as the observed accuracy, (1 + #) / (1 + n) — the one to believe.",
+    ]
+    return lines
+
+
+def _table2b(records: Sequence[Mapping[str, Any]], hh: str) -> list[str]:
+    """Table 2b: the probe diagnostics present in the results (balanced, word-level, calibration, MDL)."""
+    lines: list[str] = []
+    extra = [
+        ("stereotype_accuracy_balanced", "Balanced stereotype acc. [CI]"),
+        ("stereotype_accuracy_female", "Stereotype acc. F / M"),
+        ("stereotype_accuracy_word", "Word-level acc."),
+        ("stereotype_accuracy_word_balanced", "Word-level balanced acc."),
+        ("permutation_p_value_balanced", "Permutation p (balanced)"),
+        ("brier_score", "Brier"),
+        ("expected_calibration_error", "ECE"),
+        ("mdl_compression", "MDL compression"),
+    ]
+    present = [(key, name) for key, name in extra if _any(records, key)]
+    if not present:
+        return lines
+    lines += ["", f"{hh} Table 2b: probe diagnostics", ""]
+    rows = []
+    for r in records:
+        row = [r["label"]]
+        for key, _ in present:
+            if key == "stereotype_accuracy_balanced":
+                row.append(fmt_ci(r[key], r["stereotype_accuracy_balanced_low"], r["stereotype_accuracy_balanced_high"], 2))
+            elif key == "stereotype_accuracy_female":
+                row.append(f"{fmt(r['stereotype_accuracy_female'], 2)} / {fmt(r['stereotype_accuracy_male'], 2)}")
+            elif key.startswith("permutation"):
+                row.append(fmt_p(r[key]))
+            elif key == "mdl_compression":
+                row.append(fmt(r[key], 2))
+            else:
+                row.append(fmt(r[key], 3 if key in ("brier_score", "expected_calibration_error") else 2))
+        rows.append(row)
+    lines += markdown_table(["Model", *(name for _, name in present)], rows)
+    lines += [
+        "",
+        "Balanced: mean of the female and male stereotype accuracies (0.5 for a probe that only learned a "
+        "default gender). Word-level: each stereotype word counted once. Brier / ECE: held-out calibration of "
+        "the probe's probabilities (low: its confidence can be trusted). MDL compression: uniform code length / "
+        "online code length of the gender labels (Voita & Titov 2020; higher: more gender information).",
+        "",
+    ]
+    lines += [f"- Probe of {r['label']}: {_probe_setting(r)}." for r in records if _probe_setting(r) != DASH]
+    return lines
+
+
+def _thin_evidence_lines(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    warned = [(r["label"], w) for r in records for w in r.get("warnings") or []]
+    if warned:
+        lines += ["", "Thin evidence (see each run's summary.md):", ""]
+        lines += [f"- **Warning** ({label}): {note}" for label, note in warned]
+    return lines
+
+
+def _standard_tests_table(runs: Sequence[Run], hh: str) -> list[str]:
+    """The standard SEAT gender tests (sentence level) of every run, when any was run."""
+    lines: list[str] = []
+    tests = list(dict.fromkeys(name for _, run in runs for name in ((run.get("seat") or {}).get("standard_tests") or {})))
+    if tests:
+        lines += ["", f"{hh} Standard SEAT gender tests (sentence level): effect size [CI] (p)", ""]
+        rows = []
+        for label, run in runs:
+            standard = (run.get("seat") or {}).get("standard_tests") or {}
+            cells = []
+            for t in tests:
+                s = standard.get(t)
+                if not s:
+                    cells.append(DASH)
+                    continue
+                low, high = interval(s.get("effect_size_ci"))
+                cells.append(f"{fmt_ci(s.get('effect_size'), low, high, 2)} ({fmt_p(s.get('p_value'))})")
+            rows.append([label, *cells])
+        lines += markdown_table(["Model", *tests], rows)
+    return lines
+
+
+def _provenance_lines(runs: Sequence[Run], hh: str) -> list[str]:
+    lines = ["", f"{hh} Runs", ""]
+    for label, run in runs:
+        prov = run.get("provenance") or {}
+        model = prov.get("model") or {}
+        seeds = (prov.get("seeds") or {}).get("random_state")
+        params = prov.get("parameters") or {}
+        lines.append(
+            f"- {label}: model {model.get('name_or_path', DASH)}, fingerprint {model.get('fingerprint', DASH)}, "
+            f"corpus {params.get('corpus', DASH)}, seed {seeds if seeds is not None else DASH}, "
+            f"probekit {prov.get('probekit_version', DASH)}"
+        )
+    return lines
+
+
 def intrinsic_markdown(
     runs: Sequence[Run],
     *,
@@ -257,113 +407,11 @@ def intrinsic_markdown(
         lines += [f"{h} {title}", ""]
     if not runs:
         return "\n".join(lines + ["No intrinsic results.", ""])
-    level = next((r["seat_confidence_level"] for r in records if math.isfinite(r["seat_confidence_level"])), 0.95)
-    lines += [f"{hh} Table 1: SEAT and LPBS", ""]
-    rows = []
-    for r in records:
-        rows.append([
-            r["label"], fmt(r["seat_statistic"]),
-            fmt_ci(r["seat_effect_size"], r["seat_effect_size_low"], r["seat_effect_size_high"]),
-            fmt_p(r["seat_p_value"]),
-            fmt_ci(r["attr_lpbs"], r["attr_lpbs_low"], r["attr_lpbs_high"]) if r["lpbs_status"] == "ok" else DASH,
-            fmt_ci(r["target_lpbs"], r["target_lpbs_low"], r["target_lpbs_high"]) if r["lpbs_status"] == "ok" else DASH,
-        ])
-    lines += markdown_table(
-        ["Model", "SEAT test statistic", f"SEAT effect size [{level:.0%} CI]", "SEAT p",
-         f"attr-LPBS [{level:.0%} CI]", f"target-LPBS [{level:.0%} CI]"], rows)
-    lines.append("")
-    skipped = [r for r in records if r["lpbs_status"] != "ok"]
-    if skipped:
-        reasons: dict[str, list[str]] = {}
-        for r in skipped:
-            reasons.setdefault(_short_reason(r["lpbs_reason"]), []).append(r["label"])
-        lines.append("LPBS not measured (—): " + "; ".join(f"{', '.join(names)}: {reason}" for reason, names in reasons.items())
-                     + ".")
-        lines.append("")
-    lines.append(
-        "SEAT (word level, Tan & Celis 2019): X/Y = female/male stereotype words, A/B = female/male attribute "
-        "words; effect size with the sample sd (ddof=1) and a percentile bootstrap interval; one-sided "
-        "permutation p. LPBS (Kurita et al. 2019): mean |log-probability bias| over targets and attribute "
-        "pairs (lower is fairer); interval: percentile bootstrap over targets."
-    )
-    lines += ["", f"{hh} Table 2: gender probe", ""]
-    rows = []
-    for r in records:
-        random_ref = fmt_pm(r["random_accuracy_mean"], r["random_accuracy_std"], 2) if math.isfinite(r["random_accuracy_mean"]) else DASH
-        rows.append([
-            r["label"], fmt_ci(r["gender_accuracy"], r["gender_accuracy_low"], r["gender_accuracy_high"], 2),
-            fmt_ci(r["stereotype_accuracy"], r["stereotype_accuracy_low"], r["stereotype_accuracy_high"], 2), random_ref,
-            fmt(r["stereotype_confidence"], 2),
-            fmt_p(r["randomization_p_value"]), fmt_p(r["permutation_p_value"]),
-        ])
-    lines += markdown_table(
-        ["Model", "Gender acc. [CI]", "Stereotype acc. [CI]", "Random-label acc. (mean ± sd)", "Stereotype conf.",
-         "Randomization p", "Permutation p"], rows)
-    lines += [
-        "",
-        "Stereotype accuracy: share of stereotype-word occurrences given their stereotypical gender (0.5 is fair). "
-        "Randomization p: the paper's one-sample t-test of the random-relabeling accuracies against the observed "
-        "one (nearly always tiny with 100 relabelings). Permutation p: the share of random relabelings at least as "
-        "extreme as the observed accuracy, (1 + #) / (1 + n) — the one to believe.",
-    ]
-    extra = [
-        ("stereotype_accuracy_balanced", "Balanced stereotype acc. [CI]"),
-        ("stereotype_accuracy_female", "Stereotype acc. F / M"),
-        ("stereotype_accuracy_word", "Word-level acc."),
-        ("stereotype_accuracy_word_balanced", "Word-level balanced acc."),
-        ("permutation_p_value_balanced", "Permutation p (balanced)"),
-        ("brier_score", "Brier"),
-        ("expected_calibration_error", "ECE"),
-        ("mdl_compression", "MDL compression"),
-    ]
-    present = [(key, name) for key, name in extra if _any(records, key)]
-    if present:
-        lines += ["", f"{hh} Table 2b: probe diagnostics", ""]
-        rows = []
-        for r in records:
-            row = [r["label"]]
-            for key, _ in present:
-                if key == "stereotype_accuracy_balanced":
-                    row.append(fmt_ci(r[key], r["stereotype_accuracy_balanced_low"], r["stereotype_accuracy_balanced_high"], 2))
-                elif key == "stereotype_accuracy_female":
-                    row.append(f"{fmt(r['stereotype_accuracy_female'], 2)} / {fmt(r['stereotype_accuracy_male'], 2)}")
-                elif key.startswith("permutation"):
-                    row.append(fmt_p(r[key]))
-                elif key == "mdl_compression":
-                    row.append(fmt(r[key], 2))
-                else:
-                    row.append(fmt(r[key], 3 if key in ("brier_score", "expected_calibration_error") else 2))
-            rows.append(row)
-        lines += markdown_table(["Model", *(name for _, name in present)], rows)
-        lines += [
-            "",
-            "Balanced: mean of the female and male stereotype accuracies (0.5 for a probe that only learned a "
-            "default gender). Word-level: each stereotype word counted once. Brier / ECE: held-out calibration of "
-            "the probe's probabilities (low: its confidence can be trusted). MDL compression: uniform code length / "
-            "online code length of the gender labels (Voita & Titov 2020; higher: more gender information).",
-            "",
-        ]
-        lines += [f"- Probe of {r['label']}: {_probe_setting(r)}." for r in records if _probe_setting(r) != DASH]
-    warned = [(r["label"], w) for r in records for w in r.get("warnings") or []]
-    if warned:
-        lines += ["", "Thin evidence (see each run's summary.md):", ""]
-        lines += [f"- **Warning** ({label}): {note}" for label, note in warned]
-    tests = list(dict.fromkeys(name for _, run in runs for name in ((run.get("seat") or {}).get("standard_tests") or {})))
-    if tests:
-        lines += ["", f"{hh} Standard SEAT gender tests (sentence level): effect size [CI] (p)", ""]
-        rows = []
-        for label, run in runs:
-            standard = (run.get("seat") or {}).get("standard_tests") or {}
-            cells = []
-            for t in tests:
-                s = standard.get(t)
-                if not s:
-                    cells.append(DASH)
-                    continue
-                low, high = interval(s.get("effect_size_ci"))
-                cells.append(f"{fmt_ci(s.get('effect_size'), low, high, 2)} ({fmt_p(s.get('p_value'))})")
-            rows.append([label, *cells])
-        lines += markdown_table(["Model", *tests], rows)
+    lines += _table1(records, hh)
+    lines += _table2(records, hh)
+    lines += _table2b(records, hh)
+    lines += _thin_evidence_lines(records)
+    lines += _standard_tests_table(runs, hh)
     evidence = _evidence_lines(runs)
     if evidence:
         lines += [line.replace("## Evidence per word set", f"{hh} Evidence per word set", 1) for line in evidence]
@@ -375,38 +423,11 @@ def intrinsic_markdown(
         for caption, path in figures.items():
             lines += [f"![{caption}]({path})", ""]
     if provenance:
-        lines += ["", f"{hh} Runs", ""]
-        for label, run in runs:
-            prov = run.get("provenance") or {}
-            model = prov.get("model") or {}
-            seeds = (prov.get("seeds") or {}).get("random_state")
-            params = prov.get("parameters") or {}
-            lines.append(
-                f"- {label}: model {model.get('name_or_path', DASH)}, fingerprint {model.get('fingerprint', DASH)}, "
-                f"corpus {params.get('corpus', DASH)}, seed {seeds if seeds is not None else DASH}, "
-                f"probekit {prov.get('probekit_version', DASH)}"
-            )
+        lines += _provenance_lines(runs, hh)
     return "\n".join(lines).rstrip() + "\n"
 
 
 # ----------------------------------------------------------------------------------------- figures
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: str | os.PathLike) -> Path:
-    plt = _plt()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=130, format="png", bbox_inches="tight")
-    plt.close(fig)
-    return Path(path)
 
 
 def _errors(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -506,20 +527,20 @@ def plot_seat_lpbs(records: Sequence[Mapping[str, Any]], path: str | os.PathLike
     """Figure 2 style: SEAT effect size and attr-/target-LPBS per method, side by side (same rows),
     so disagreements between the two measures are visible. PNG at ``path``.
     """
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(12, _row_height(len(records))))
     _seat_panel(axes[0], records)
     _lpbs_panel(axes[1], records)
     fig.suptitle("Do SEAT and LPBS agree? (Tokpo et al. 2023, Fig. 2 style)", fontsize=11)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Figure 3 style: attr-LPBS against target-LPBS, one point per run with both bootstrap
     intervals; the diagonal marks equal scores. Runs without LPBS are listed under the plot.
     """
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 6))
     measured = [r for r in records if r["lpbs_status"] == "ok" and math.isfinite(num(r["attr_lpbs"]))]
     colors = plt.get_cmap("tab10")
@@ -548,29 +569,29 @@ def plot_lpbs_attr_target(records: Sequence[Mapping[str, Any]], path: str | os.P
     ax.set_xlabel("attr-LPBS")
     ax.set_ylabel("target-LPBS")
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_probe_bars(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """Figure 4 style: gender accuracy, stereotype accuracy (with the random-relabeling reference),
     balanced stereotype accuracy and confidence per run, with the saved intervals. PNG at ``path``.
     """
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, _row_height(len(records)) + 1.0))
     _probe_panel(ax, records)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_intrinsic_overview(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
     """SEAT effect size, LPBS and the probe bars in one figure with a shared row per run."""
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(17, _row_height(len(records)) + 1.0))
     _seat_panel(axes[0], records)
     _lpbs_panel(axes[1], records)
     _probe_panel(axes[2], records, labels=False)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def plot_layer_comparison(records: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
@@ -578,7 +599,7 @@ def plot_layer_comparison(records: Sequence[Mapping[str, Any]], path: str | os.P
     --layers``): gender accuracy, balanced (else plain) stereotype accuracy and SEAT effect size,
     one line per run with its bootstrap band. PNG at ``path``.
     """
-    plt = _plt()
+    plt = pyplot()
     runs = [(r["label"], r.get("per_layer") or []) for r in records if r.get("per_layer")]
     balanced = any(math.isfinite(num(row.get("stereotype_accuracy_balanced"))) for _, rows in runs for row in rows)
     panels = (("gender_accuracy", "gender accuracy", (0, 1.05)),
@@ -602,7 +623,7 @@ def plot_layer_comparison(records: Sequence[Mapping[str, Any]], path: str | os.P
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.06 + 0.04 * ((len(labels) - 1) // 3), 1, 1))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 #: File names of the intrinsic figures and their captions.

@@ -9,17 +9,18 @@ with those intervals and the per-fold values, and the signed per-class TPRD (fem
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
+from probekit.report._format import fmt_stat, markdown_table, num, numeric_align, pyplot, read_saved_json, save_figure
 from probekit.report._labels import METRIC_LABELS
-from probekit.utils import atomic_path
 
-__all__ = ["load_finetune_results", "finetune_markdown", "plot_finetune_figure", "run_label", "TABLE_METRICS"]
+__all__ = [
+    "load_finetune_results", "finetune_records", "render_finetune", "finetune_markdown", "plot_finetune_figure", "run_label",
+    "TABLE_METRICS",
+]
 
 #: Columns of the Markdown table, in the paper's order.
 TABLE_METRICS = (
@@ -29,33 +30,11 @@ TABLE_METRICS = (
 
 def load_finetune_results(path: str | os.PathLike) -> dict[str, Any]:
     """Read a ``metrics.json`` written by ``probekit finetune`` (the file or its directory)."""
-    file = Path(path)
-    if file.is_dir():
-        file = file / "metrics.json"
-    if not file.is_file():
-        raise InputFileError(f"no fine-tuning metrics file at {str(file)!r}")
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{str(file)!r} is not a valid metrics.json: {exc}") from None
+    data = read_saved_json(path, "metrics.json", "fine-tuning metrics file")
+    file = Path(path) / "metrics.json" if Path(path).is_dir() else Path(path)
     if "summary" not in data or "folds" not in data:
         raise InputFileError(f"{str(file)!r} is not a fine-tuning metrics.json (no 'summary' and 'folds')")
     return data
-
-
-def _num(value: Any) -> float:
-    return math.nan if value is None else float(value)
-
-
-def _cell(stats: Mapping[str, Any] | None, digits: int = 3) -> str:
-    if not stats:
-        return "n/a"
-    mean, margin = _num(stats.get("mean")), _num(stats.get("margin"))
-    if math.isnan(mean):
-        return "n/a"
-    if math.isnan(margin):
-        return f"{mean:.{digits}f}"
-    return f"{mean:.{digits}f} ± {margin:.{digits}f}"
 
 
 def run_label(run: Mapping[str, Any]) -> str:
@@ -71,6 +50,81 @@ def _setting(run: Mapping[str, Any]) -> str:
     return str(settings.get("setting", "?")) + (" (frozen)" if frozen else "")
 
 
+def finetune_records(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | None = None) -> dict[str, Any]:
+    """The rows of the fine-tuning tables, built once from saved fold summaries.
+
+    Returns a dict: ``data``, ``confidence``, ``header`` and ``rows`` (one per run: model, setting,
+    folds, then a cell per :data:`TABLE_METRICS`), ``class_header`` and ``class_rows`` (signed
+    per-class TPRD; empty without per-class results), and ``notes``: per run, the note on undefined
+    per-class cells (``None`` when there is none) and the provenance line.
+    """
+    labels = list(labels) if labels is not None else [run_label(r) for r in runs]
+    first = runs[0].get("settings", {}) if runs else {}
+    confidence = (next(iter(runs[0]["summary"]["metrics"].values()), {}) or {}).get("confidence", 0.95) if runs else 0.95
+    rows = []
+    for label, run in zip(labels, runs):
+        summary = run["summary"]["metrics"]
+        rows.append([label, _setting(run), str(len(run.get("folds", []))), *(fmt_stat(summary.get(m)) for m in TABLE_METRICS)])
+    per_class_runs = [(label, run) for label, run in zip(labels, runs) if run["summary"].get("per_class", {}).get("tprd")]
+    classes = list(dict.fromkeys(c for _, run in per_class_runs for c in run["summary"]["per_class"]["tprd"]))
+    class_rows = [[str(c), *(fmt_stat(run["summary"]["per_class"]["tprd"].get(c)) for _, run in per_class_runs)] for c in classes]
+    notes = []
+    for label, run in zip(labels, runs):
+        n_warn = sum(len(f.get("warnings", [])) for f in run.get("folds", []))
+        undefined = (f"- {label} {_setting(run)}: {n_warn} undefined per-class cell(s) (NaN, left out of the aggregates); "
+                     "see metrics.json") if n_warn else None
+        prov = run.get("provenance") or {}
+        model = prov.get("model") or {}
+        seeds = prov.get("seeds") or {}
+        provenance = (
+            f"- {label} {_setting(run)}: fingerprint {model.get('fingerprint', 'n/a')}, data digest "
+            f"{(run.get('settings') or {}).get('data_digest', 'n/a')}, seed {seeds.get('seed', 'n/a')}, "
+            f"probekit {prov.get('probekit_version', 'n/a')}"
+        )
+        notes.append({"undefined": undefined, "provenance": provenance})
+    return {
+        "data": first.get("data", "?"),
+        "confidence": confidence,
+        "header": ["Model", "Setting", "Folds", *(METRIC_LABELS[m] for m in TABLE_METRICS)],
+        "rows": rows,
+        "class_header": ["Class", *(f"{label} {_setting(run)}" for label, run in per_class_runs)],
+        "class_rows": class_rows,
+        "notes": notes,
+    }
+
+
+def render_finetune(records: Mapping[str, Any], *, heading_level: int = 1, title: bool = True, provenance: bool = True,
+                    align_numbers: bool = False) -> list[str]:
+    """Markdown lines of :func:`finetune_records`: the intro, the main table, TPRD per class, notes.
+
+    ``heading_level`` is the level of the title (sections one deeper); without ``title`` the lines
+    start at the intro; without ``provenance`` the "Runs" section keeps only the notes on undefined
+    cells, under no heading; ``align_numbers`` right-aligns the columns of numbers.
+    """
+    def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+        align = numeric_align(rows, len(header)) if align_numbers else "l" * len(header)
+        return markdown_table(header, rows, align)
+
+    sub = "#" * (heading_level + 1)
+    lines = [f"{'#' * heading_level} probekit fine-tuning: extrinsic bias", ""] if title else []
+    lines.append(
+        f"Data: {records['data']}; mean over folds ± half-width of the {records['confidence']:.0%} t-interval. "
+        "TPRD/FPRD: female − male per class, aggregated as the mean absolute value over classes; CF: mean "
+        "over test examples of |P(ŷ=y|x) − P(ŷ=y|x_cf)|; CF-*: the group metrics on the counterfactually "
+        "augmented test set."
+    )
+    lines += ["", *table(records["header"], records["rows"])]
+    if records["class_rows"]:
+        lines += ["", f"{sub} TPRD per class (female − male)", "", *table(records["class_header"], records["class_rows"])]
+    lines.append("")
+    if provenance:
+        notes = [line for note in records["notes"] for line in (note["undefined"], note["provenance"]) if line]
+        lines += [f"{sub} Runs", "", *notes]
+    else:
+        lines += [note["undefined"] for note in records["notes"] if note["undefined"]]
+    return lines
+
+
 def finetune_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | None = None) -> str:
     """Markdown tables of fine-tuning runs (Tokpo et al. 2023, Tables 3-4 layout, plus per-class TPRD).
 
@@ -80,72 +134,33 @@ def finetune_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] |
         Contents of ``metrics.json`` files (see :func:`load_finetune_results`).
     labels : sequence of str, optional
         Model label per run (default: :func:`run_label`).
+
+    Returns
+    -------
+    str
+        The Markdown of :func:`render_finetune` over :func:`finetune_records`.
     """
-    labels = list(labels) if labels is not None else [run_label(r) for r in runs]
-    first = runs[0].get("settings", {}) if runs else {}
-    confidence = (next(iter(runs[0]["summary"]["metrics"].values()), {}) or {}).get("confidence", 0.95) if runs else 0.95
-    lines = ["# probekit fine-tuning: extrinsic bias", ""]
-    lines.append(
-        f"Data: {first.get('data', '?')}; mean over folds ± half-width of the {confidence:.0%} t-interval. "
-        "TPRD/FPRD: female − male per class, aggregated as the mean absolute value over classes; CF: mean "
-        "over test examples of |P(ŷ=y|x) − P(ŷ=y|x_cf)|; CF-*: the group metrics on the counterfactually "
-        "augmented test set."
-    )
-    lines += ["", "| Model | Setting | Folds | " + " | ".join(METRIC_LABELS[m] for m in TABLE_METRICS) + " |"]
-    lines.append("|" + "---|" * (3 + len(TABLE_METRICS)))
-    for label, run in zip(labels, runs):
-        summary = run["summary"]["metrics"]
-        cells = [_cell(summary.get(m)) for m in TABLE_METRICS]
-        lines.append(f"| {label} | {_setting(run)} | {len(run.get('folds', []))} | " + " | ".join(cells) + " |")
-
-    per_class_runs = [(label, run) for label, run in zip(labels, runs) if run["summary"].get("per_class", {}).get("tprd")]
-    if per_class_runs:
-        classes = list(dict.fromkeys(c for _, run in per_class_runs for c in run["summary"]["per_class"]["tprd"]))
-        lines += ["", "## TPRD per class (female − male)", ""]
-        lines.append("| Class | " + " | ".join(f"{label} {_setting(run)}" for label, run in per_class_runs) + " |")
-        lines.append("|" + "---|" * (1 + len(per_class_runs)))
-        for c in classes:
-            cells = [_cell(run["summary"]["per_class"]["tprd"].get(c)) for _, run in per_class_runs]
-            lines.append(f"| {c} | " + " | ".join(cells) + " |")
-
-    notes = []
-    for label, run in zip(labels, runs):
-        n_warn = sum(len(f.get("warnings", [])) for f in run.get("folds", []))
-        if n_warn:
-            notes.append(f"- {label} {_setting(run)}: {n_warn} undefined per-class cell(s) (NaN, left out of the aggregates); see metrics.json")
-        prov = run.get("provenance") or {}
-        model = prov.get("model") or {}
-        seeds = prov.get("seeds") or {}
-        notes.append(
-            f"- {label} {_setting(run)}: fingerprint {model.get('fingerprint', 'n/a')}, data digest "
-            f"{(run.get('settings') or {}).get('data_digest', 'n/a')}, seed {seeds.get('seed', 'n/a')}, "
-            f"probekit {prov.get('probekit_version', 'n/a')}"
-        )
-    lines += ["", "## Runs", "", *notes]
-    return "\n".join(lines) + "\n"
+    return "\n".join(render_finetune(finetune_records(runs, labels))) + "\n"
 
 
 def plot_finetune_figure(
     runs: Sequence[Mapping[str, Any]], path: str | os.PathLike, labels: Sequence[str] | None = None
 ) -> Path:
     """TPRD and CF per run (mean, t-interval, per-fold points) and the signed per-class TPRD, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
 
+    plt = pyplot()
     labels = list(labels) if labels is not None else [run_label(r) for r in runs]
     names = [f"{label}\n{_setting(run)}" for label, run in zip(labels, runs)]
     has_classes = any(run["summary"].get("per_class", {}).get("tprd") for run in runs)
     fig, axes = plt.subplots(1, 3 if has_classes else 2, figsize=(13 if has_classes else 9, 4.2))
     positions = np.arange(len(runs))
     for ax, metric in zip(axes[:2], ("tprd", "cf")):
-        means = np.array([_num((run["summary"]["metrics"].get(metric) or {}).get("mean")) for run in runs])
-        margins = np.array([_num((run["summary"]["metrics"].get(metric) or {}).get("margin")) for run in runs])
+        means = np.array([num((run["summary"]["metrics"].get(metric) or {}).get("mean")) for run in runs])
+        margins = np.array([num((run["summary"]["metrics"].get(metric) or {}).get("margin")) for run in runs])
         ax.bar(positions, means, 0.6, yerr=np.where(np.isnan(margins), 0.0, margins), capsize=4, color="#4c72b0", alpha=0.8)
         for k, run in enumerate(runs):
-            values = [_num(f["metrics"].get(metric)) for f in run.get("folds", [])]
+            values = [num(f["metrics"].get(metric)) for f in run.get("folds", [])]
             ax.scatter(np.full(len(values), positions[k]), values, color="black", s=10, zorder=3)
         ax.axhline(0.0, color="grey", linewidth=0.8)
         ax.set_xticks(positions, names, fontsize=7)
@@ -157,7 +172,7 @@ def plot_finetune_figure(
         y = np.arange(len(classes))
         for k, (run, name) in enumerate(zip(runs, names)):
             per = run["summary"].get("per_class", {}).get("tprd", {})
-            vals = [_num((per.get(c) or {}).get("mean")) for c in classes]
+            vals = [num((per.get(c) or {}).get("mean")) for c in classes]
             ax.barh(y + (k - (len(runs) - 1) / 2) * width, vals, width, label=name.replace("\n", " "))
         ax.axvline(0.0, color="grey", linewidth=0.8)
         ax.set_yticks(y, classes, fontsize=7)
@@ -165,7 +180,4 @@ def plot_finetune_figure(
         ax.set_title("TPRD per class (female − male)", fontsize=9)
         ax.legend(fontsize=6)
     fig.tight_layout()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=130, format="png")
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, tight=False)

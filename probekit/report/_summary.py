@@ -9,36 +9,17 @@ per model, with the fair stereotype accuracy of 0.5 marked).
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
-from probekit.utils import atomic_path
+from probekit.report._format import fmt, fmt_value, markdown_table, pyplot, read_saved_json, save_figure
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
     """Read a ``results.json`` written by ``probekit probe`` (a file or the directory holding it)."""
-    file = Path(path)
-    if file.is_dir():
-        file = file / "results.json"
-    if not file.is_file():
-        raise InputFileError(f"no results file at {str(file)!r}")
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{str(file)!r} is not a valid results.json: {exc}") from None
-
-
-def _fmt(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, float):
-        if value != 0 and (abs(value) < 10 ** -digits or abs(value) >= 10**5):
-            return f"{value:.1e}"
-        return f"{value:.{digits}f}"
-    return str(value)
+    return read_saved_json(path, "results.json", "results file")
 
 
 def model_label(results: Mapping[str, Any]) -> str:
@@ -50,17 +31,17 @@ def _lpbs_cell(results: Mapping[str, Any], key: str) -> str:
     lpbs = results.get("lpbs") or {}
     if lpbs.get("status") != "ok":
         return "skipped"
-    return _fmt(lpbs.get(key))
+    return fmt_value(lpbs.get(key))
 
 
 def _ci(interval: Any, digits: int = 2) -> str:
     if not interval or any(v is None for v in interval):
         return ""
-    return f" [{_fmt(float(interval[0]), digits)}, {_fmt(float(interval[1]), digits)}]"
+    return f" [{fmt(interval[0], digits, missing='n/a')}, {fmt(interval[1], digits, missing='n/a')}]"
 
 
 def _pair(a: Any, b: Any, digits: int = 2) -> str:
-    return f"{_fmt(a, digits)} / {_fmt(b, digits)}"
+    return f"{fmt_value(a, digits)} / {fmt_value(b, digits)}"
 
 
 PERMUTATION_NOTE = (
@@ -87,13 +68,13 @@ def _headline_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) ->
     for label, run in zip(labels, runs):
         p = run.get("probe") or {}
         lines.append(
-            f"| {label} | {_fmt(p.get('permutation_p_value'))} | {_fmt(p.get('permutation_p_value_balanced'))} | "
-            f"{_fmt(p.get('stereotype_accuracy'), 2)}{_ci(p.get('stereotype_accuracy_ci'))} | "
-            f"{_fmt(p.get('stereotype_accuracy_balanced'), 2)}{_ci(p.get('stereotype_accuracy_balanced_ci'))} | "
-            f"{_fmt(p.get('stereotype_accuracy_word'), 2)} ({_fmt(p.get('stereotype_accuracy_word_balanced'), 2)}) | "
+            f"| {label} | {fmt_value(p.get('permutation_p_value'))} | {fmt_value(p.get('permutation_p_value_balanced'))} | "
+            f"{fmt_value(p.get('stereotype_accuracy'), 2)}{_ci(p.get('stereotype_accuracy_ci'))} | "
+            f"{fmt_value(p.get('stereotype_accuracy_balanced'), 2)}{_ci(p.get('stereotype_accuracy_balanced_ci'))} | "
+            f"{fmt_value(p.get('stereotype_accuracy_word'), 2)} ({fmt_value(p.get('stereotype_accuracy_word_balanced'), 2)}) | "
             f"{_pair(p.get('stereotype_accuracy_female'), p.get('stereotype_accuracy_male'))} | "
-            f"{_fmt(p.get('gender_accuracy'), 2)}{_ci(p.get('gender_accuracy_ci'))} | "
-            f"{_fmt(p.get('randomization_p_value'))} |"
+            f"{fmt_value(p.get('gender_accuracy'), 2)}{_ci(p.get('gender_accuracy_ci'))} | "
+            f"{fmt_value(p.get('randomization_p_value'))} |"
         )
     lines += [
         "",
@@ -133,9 +114,9 @@ def _calibration_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]])
         p = run.get("probe") or {}
         m = run.get("mdl") or {}
         lines.append(
-            f"| {label} | {_fmt(p.get('C'), 4)} | {_fmt(p.get('brier_score'))} | "
-            f"{_fmt(p.get('expected_calibration_error'))} | {_fmt(p.get('stereotype_confidence'), 2)} | "
-            f"{_fmt(m.get('online_codelength'), 1)} | {_fmt(m.get('uniform_codelength'), 1)} | {_fmt(m.get('compression'), 2)} |"
+            f"| {label} | {fmt_value(p.get('C'), 4)} | {fmt_value(p.get('brier_score'))} | "
+            f"{fmt_value(p.get('expected_calibration_error'))} | {fmt_value(p.get('stereotype_confidence'), 2)} | "
+            f"{fmt_value(m.get('online_codelength'), 1)} | {fmt_value(m.get('uniform_codelength'), 1)} | {fmt_value(m.get('compression'), 2)} |"
         )
     lines += [
         "",
@@ -164,13 +145,13 @@ def _layer_lines(label: str, run: Mapping[str, Any], many: bool) -> list[str]:
     ]
     for row in rows:
         lines.append(
-            f"| {row.get('layer')} | {_fmt(row.get('gender_accuracy'), 2)}{_ci(row.get('gender_accuracy_ci'))} | "
-            f"{_fmt(row.get('stereotype_accuracy'), 2)}{_ci(row.get('stereotype_accuracy_ci'))} | "
-            f"{_fmt(row.get('stereotype_accuracy_balanced'), 2)}{_ci(row.get('stereotype_accuracy_balanced_ci'))} | "
-            f"{_fmt(row.get('permutation_p_value'))} ({_fmt(row.get('permutation_p_value_balanced'))}) | "
-            f"{_fmt(row.get('stereotype_confidence'), 2)} | {_fmt(row.get('expected_calibration_error'))} | "
-            f"{_fmt(row.get('seat_effect_size'))}{_ci(row.get('seat_effect_size_ci'))} | {_fmt(row.get('seat_p_value'))} | "
-            f"{_fmt(row.get('mdl_online_codelength'), 1)} | {_fmt(row.get('mdl_compression'), 2)} |"
+            f"| {row.get('layer')} | {fmt_value(row.get('gender_accuracy'), 2)}{_ci(row.get('gender_accuracy_ci'))} | "
+            f"{fmt_value(row.get('stereotype_accuracy'), 2)}{_ci(row.get('stereotype_accuracy_ci'))} | "
+            f"{fmt_value(row.get('stereotype_accuracy_balanced'), 2)}{_ci(row.get('stereotype_accuracy_balanced_ci'))} | "
+            f"{fmt_value(row.get('permutation_p_value'))} ({fmt_value(row.get('permutation_p_value_balanced'))}) | "
+            f"{fmt_value(row.get('stereotype_confidence'), 2)} | {fmt_value(row.get('expected_calibration_error'))} | "
+            f"{fmt_value(row.get('seat_effect_size'))}{_ci(row.get('seat_effect_size_ci'))} | {fmt_value(row.get('seat_p_value'))} | "
+            f"{fmt_value(row.get('mdl_online_codelength'), 1)} | {fmt_value(row.get('mdl_compression'), 2)} |"
         )
     lines += ["", f"Layer 0 is the embedding output, {per_layer.get('num_layers')} the last layer; the headline "
               f"numbers above are layer {per_layer.get('headline_layer')}. Same seeds at every layer."]
@@ -224,33 +205,18 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     lines = ["# probekit intrinsic bias summary", ""]
     lines += _headline_lines(labels, runs)
     lines += _warning_lines(labels, runs)
-    lines += [
-        "",
-        "## Table 1: SEAT (paper variant) and LPBS",
-        "",
-        "| Model | SEAT test score | SEAT effect size | SEAT p | attr-LPBS | target-LPBS |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for label, run in zip(labels, runs):
-        seat = run.get("seat") or {}
-        lines.append(
-            f"| {label} | {_fmt(seat.get('statistic'))} | {_fmt(seat.get('effect_size'))}{_ci(seat.get('effect_size_ci'))} | "
-            f"{_fmt(seat.get('p_value'))} | {_lpbs_cell(run, 'attr_lpbs')} | {_lpbs_cell(run, 'target_lpbs')} |"
-        )
-    lines += [
-        "",
-        "## Table 2: gender probe (the paper's columns)",
-        "",
-        "| Model | Gender acc. | Stereotype acc. | Stereotype conf. | Randomization p | Permutation p |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for label, run in zip(labels, runs):
-        probe = run.get("probe") or {}
-        lines.append(
-            f"| {label} | {_fmt(probe.get('gender_accuracy'), 2)} | {_fmt(probe.get('stereotype_accuracy'), 2)} | "
-            f"{_fmt(probe.get('stereotype_confidence'), 2)} | {_fmt(probe.get('randomization_p_value'))} | "
-            f"{_fmt(probe.get('permutation_p_value'))} |"
-        )
+    lines += ["", "## Table 1: SEAT (paper variant) and LPBS", ""]
+    lines += markdown_table(["Model", "SEAT test score", "SEAT effect size", "SEAT p", "attr-LPBS", "target-LPBS"], [
+        [label, fmt_value(seat.get("statistic")), fmt_value(seat.get("effect_size")) + _ci(seat.get("effect_size_ci")),
+         fmt_value(seat.get("p_value")), _lpbs_cell(run, "attr_lpbs"), _lpbs_cell(run, "target_lpbs")]
+        for label, run in zip(labels, runs) for seat in [run.get("seat") or {}]
+    ])
+    lines += ["", "## Table 2: gender probe (the paper's columns)", ""]
+    lines += markdown_table(["Model", "Gender acc.", "Stereotype acc.", "Stereotype conf.", "Randomization p", "Permutation p"], [
+        [label, *(fmt_value(probe.get(key), 2) for key in ("gender_accuracy", "stereotype_accuracy", "stereotype_confidence")),
+         fmt_value(probe.get("randomization_p_value")), fmt_value(probe.get("permutation_p_value"))]
+        for label, run in zip(labels, runs) for probe in [run.get("probe") or {}]
+    ])
     lines += _calibration_lines(labels, runs)
     for label, run in zip(labels, runs):
         lines += _layer_lines(label, run, len(runs) > 1)
@@ -258,15 +224,14 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     tests = sorted({name for run in runs for name in ((run.get("seat") or {}).get("standard_tests") or {})})
     if tests:
         lines += ["", "## Standard SEAT gender tests (sentence level): effect size (p)", ""]
-        lines.append("| Model | " + " | ".join(tests) + " |")
-        lines.append("|---|" + "---:|" * len(tests))
+        rows = []
         for label, run in zip(labels, runs):
             standard = (run.get("seat") or {}).get("standard_tests") or {}
-            cells = [
-                f"{_fmt(standard[t].get('effect_size'))} ({_fmt(standard[t].get('p_value'))})" if t in standard else "n/a"
+            rows.append([label, *(
+                f"{fmt_value(standard[t].get('effect_size'))} ({fmt_value(standard[t].get('p_value'))})" if t in standard else "n/a"
                 for t in tests
-            ]
-            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            )])
+        lines += markdown_table(["Model", *tests], rows)
     skipped = [(label, (run.get("lpbs") or {}).get("reason")) for label, run in zip(labels, runs)
                if (run.get("lpbs") or {}).get("status") != "ok"]
     if skipped:
@@ -293,11 +258,9 @@ def plot_probe_chart(
     runs: Sequence[Mapping[str, Any]], path: str | os.PathLike, labels: Sequence[str] | None = None
 ) -> Path:
     """Grouped bar chart of gender accuracy, stereotype accuracy and stereotype confidence per run."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    plt = pyplot()
 
     labels = list(labels) if labels is not None else [model_label(r) for r in runs]
     metrics = [
@@ -324,10 +287,7 @@ def plot_probe_chart(
     ax.set_title("Gender probe: removed or hidden?", fontsize=10)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     fig.tight_layout()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=150, format="png")
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, tight=False, dpi=150)
 
 
 def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: str | None = None) -> Path:
@@ -335,11 +295,9 @@ def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: st
     the balanced stereotype accuracy with their bootstrap intervals; SEAT effect size with its
     interval; MDL compression of the gender labels when present.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    plt = pyplot()
 
     rows = ((run.get("per_layer") or {}).get("rows")) or []
     if not rows:
@@ -391,7 +349,4 @@ def plot_layer_curves(run: Mapping[str, Any], path: str | os.PathLike, label: st
     if label:
         fig.suptitle(label, fontsize=9)
     fig.tight_layout()
-    with atomic_path(path, suffix=".tmp.png") as tmp:
-        fig.savefig(tmp, dpi=150, format="png")
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, tight=False, dpi=150)

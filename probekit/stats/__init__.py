@@ -5,6 +5,9 @@
   :func:`multinomial_bootstrap_counts` and :func:`jackknife_counts`.
 - Bernstein bounds (Ethayarajh 2020): :func:`bernstein_parameters`, :func:`bernstein_halfwidth`,
   :func:`bernstein_sample_size`.
+- Rank correlation: :func:`spearman_rho`, :func:`kendall_tau`, :func:`rank_correlation_test` (with
+  p-values, exact Spearman p for few points), :func:`min_rank_p`, :func:`average_ranks`.
+- Paired tests over groups: :func:`friedman_test`, :func:`wilcoxon_test` (:class:`TestResult`).
 """
 
 from probekit.stats._folds import summarize_folds
@@ -19,6 +22,16 @@ from probekit.stats._intervals import (
     multinomial_bootstrap_counts,
     t_interval,
 )
+from probekit.stats._ranks import (
+    EXACT_SPEARMAN_MAX,
+    average_ranks,
+    kendall_tau,
+    min_rank_p,
+    pearson,
+    rank_correlation_test,
+    spearman_rho,
+)
+from probekit.stats._tests import TestResult, friedman_test, wilcoxon_test
 
 __all__ = [
     "ConfidenceInterval",
@@ -31,4 +44,14 @@ __all__ = [
     "multinomial_bootstrap_counts",
     "t_interval",
     "summarize_folds",
+    "EXACT_SPEARMAN_MAX",
+    "average_ranks",
+    "kendall_tau",
+    "min_rank_p",
+    "pearson",
+    "rank_correlation_test",
+    "spearman_rho",
+    "TestResult",
+    "friedman_test",
+    "wilcoxon_test",
 ]
