@@ -21,6 +21,7 @@ from probekit.intrinsic._linear_probe import check_class_weight, fit_linear_prob
 from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
 from probekit.intrinsic._mdl import MdlResult, block_ends, mdl_probe, one_se_choice
 from probekit.intrinsic._named_tests import PAPER_TEST, STANDARD_SEAT_TESTS, seat_test_categories, seat_word_sets
+from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihood
 from probekit.intrinsic._probe_suite import (
     LAYER_CHART_FILE,
     RESULTS_FILE,
@@ -77,4 +78,6 @@ __all__ = [
     "one_se_choice",
     "block_ends",
     "evidence_report",
+    "masked_token_log_probs",
+    "pseudo_log_likelihood",
 ]
