@@ -16,6 +16,16 @@
 """
 
 from probekit.embedding import attribute_embeddings
+from probekit.intrinsic._crows_pairs import (
+    CROWS_SCORINGS,
+    CrowsPair,
+    CrowsPairsResult,
+    crows_outcomes,
+    crows_pairs,
+    crows_summary,
+    read_crows_pairs,
+    score_crows_pairs,
+)
 from probekit.intrinsic._gender_probe import PAPER_PROBE, GenderProbe, GenderProbeResult, gender_probe
 from probekit.intrinsic._linear_probe import check_class_weight, fit_linear_probe, probe_calibration, word_grouped_folds
 from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
@@ -80,4 +90,12 @@ __all__ = [
     "evidence_report",
     "masked_token_log_probs",
     "pseudo_log_likelihood",
+    "crows_pairs",
+    "read_crows_pairs",
+    "score_crows_pairs",
+    "crows_outcomes",
+    "crows_summary",
+    "CrowsPair",
+    "CrowsPairsResult",
+    "CROWS_SCORINGS",
 ]
