@@ -42,6 +42,15 @@ from probekit.intrinsic._probe_suite import (
 )
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
 from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
+from probekit.intrinsic._stereoset import (
+    STEREOSET_DOMAINS,
+    StereoSetExample,
+    StereoSetResult,
+    read_stereoset,
+    score_stereoset,
+    stereoset,
+    stereoset_scores,
+)
 from probekit.intrinsic._templates import (
     BLEACHED_TEMPLATES,
     LPBS_TEMPLATES,
@@ -98,4 +107,11 @@ __all__ = [
     "CrowsPair",
     "CrowsPairsResult",
     "CROWS_SCORINGS",
+    "stereoset",
+    "read_stereoset",
+    "score_stereoset",
+    "stereoset_scores",
+    "StereoSetExample",
+    "StereoSetResult",
+    "STEREOSET_DOMAINS",
 ]

@@ -304,14 +304,14 @@ class CrowsPairsResult:
         ]
         for name, row in [("overall", self.overall), *sorted(self.by_bias_type.items())]:
             lines.append(
-                f"| {name} | {row['n_pairs']} | {_fmt(row['stereotype_score'])} | "
-                f"[{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}] | {_fmt(row['p_value'], '.3g')} | "
-                f"{_fmt(row['stereo_score'])} | {_fmt(row['antistereo_score'])} | {_fmt(row['neutral_pct'])} |"
+                f"| {name} | {row['n_pairs']} | {fmt_cell(row['stereotype_score'])} | "
+                f"[{fmt_cell(row['ci_low'])}, {fmt_cell(row['ci_high'])}] | {fmt_cell(row['p_value'], '.3g')} | "
+                f"{fmt_cell(row['stereo_score'])} | {fmt_cell(row['antistereo_score'])} | {fmt_cell(row['neutral_pct'])} |"
             )
         return "\n".join(lines) + "\n"
 
 
-def _fmt(value: Any, spec: str = ".2f") -> str:
+def fmt_cell(value: Any, spec: str = ".2f") -> str:
     return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, spec)
 
 
