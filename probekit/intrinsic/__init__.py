@@ -41,6 +41,14 @@ from probekit.intrinsic._probe_suite import (
     run_probe_suite,
 )
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
+from probekit.intrinsic._seat_suite import (
+    SEAT_ALTERNATIVES,
+    SeatSuiteResult,
+    SeatSuiteTest,
+    read_seat_suite,
+    read_seat_test,
+    run_seat_suite,
+)
 from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
 from probekit.intrinsic._stereoset import (
     STEREOSET_DOMAINS,
@@ -114,4 +122,10 @@ __all__ = [
     "StereoSetExample",
     "StereoSetResult",
     "STEREOSET_DOMAINS",
+    "run_seat_suite",
+    "read_seat_suite",
+    "read_seat_test",
+    "SeatSuiteTest",
+    "SeatSuiteResult",
+    "SEAT_ALTERNATIVES",
 ]
