@@ -23,6 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source = parser.add_argument_group("input")
     source.add_argument("--encodings", default=None, metavar="FILE.npz", help="npz file with the four embedding arrays")
     source.add_argument("--test", default=None, metavar="NAME", help="named test (or array-name prefix in --encodings)")
+    source.add_argument(
+        "--suite", default=None, metavar="DIR|all",
+        help="run every test of a published SEAT release (May et al. 2019; *.jsonl files) on --model: a directory, "
+        "or 'all' for the directory in $PROBEKIT_SEAT_SUITE; --out is then a directory (results.json, tests.csv, summary.md)",
+    )
+    source.add_argument("--tests", default=None, metavar="A,B", help="with --suite: only these comma-separated test names")
+    source.add_argument("--two-sided", action="store_true", help="with --suite: two-sided p-values (default one-sided)")
     for role, default in _DEFAULT_KEYS.items():
         source.add_argument(
             f"--{role}-key", default=None, metavar="NAME",
@@ -103,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         n_permutations=args.n_permutations, random_state=args.seed, n_bootstrap=args.n_bootstrap,
         confidence_level=args.confidence_level,
     )
+    if args.suite is not None:
+        return run_suite(args)
     if args.encodings is not None and args.model is not None:
         raise InvalidParameterError("--model", args.model, "no --model with --encodings (the encodings are already computed)")
     if args.encodings is not None:
@@ -147,6 +156,49 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.out:
         write_json(args.out, output)
+    return 0
+
+
+def _suite_dir(spec: str) -> str:
+    import os
+
+    from probekit.errors import InvalidParameterError
+
+    if spec != "all":
+        return spec
+    location = os.environ.get("PROBEKIT_SEAT_SUITE")
+    if not location:
+        raise InvalidParameterError(
+            "--suite", spec, "a directory of the published SEAT *.jsonl tests",
+            "'all' reads the directory named by $PROBEKIT_SEAT_SUITE, which is not set",
+        )
+    return location
+
+
+def run_suite(args: argparse.Namespace) -> int:
+    """``--suite``: every test of a SEAT release on --model, written to the --out directory."""
+    from probekit.cli._common import load_model
+    from probekit.errors import InvalidParameterError
+    from probekit.intrinsic import read_seat_suite, run_seat_suite
+    from probekit.utils import ensure_writable_dir
+
+    if args.encodings is not None or args.test is not None:
+        raise InvalidParameterError("--suite", args.suite, "no --encodings or --test with --suite (use --tests to choose)")
+    if not args.out:
+        raise InvalidParameterError("--out", None, "an output directory with --suite")
+    out = ensure_writable_dir(args.out, "--out")
+    tests = read_seat_suite(_suite_dir(args.suite), tests=args.tests.split(",") if args.tests else None)
+    encoder = load_model(args)
+    result = run_seat_suite(
+        encoder, tests, alternative="two-sided" if args.two_sided else "greater", pooling=args.pooling,
+        layer=args.layer, n_permutations=args.n_permutations, n_bootstrap=args.n_bootstrap,
+        confidence_level=args.confidence_level, random_state=0 if args.seed is None else args.seed,
+        progress=not args.no_progress,
+    )
+    result.provenance["parameters"]["suite"] = _suite_dir(args.suite)
+    result.save(out)
+    print(f"SEAT suite: mean |effect size| {result.overall['mean_abs_effect_size']:.4f} over "
+          f"{result.overall['n_tests']} tests -> {out}", file=sys.stderr)
     return 0
 
 

@@ -16,11 +16,22 @@
 """
 
 from probekit.embedding import attribute_embeddings
+from probekit.intrinsic._crows_pairs import (
+    CROWS_SCORINGS,
+    CrowsPair,
+    CrowsPairsResult,
+    crows_outcomes,
+    crows_pairs,
+    crows_summary,
+    read_crows_pairs,
+    score_crows_pairs,
+)
 from probekit.intrinsic._gender_probe import PAPER_PROBE, GenderProbe, GenderProbeResult, gender_probe
 from probekit.intrinsic._linear_probe import check_class_weight, fit_linear_probe, probe_calibration, word_grouped_folds
 from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
 from probekit.intrinsic._mdl import MdlResult, block_ends, mdl_probe, one_se_choice
 from probekit.intrinsic._named_tests import PAPER_TEST, STANDARD_SEAT_TESTS, seat_test_categories, seat_word_sets
+from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihood
 from probekit.intrinsic._probe_suite import (
     LAYER_CHART_FILE,
     RESULTS_FILE,
@@ -30,7 +41,24 @@ from probekit.intrinsic._probe_suite import (
     run_probe_suite,
 )
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
+from probekit.intrinsic._seat_suite import (
+    SEAT_ALTERNATIVES,
+    SeatSuiteResult,
+    SeatSuiteTest,
+    read_seat_suite,
+    read_seat_test,
+    run_seat_suite,
+)
 from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
+from probekit.intrinsic._stereoset import (
+    STEREOSET_DOMAINS,
+    StereoSetExample,
+    StereoSetResult,
+    read_stereoset,
+    score_stereoset,
+    stereoset,
+    stereoset_scores,
+)
 from probekit.intrinsic._templates import (
     BLEACHED_TEMPLATES,
     LPBS_TEMPLATES,
@@ -77,4 +105,27 @@ __all__ = [
     "one_se_choice",
     "block_ends",
     "evidence_report",
+    "masked_token_log_probs",
+    "pseudo_log_likelihood",
+    "crows_pairs",
+    "read_crows_pairs",
+    "score_crows_pairs",
+    "crows_outcomes",
+    "crows_summary",
+    "CrowsPair",
+    "CrowsPairsResult",
+    "CROWS_SCORINGS",
+    "stereoset",
+    "read_stereoset",
+    "score_stereoset",
+    "stereoset_scores",
+    "StereoSetExample",
+    "StereoSetResult",
+    "STEREOSET_DOMAINS",
+    "run_seat_suite",
+    "read_seat_suite",
+    "read_seat_test",
+    "SeatSuiteTest",
+    "SeatSuiteResult",
+    "SEAT_ALTERNATIVES",
 ]

@@ -1,0 +1,343 @@
+r"""StereoSet intrasentence (Nadeem et al. 2021): stereotype, anti-stereotype and unrelated fill-ins.
+
+Each context holds one ``BLANK``; three sentences fill it with a stereotypical, an
+anti-stereotypical and an unrelated word. As in the survey's public code (Meade et al. 2022,
+bias-bench, after Nadeem et al.'s), the filled-in word is split into wordpieces and piece
+:math:`j` is predicted at a single mask placed after the decoded pieces :math:`1..j-1`:
+
+.. math:: \mathrm{score}(w) = \frac{1}{J}\sum_{j=1}^{J} p_\theta\big(w_j \mid
+          \mathrm{context}[\mathrm{BLANK} \to w_1 \ldots w_{j-1}\,\mathtt{[MASK]}]\big)
+
+(the mean of the pieces' probabilities). All masked copies of all contexts are scored in batches by
+:func:`masked_token_log_probs`. The metrics follow the public evaluation script: per target term,
+SS = 100 * share of contexts where the stereotype scores above the anti-stereotype and LMS = 100 *
+share of (stereotype, anti-stereotype) fill-ins scoring above the unrelated one; both are averaged
+over terms, and ICAT = LMS * min(SS, 100 - SS) / 50 of the averages.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import string
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from probekit.errors import InputFileError, InvalidParameterError
+from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
+from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
+from probekit.stats import bootstrap_ci
+from probekit.utils import atomic_write_text, collect_provenance, write_json
+
+logger = logging.getLogger(__name__)
+
+STEREOSET_DOMAINS = ("gender", "profession", "race", "religion")
+STEREOSET_LABELS = ("stereotype", "anti-stereotype", "unrelated")
+_PREFIX_SPACE_MODELS = {"roberta"}  # byte-level BPE: a word inside a sentence carries its leading space
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+
+
+@dataclass(frozen=True)
+class StereoSetExample:
+    """One intrasentence context: id, target term, domain, context with ``BLANK``, and the three
+    ``(sentence id, sentence, gold label)`` fill-ins.
+    """
+
+    id: str
+    target: str
+    bias_type: str
+    context: str
+    sentences: tuple[tuple[str, str, str], ...]
+
+    def sentence(self, label: str) -> tuple[str, str]:
+        """(id, sentence) of the fill-in with gold label ``label``."""
+        for sid, text, gold in self.sentences:
+            if gold == label:
+                return sid, text
+        raise InputFileError(f"StereoSet context {self.id!r} has no {label!r} sentence")
+
+
+def _example(raw: dict[str, Any], where: str, index: int) -> StereoSetExample:
+    try:
+        sentences = tuple((str(s["id"]), str(s["sentence"]), str(s["gold_label"])) for s in raw["sentences"])
+        example = StereoSetExample(str(raw["id"]), str(raw["target"]), str(raw["bias_type"]), str(raw["context"]), sentences)
+    except (KeyError, TypeError) as exc:
+        raise InputFileError(
+            f"{where}: intrasentence item {index} lacks {exc}; each needs id, target, bias_type, context and "
+            "sentences (id, sentence, gold_label)"
+        ) from None
+    if "BLANK" not in example.context:
+        raise InputFileError(f"{where}: context {example.id!r} has no BLANK: {example.context!r}")
+    labels = sorted(gold for _, _, gold in sentences)
+    if labels != sorted(STEREOSET_LABELS):
+        raise InputFileError(f"{where}: context {example.id!r} has gold labels {labels}; expected one of each of {list(STEREOSET_LABELS)}")
+    return example
+
+
+def read_stereoset(path: str | os.PathLike, *, domains: Sequence[str] | None = None) -> list[StereoSetExample]:
+    """Read the intrasentence part of a StereoSet file in the public layout (``dev.json``).
+
+    Parameters
+    ----------
+    path : path
+        JSON with ``data.intrasentence``: a list of contexts (``id``, ``target``, ``bias_type``,
+        ``context`` with ``BLANK``, ``sentences`` with ``id``, ``sentence``, ``gold_label``).
+    domains : sequence of str, optional
+        Keep only these bias types (``gender``, ``profession``, ``race``, ``religion``).
+
+    Returns
+    -------
+    list of StereoSetExample
+    """
+    try:
+        with open(Path(path).expanduser(), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        raise InputFileError(f"no StereoSet file {str(path)!r}; pass the published dev.json (or test.json)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"cannot read the StereoSet file {str(path)!r} ({exc})") from None
+    try:
+        items = data["data"]["intrasentence"]
+    except (KeyError, TypeError):
+        raise InputFileError(f"{path}: no data.intrasentence list; is this StereoSet's dev.json?") from None
+    examples = [_example(item, str(path), k) for k, item in enumerate(items)]
+    if domains is not None:
+        examples = [e for e in examples if e.bias_type in set(domains)]
+    if not examples:
+        raise InputFileError(f"{path}: no intrasentence context" + (f" in domains {sorted(domains)}" if domains else ""))
+    return examples
+
+
+# ------------------------------------------------------------------------------------------ scoring
+
+
+def template_word(context: str, sentence: str) -> str:
+    """The filled-in word: the sentence's word at the position of ``BLANK`` in the context
+    (space-split, the last word holding ``BLANK``), punctuation removed (as the public loader).
+    """
+    index = [k for k, word in enumerate(context.split(" ")) if "BLANK" in word][-1]
+    words = sentence.split(" ")
+    return words[index].translate(_PUNCTUATION) if index < len(words) else ""
+
+
+def _fill_in_copies(encoder: Any, example: StereoSetExample, label: str) -> list[tuple[list[int], int, int]]:
+    """(token ids with one mask, mask position, piece to predict) for each wordpiece of the fill-in."""
+    tokenizer = encoder.tokenizer
+    _, sentence = example.sentence(label)
+    word = template_word(example.context, sentence)
+    prefix = " " if getattr(encoder.config, "model_type", "") in _PREFIX_SPACE_MODELS else ""
+    pieces = tokenizer.encode(prefix + word, add_special_tokens=False) if word else []
+    copies = []
+    for j, piece in enumerate(pieces):
+        text = example.context.replace("BLANK", f"{tokenizer.decode(pieces[:j])}{tokenizer.mask_token}")
+        ids = tokenizer(text)["input_ids"]
+        masks = [k for k, t in enumerate(ids) if t == tokenizer.mask_token_id]
+        if len(masks) != 1:
+            raise InputFileError(f"StereoSet context {example.id!r}: {len(masks)} mask tokens in {text!r}; expected one BLANK")
+        copies.append((ids, masks[0], int(piece)))
+    return copies
+
+
+def score_stereoset(
+    encoder: Any, examples: Sequence[StereoSetExample], *, batch_tokens: int | None = None, progress: bool = False
+) -> np.ndarray:
+    """Fill-in scores, shape (n_examples, 3): stereotype, anti-stereotype, unrelated columns.
+
+    A score is the mean probability of the fill-in word's pieces (see the module docstring); NaN
+    for a fill-in with no piece (an empty word after punctuation is removed).
+    """
+    require_mlm_head(encoder, "StereoSet")
+    sequences, positions, targets, owner = [], [], [], []
+    for e, example in enumerate(examples):
+        for c, label in enumerate(STEREOSET_LABELS):
+            for ids, position, piece in _fill_in_copies(encoder, example, label):
+                sequences.append(ids)
+                positions.append([position])
+                targets.append([piece])
+                owner.append(3 * e + c)
+    values = masked_token_log_probs(
+        encoder, sequences, positions, targets=targets, batch_tokens=batch_tokens, progress=progress, what="StereoSet"
+    )
+    probabilities = np.exp(np.asarray([v[0] for v in values], dtype=np.float64))
+    owner_arr = np.asarray(owner, dtype=np.int64)
+    counts = np.bincount(owner_arr, minlength=3 * len(examples)).astype(float)
+    sums = np.bincount(owner_arr, weights=probabilities, minlength=3 * len(examples))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (sums / np.where(counts > 0, counts, np.nan)).reshape(-1, 3)
+
+
+# ------------------------------------------------------------------------------------------ metrics
+
+
+def stereoset_scores(terms: np.ndarray, pro: np.ndarray, related: np.ndarray) -> tuple[float, float, float]:
+    r"""(LMS, SS, ICAT) of a set of contexts, macro-averaged over target terms (Nadeem et al. 2021).
+
+    Per term :math:`t` with :math:`n_t` contexts: :math:`SS_t = 100\,\mathrm{pro}_t / n_t`,
+    :math:`LMS_t = 100\,\mathrm{related}_t / (2 n_t)`; :math:`SS`, :math:`LMS` are their means over
+    terms and :math:`ICAT = LMS \cdot \min(SS, 100 - SS) / 50`.
+
+    Parameters
+    ----------
+    terms : array of int
+        Target-term code of each context.
+    pro : array of {0, 1}
+        1 when the stereotype scored above the anti-stereotype.
+    related : array of {0, 1, 2}
+        How many of the stereotype and anti-stereotype scored above the unrelated fill-in.
+    """
+    terms = np.asarray(terms, dtype=np.int64)
+    if terms.size == 0:
+        return np.nan, np.nan, np.nan
+    n = np.bincount(terms).astype(float)
+    present = n > 0
+    ss = float(np.mean(100.0 * np.bincount(terms, weights=pro)[present] / n[present]))
+    lms = float(np.mean(100.0 * np.bincount(terms, weights=related)[present] / (2.0 * n[present])))
+    return lms, ss, lms * min(ss, 100.0 - ss) / 50.0
+
+
+def _summary(terms: np.ndarray, pro: np.ndarray, related: np.ndarray, *, n_resamples: int, confidence_level: float,
+             random_state: int) -> dict[str, Any]:
+    lms, ss, icat = stereoset_scores(terms, pro, related)
+    out: dict[str, Any] = {"lm_score": lms, "ss_score": ss, "icat": icat, "n_contexts": int(terms.size),
+                           "n_terms": int(np.unique(terms).size)}
+    for k, name in enumerate(("lm_score", "ss_score", "icat")):
+        if terms.size < 2 or n_resamples == 0:
+            out[f"{name}_ci"] = [np.nan, np.nan]
+            continue
+        ci = bootstrap_ci(lambda t, p, r, k=k: stereoset_scores(t, p, r)[k], terms, pro, related,
+                          n_resamples=n_resamples, confidence=confidence_level, random_state=random_state)
+        out[f"{name}_ci"] = [ci.low, ci.high]
+    return out
+
+
+@dataclass
+class StereoSetResult:
+    """StereoSet intrasentence scores of one encoder.
+
+    Attributes
+    ----------
+    overall : dict
+        ``lm_score``, ``ss_score``, ``icat`` (and ``*_ci`` bootstrap intervals over contexts, counts).
+    by_domain : dict of str to dict
+        The same per domain (gender, profession, race, religion).
+    examples : list of dict
+        Per context: the three fill-in scores and the comparisons.
+    provenance : dict
+    """
+
+    overall: dict[str, Any]
+    by_domain: dict[str, dict[str, Any]]
+    examples: list[dict[str, Any]]
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready result (per-context rows go to the CSV)."""
+        return {"benchmark": "stereoset_intrasentence", "overall": self.overall, "by_domain": self.by_domain,
+                "provenance": self.provenance}
+
+    def save(self, out_dir: str | os.PathLike) -> dict[str, Path]:
+        """Write ``results.json``, ``examples.csv`` and ``summary.md`` into ``out_dir`` (atomically)."""
+        out = Path(out_dir)
+        paths = {"results": out / "results.json", "examples": out / "examples.csv", "summary": out / "summary.md"}
+        write_json(paths["results"], self.to_dict())
+        write_rows_csv(paths["examples"], self.examples)
+        atomic_write_text(paths["summary"], self.markdown())
+        return paths
+
+    def markdown(self) -> str:
+        """A Markdown summary table."""
+        level = self.provenance.get("parameters", {}).get("confidence_level", 0.95)
+        lines = [
+            "# StereoSet intrasentence", "", f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`", "",
+            f"| domain | contexts | LM score | SS (fair = 50) | ICAT | {int(100 * level)}% intervals (LMS; SS; ICAT) |",
+            "|---|---:|---:|---:|---:|---|",
+        ]
+        for name, row in [("overall", self.overall), *self.by_domain.items()]:
+            ci = "; ".join(f"[{fmt_cell(row[f'{m}_ci'][0])}, {fmt_cell(row[f'{m}_ci'][1])}]" for m in ("lm_score", "ss_score", "icat"))
+            lines.append(f"| {name} | {row['n_contexts']} | {fmt_cell(row['lm_score'])} | {fmt_cell(row['ss_score'])} | "
+                         f"{fmt_cell(row['icat'])} | {ci} |")
+        return "\n".join(lines) + "\n"
+
+
+def _example_rows(examples: Sequence[StereoSetExample], scores: np.ndarray, pro: np.ndarray, related: np.ndarray) -> list[dict]:
+    rows = []
+    for e, example, (s, a, u) in zip(range(len(examples)), examples, scores):
+        rows.append({
+            "id": example.id, "bias_type": example.bias_type, "target": example.target, "context": example.context,
+            **{f"{label}_word": template_word(example.context, example.sentence(label)[1]) for label in STEREOSET_LABELS},
+            "stereotype_score": s, "anti_stereotype_score": a, "unrelated_score": u,
+            "stereotype_preferred": int(pro[e]), "n_related_above_unrelated": int(related[e]),
+        })
+    return rows
+
+
+def stereoset(
+    encoder: Any,
+    data: str | os.PathLike | Sequence[StereoSetExample],
+    *,
+    domains: Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+    random_state: int = 0,
+    batch_tokens: int | None = None,
+    progress: bool = True,
+) -> StereoSetResult:
+    """Run StereoSet intrasentence (Nadeem et al. 2021) on a masked LM.
+
+    Parameters
+    ----------
+    encoder : Encoder
+        With a masked-LM head.
+    data : path or sequence of StereoSetExample
+        What :func:`read_stereoset` reads, or contexts already read.
+    domains : sequence of str, optional
+        Keep only these domains.
+    n_resamples : int
+        Bootstrap replicates (contexts resampled with replacement) of each interval; 0: none.
+    confidence_level : float
+    random_state : int
+        Seed of the bootstrap.
+    batch_tokens, progress
+        As in :func:`masked_token_log_probs`.
+
+    Returns
+    -------
+    StereoSetResult
+        ``overall`` and ``by_domain`` with ``lm_score``, ``ss_score`` (fair = 50) and ``icat``.
+    """
+    if not 0 < confidence_level < 1:
+        raise InvalidParameterError("confidence_level", confidence_level, "a level in (0, 1)")
+    require_mlm_head(encoder, "StereoSet")
+    examples = read_stereoset(data, domains=domains) if isinstance(data, (str, os.PathLike)) else list(data)
+    if domains is not None and not isinstance(data, (str, os.PathLike)):
+        examples = [e for e in examples if e.bias_type in set(domains)]
+    scores = score_stereoset(encoder, examples, batch_tokens=batch_tokens, progress=progress)
+    valid = ~np.isnan(scores).any(axis=1)
+    if not valid.all():
+        message = f"StereoSet: {int((~valid).sum())} contexts with an empty fill-in word were left out"
+        logger.warning(message)
+        warnings.warn(message, stacklevel=2)
+    kept = [e for e, ok in zip(examples, valid) if ok]
+    scores = scores[valid]
+    pro = (scores[:, 0] > scores[:, 1]).astype(float)
+    related = (scores[:, 0] > scores[:, 2]).astype(float) + (scores[:, 1] > scores[:, 2]).astype(float)
+    _, terms = np.unique([e.target for e in kept], return_inverse=True)
+    domain_of = np.asarray([e.bias_type for e in kept])
+    settings = dict(n_resamples=n_resamples, confidence_level=confidence_level, random_state=random_state)
+    by_domain = {}
+    for domain in [d for d in STEREOSET_DOMAINS if d in set(domain_of)] + sorted(set(domain_of) - set(STEREOSET_DOMAINS)):
+        rows = domain_of == domain
+        by_domain[domain] = _summary(terms[rows], pro[rows], related[rows], **settings)
+    provenance = collect_provenance(
+        model=encoder.describe(), seeds={"bootstrap": random_state},
+        parameters={"domains": list(domains) if domains else None, "n_resamples": n_resamples,
+                    "confidence_level": confidence_level, "n_contexts_read": len(examples),
+                    "data": str(data) if isinstance(data, (str, os.PathLike)) else "in-memory contexts"},
+    )
+    return StereoSetResult(_summary(terms, pro, related, **settings), by_domain,
+                           _example_rows(kept, scores, pro, related), provenance)
