@@ -23,16 +23,16 @@ from __future__ import annotations
 import copy
 import logging
 import warnings
+from pathlib import Path
 from typing import Any, Callable
 
 import torch
 
-from debias._checkpoint import save_debiased_checkpoint
-from probekit.encoders import Encoder
-from probekit.errors import InvalidParameterError, MissingMLMHeadError, NotFittedError, ProbekitError
+from debias._estimator import TrainedDebiaser
+from debias._swap import describe_swap, swap_texts
+from probekit.errors import InvalidParameterError, MissingMLMHeadError, ProbekitError
 from probekit.text import as_corpus, template_corpus
-from probekit.training import TrainingConfig, train
-from probekit.utils import collect_provenance
+from probekit.training import TrainingResult, train
 
 __all__ = ["CDA", "mask_tokens", "add_mlm_head"]
 
@@ -194,7 +194,7 @@ def add_mlm_head(model: Any, *, generator: torch.Generator) -> Any:
 # CDA
 
 
-class CDA:
+class CDA(TrainedDebiaser):
     """Two-sided counterfactual data augmentation by continued masked-LM training.
 
     Hyperparameters are set here; :meth:`fit` trains a copy of an encoder (the encoder passed is not
@@ -248,6 +248,10 @@ class CDA:
     """
 
     method = "cda"
+    reference = (
+        "two-sided counterfactual data augmentation as continued masked-LM training "
+        "(Webster et al. 2020; Barikeri et al. 2021; Tokpo et al. 2023)"
+    )
 
     def __init__(
         self,
@@ -282,45 +286,19 @@ class CDA:
         self.checkpoint_every = checkpoint_every
         self.seed = seed
 
-    def get_params(self) -> dict[str, Any]:
-        return {
-            name: getattr(self, name)
-            for name in (
-                "steps", "batch_size", "learning_rate", "max_length", "mlm_probability", "add_mlm_head",
-                "head_warmup_steps", "head_learning_rate", "warmup_ratio", "weight_decay", "max_grad_norm",
-                "mixed_precision", "checkpoint_every", "seed",
-            )
-        }
-
     def _check_params(self) -> None:
-        for name in ("steps", "batch_size", "max_length"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(name, value, "a positive integer")
-        if isinstance(self.head_warmup_steps, bool) or not isinstance(self.head_warmup_steps, int) or self.head_warmup_steps < 0:
-            raise InvalidParameterError("head_warmup_steps", self.head_warmup_steps, "an integer >= 0")
+        self._check_positive_ints("steps", "batch_size", "max_length")
+        self._check_positive_ints("head_warmup_steps", minimum=0)
         if not 0.0 < self.mlm_probability < 1.0:
             raise InvalidParameterError("mlm_probability", self.mlm_probability, "a number in (0, 1)")
         if self.max_length < 3:
             raise InvalidParameterError("max_length", self.max_length, "at least 3 (two special tokens and a word)")
-
-    def _config(self, encoder: Any, *, steps: int, learning_rate: float, warmup_ratio: float) -> TrainingConfig:
-        return TrainingConfig(
-            learning_rate=learning_rate, max_steps=steps, batch_size=self.batch_size, warmup_ratio=warmup_ratio,
-            weight_decay=self.weight_decay, max_grad_norm=self.max_grad_norm, mixed_precision=self.mixed_precision,
-            device="cpu" if encoder.device.type == "cpu" else None, seed=self.seed,
-            checkpoint_every=self.checkpoint_every, find_unused_parameters=True,
-        )
 
     # -- data --------------------------------------------------------------------------------
 
     def _augmented_corpus(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
         """The sentences that hold a gendered word (those the swap changes) and their counterfactuals."""
         corpus = template_corpus() if corpus is None else as_corpus(corpus)
-        try:
-            from debias._swap import describe_swap, swap_texts
-        except ImportError as exc:  # pragma: no cover - part of this package
-            raise ProbekitError(f"CDA needs debias.swap_texts, which could not be imported: {exc}") from exc
         originals = list(corpus)
         swapped = swap_texts(originals)
         pairs = [(o, s) for o, s in zip(originals, swapped) if o != s]
@@ -363,6 +341,25 @@ class CDA:
         warnings.warn(message, UserWarning, stacklevel=3)
         return add_mlm_head(copy.deepcopy(encoder.model), generator=generator), True
 
+    def _warm_up_head(self, encoder: Any, model: Any, objective: MaskedLMObjective, sentences: list[str],
+                      collate: MaskedLMCollator, generator: torch.Generator, directory: Path | None,
+                      resume: bool, progress: bool) -> TrainingResult:
+        """Train the new head alone (the encoder frozen) for ``head_warmup_steps``."""
+        frozen = [p for p in model.base_model.parameters() if p.requires_grad]
+        for parameter in frozen:
+            parameter.requires_grad_(False)
+        try:
+            return train(
+                objective, sentences,
+                self._training_config(encoder, max_steps=self.head_warmup_steps,
+                                      learning_rate=self.head_learning_rate, warmup_ratio=0.0),
+                collate_fn=collate, generator=generator, checkpoint_dir=directory,
+                resume=resume, progress=progress, description="CDA: masked-LM head warm-up",
+            )
+        finally:
+            for parameter in frozen:
+                parameter.requires_grad_(True)
+
     def fit(
         self,
         encoder: Any,
@@ -389,6 +386,7 @@ class CDA:
         checkpoint_dir : path, optional
             Checkpoints (``head/`` for the warm-up, ``mlm/`` for training); ``resume=True`` continues
             an interrupted run to the same result.
+        resume : bool
         progress : bool
         callback : callable, optional
             ``callback(step, values)`` after every masked-LM training step (see :func:`debias.train`).
@@ -397,59 +395,37 @@ class CDA:
         -------
         self
         """
-        from pathlib import Path
-
         self._check_params()
         self._check_head(encoder)  # before the corpus is read and swapped
-        generator_given = generator is not None
-        if generator is None:
-            generator = torch.Generator().manual_seed(int(self.seed))
+        generator, generator_given = self._random_source(generator)
         sentences, data = self._augmented_corpus(corpus)
         tokenizer = encoder.tokenizer
         if tokenizer.mask_token_id is None:
             raise InvalidParameterError("encoder", encoder.name_or_path, "a tokenizer with a mask token")
         model, head_added = self._starting_model(encoder, generator)
-        for name, parameter in model.base_model.named_parameters():
-            if name.startswith("pooler."):
-                parameter.requires_grad_(False)  # unused by the masked-LM loss
+        self._freeze_pooler(model.base_model)  # unused by the masked-LM loss
         collate = MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length)
         objective = MaskedLMObjective(model)
-        directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
 
         head_history = None
         if head_added and self.head_warmup_steps > 0:
-            frozen = [p for p in model.base_model.parameters() if p.requires_grad]
-            for parameter in frozen:
-                parameter.requires_grad_(False)
-            try:
-                head_history = train(
-                    objective, sentences, self._config(encoder, steps=self.head_warmup_steps, learning_rate=self.head_learning_rate, warmup_ratio=0.0),
-                    collate_fn=collate, generator=generator, checkpoint_dir=directory / "head" if directory else None,
-                    resume=resume, progress=progress, description="CDA: masked-LM head warm-up",
-                )
-            finally:
-                for parameter in frozen:
-                    parameter.requires_grad_(True)
+            head_history = self._warm_up_head(
+                encoder, model, objective, sentences, collate, generator,
+                self._checkpoint_path(checkpoint_dir, "head"), resume, progress,
+            )
         history = train(
-            objective, sentences, self._config(encoder, steps=self.steps, learning_rate=self.learning_rate, warmup_ratio=self.warmup_ratio),
-            collate_fn=collate, generator=generator, checkpoint_dir=directory / "mlm" if directory else None,
+            objective, sentences, self._training_config(encoder),
+            collate_fn=collate, generator=generator, checkpoint_dir=self._checkpoint_path(checkpoint_dir, "mlm"),
             resume=resume, progress=progress, callback=callback, description="CDA: masked-LM training",
         )
-
-        self.model_ = model.eval()
-        self.tokenizer_ = tokenizer
-        self.history_ = history
-        self.head_history_ = head_history
-        self.head_added_ = head_added
-        self.data_ = data
-        self.base_ = encoder.describe()
-        self.record_ = self._record(generator_given=generator_given)
+        self._set_fitted(
+            encoder, model=model, tokenizer=tokenizer, history=history, data=data, generator_given=generator_given,
+            head_history_=head_history, head_added_=head_added,
+        )
         return self
 
-    def _record(self, *, generator_given: bool) -> dict[str, Any]:
-
-        hyperparameters = self.get_params()
-        head = {"added": self.head_added_}
+    def _record_details(self) -> dict[str, Any]:
+        head: dict[str, Any] = {"added": self.head_added_}
         if self.head_added_:
             head.update(
                 tied_to_input_embeddings=True,
@@ -459,37 +435,4 @@ class CDA:
                 "warmed up with the encoder frozen, then trained with it",
                 warmup=self.head_history_.summary() if self.head_history_ is not None else None,
             )
-        seeds = {
-            "seed": None if generator_given else self.seed,
-            "generator": "passed in" if generator_given else f"torch.Generator seeded with seed={self.seed}",
-            "base_seed": self.history_.base_seed,
-        }
-        return {
-            "method": self.method,
-            "reference": "two-sided counterfactual data augmentation as continued masked-LM training "
-            "(Webster et al. 2020; Barikeri et al. 2021; Tokpo et al. 2023)",
-            "hyperparameters": hyperparameters,
-            "data": self.data_,
-            "training": self.history_.summary(),
-            "mlm_head": head,
-            "base_model": self.base_,
-            "seeds": seeds,
-            "provenance": collect_provenance(model=self.base_, seeds=seeds, parameters=hyperparameters),
-        }
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "model_"):
-            raise NotFittedError(self, "fit(encoder, corpus)")
-
-    def save(self, out: Any, *, overwrite: bool = False) -> Any:
-        """Write the trained model, its tokenizer and ``debias.json`` to ``out`` (atomically).
-
-        ``probekit.load_encoder(out)`` loads it unchanged, with its masked-LM head.
-        """
-        self._check_fitted()
-        return save_debiased_checkpoint(self.model_, self.tokenizer_, out, self.record_, overwrite=overwrite)
-
-    def to_encoder(self, *, name: str | None = None) -> Any:
-        """The trained model as a :class:`probekit.Encoder` (shares its weights)."""
-        self._check_fitted()
-        return Encoder.from_model(self.model_, self.tokenizer_, name=name or f"cda({self.base_['name_or_path']})")
+        return {"mlm_head": head}

@@ -51,13 +51,11 @@ import numpy as np
 import torch
 
 import wordlists
-from debias._checkpoint import save_debiased_checkpoint
+from debias._estimator import TrainedDebiaser
 from probekit.embedding import embed_words
-from probekit.encoders import Encoder
-from probekit.errors import InvalidParameterError, NotFittedError
+from probekit.errors import InvalidParameterError
 from probekit.text import WordMatcher, as_corpus, select_sentences, template_corpus
-from probekit.training import TrainingConfig, derive_seed, train
-from probekit.utils import collect_provenance
+from probekit.training import derive_seed, train
 
 __all__ = ["ContextDebias", "attribute_vectors", "orthogonality_term", "LAYER_CHOICES", "LEVEL_CHOICES"]
 
@@ -341,7 +339,7 @@ def _words_of(value: Any, parameter: str) -> tuple[str, ...]:
 # Context-debias
 
 
-class ContextDebias:
+class ContextDebias(TrainedDebiaser):
     """Context-debias (Kaneko & Bollegala 2021) on any encoder, with or without a masked-LM head.
 
     Hyperparameters are set here; :meth:`fit` trains a copy of an encoder (the encoder passed is
@@ -401,6 +399,7 @@ class ContextDebias:
     """
 
     method = "context-debias"
+    reference = "Kaneko & Bollegala (2021), Debiasing pre-trained contextualised embeddings"
 
     def __init__(
         self,
@@ -441,28 +440,16 @@ class ContextDebias:
         self.checkpoint_every = checkpoint_every
         self.seed = seed
 
-    _PARAMS = (
-        "alpha", "beta", "layers", "level", "steps", "batch_size", "learning_rate", "max_length", "dev_size",
-        "eval_every", "max_per_word", "warmup_ratio", "weight_decay", "max_grad_norm", "mixed_precision",
-        "checkpoint_every", "seed",
-    )
-
-    def get_params(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._PARAMS}
-
     def _check_params(self) -> None:
-        _check_choice("layers", self.layers, LAYER_CHOICES)
-        _check_choice("level", self.level, LEVEL_CHOICES)
+        self._check_choice("layers", self.layers, LAYER_CHOICES)
+        self._check_choice("level", self.level, LEVEL_CHOICES)
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise InvalidParameterError(name, value, "a number >= 0")
         if self.alpha == 0 and self.beta == 0:
             raise InvalidParameterError("alpha/beta", (self.alpha, self.beta), "at least one positive weight")
-        for name in ("steps", "batch_size", "max_length"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidParameterError(name, value, "a positive integer")
+        self._check_positive_ints("steps", "batch_size", "max_length")
         if self.max_per_word is not None and (not isinstance(self.max_per_word, int) or self.max_per_word < 1):
             raise InvalidParameterError("max_per_word", self.max_per_word, "a positive integer or None")
         size = self.dev_size
@@ -570,106 +557,77 @@ class ContextDebias:
         self
         """
         self._check_params()
-        generator_given = generator is not None
-        if generator is None:
-            generator = torch.Generator().manual_seed(int(self.seed))
-        if attributes is None:
-            attributes = wordlists.load_paper_attributes()
-        if stereotypes is None:
-            stereotypes = wordlists.load_paper_stereotypes().words
-        try:
-            female_list, male_list = attributes.female, attributes.male
-        except AttributeError:
-            try:
-                female_list, male_list = attributes
-            except (TypeError, ValueError):
-                raise InvalidParameterError("attributes", attributes, "GenderedTermSets, AttributePairs or (female, male)") from None
-        female = _words_of(female_list, "attributes (female)")
-        male = _words_of(male_list, "attributes (male)")
-        stereotype_words = _words_of(stereotypes, "stereotypes")
+        generator, generator_given = self._random_source(generator)
+        female, male, stereotype_words = _word_lists(attributes, stereotypes)
+        train_examples, dev_examples, data = self._training_data(encoder, corpus, female, male, stereotype_words, generator)
+        # The attribute vectors of the frozen original model, over the training attribute sentences.
+        attribute_train = [e.text for e in train_examples if e.kind == _ATTRIBUTE]
+        vectors = attribute_vectors(encoder, attribute_train, female, male, progress=progress)
 
-        stereotype_examples, attribute_examples, data = self._select(encoder, corpus, female, male, stereotype_words, generator)
+        trained = copy.deepcopy(encoder.mlm_model if encoder.has_mlm_head else encoder.model)
+        base = trained.base_model if encoder.has_mlm_head else trained
+        self._freeze_pooler(base)  # no hidden state depends on it
+        original = copy.deepcopy(encoder.model).eval().requires_grad_(False)
+        layer_ids = context_debias_layers(self.layers, encoder.num_layers)
+        objective = ContextDebiasObjective(base, original, vectors, layer_ids, self.alpha, self.beta)
+
+        collate = ContextDebiasCollator(pad_token_id(encoder.tokenizer), self.level)
+        dev_batches = [collate(dev_examples[i:i + self.batch_size]) for i in range(0, len(dev_examples), self.batch_size)]
+        history = train(
+            objective, train_examples, self._training_config(encoder, eval_every=self.eval_every), collate_fn=collate,
+            generator=generator, checkpoint_dir=self._checkpoint_path(checkpoint_dir), resume=resume, progress=progress,
+            callback=callback,
+            eval_fn=lambda module: context_debias_dev_loss(module, dev_batches, module.attribute_vectors.device),
+            description="Context-debias",
+        )
+        original.to("cpu")
+        self._set_fitted(
+            encoder, model=trained, tokenizer=encoder.tokenizer, history=history, data=data,
+            generator_given=generator_given, attribute_vectors_=vectors,
+            wordlists_={"attributes_female": female, "attributes_male": male, "stereotypes": stereotype_words},
+        )
+        return self
+
+    def _training_data(self, encoder: Any, corpus: Any, female: tuple[str, ...], male: tuple[str, ...],
+                       stereotypes: tuple[str, ...], generator: torch.Generator,
+                       ) -> tuple[list[_Example], list[_Example], dict[str, Any]]:
+        """Training examples (stereotype then attribute sentences), dev examples (sorted by length), data record."""
+        stereotype_examples, attribute_examples, data = self._select(encoder, corpus, female, male, stereotypes, generator)
         stereotype_train, stereotype_dev = self._dev_split(stereotype_examples, generator)
         attribute_train, attribute_dev = self._dev_split(attribute_examples, generator)
         data.update(
             n_train_sentences={"stereotype": len(stereotype_train), "attribute": len(attribute_train)},
             n_dev_sentences={"stereotype": len(stereotype_dev), "attribute": len(attribute_dev)},
         )
-
-        # The attribute vectors of the frozen original model, over the training attribute sentences.
-        tokenizer = encoder.tokenizer
-        vectors = attribute_vectors(encoder, [e.text for e in attribute_train], female, male, progress=progress)
-
-        trained = copy.deepcopy(encoder.mlm_model if encoder.has_mlm_head else encoder.model)
-        base = trained.base_model if encoder.has_mlm_head else trained
-        for name, parameter in base.named_parameters():
-            if name.startswith("pooler."):
-                parameter.requires_grad_(False)  # no hidden state depends on it
-        original = copy.deepcopy(encoder.model).eval().requires_grad_(False)
-        layer_ids = context_debias_layers(self.layers, encoder.num_layers)
-        objective = ContextDebiasObjective(base, original, vectors, layer_ids, self.alpha, self.beta)
-
-        collate = ContextDebiasCollator(pad_token_id(tokenizer), self.level)
         dev_examples = sorted(stereotype_dev + attribute_dev, key=lambda e: len(e.ids))
-        dev_batches = [collate(dev_examples[i:i + self.batch_size]) for i in range(0, len(dev_examples), self.batch_size)]
-        config = TrainingConfig(
-            learning_rate=self.learning_rate, max_steps=self.steps, batch_size=self.batch_size,
-            warmup_ratio=self.warmup_ratio, weight_decay=self.weight_decay, max_grad_norm=self.max_grad_norm,
-            mixed_precision=self.mixed_precision, device="cpu" if encoder.device.type == "cpu" else None,
-            seed=self.seed, checkpoint_every=self.checkpoint_every, eval_every=self.eval_every,
-            find_unused_parameters=True,
-        )
-        history = train(
-            objective, stereotype_train + attribute_train, config, collate_fn=collate,
-            generator=generator, checkpoint_dir=checkpoint_dir, resume=resume, progress=progress, callback=callback,
-            eval_fn=lambda module: context_debias_dev_loss(module, dev_batches, module.attribute_vectors.device),
-            description="Context-debias",
-        )
-        original.to("cpu")
+        return stereotype_train + attribute_train, dev_examples, data
 
-        self.model_ = trained.eval()
-        self.tokenizer_ = tokenizer
-        self.attribute_vectors_ = vectors
-        self.history_ = history
-        self.data_ = data
-        self.base_ = encoder.describe()
-        self.wordlists_ = {"attributes_female": female, "attributes_male": male, "stereotypes": stereotype_words}
-        self.record_ = self._record(generator_given)
-        return self
-
-    def _record(self, generator_given: bool) -> dict[str, Any]:
-
-        hyperparameters = self.get_params()
-        seeds = {
-            "seed": None if generator_given else self.seed,
-            "generator": "passed in" if generator_given else f"torch.Generator seeded with seed={self.seed}",
-            "base_seed": self.history_.base_seed,
-        }
+    def _record_details(self) -> dict[str, Any]:
         return {
-            "method": self.method,
-            "reference": "Kaneko & Bollegala (2021), Debiasing pre-trained contextualised embeddings",
-            "hyperparameters": hyperparameters,
-            "data": self.data_,
-            "training": self.history_.summary(),
             "attribute_vectors": "per-layer female and male mean attribute vectors of the frozen original model "
             "over the training attribute sentences",
             "mlm_head": {"kept": self.base_.get("has_mlm_head", False)},
-            "base_model": self.base_,
-            "seeds": seeds,
-            "wordlists": {k: list(v) for k, v in self.wordlists_.items()},
-            "provenance": collect_provenance(model=self.base_, seeds=seeds, wordlists=self.wordlists_, parameters=hyperparameters),
         }
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "model_"):
-            raise NotFittedError(self, "fit(encoder, corpus)")
+    def _record_wordlists(self) -> dict[str, Sequence[str]]:
+        return self.wordlists_
 
-    def save(self, out: Any, *, overwrite: bool = False) -> Any:
-        """Write the debiased model, its tokenizer and ``debias.json`` to ``out`` (atomically)."""
-        self._check_fitted()
-        return save_debiased_checkpoint(self.model_, self.tokenizer_, out, self.record_, overwrite=overwrite)
 
-    def to_encoder(self, *, name: str | None = None) -> Any:
-        """The debiased model as a :class:`probekit.Encoder` (shares its weights)."""
-        self._check_fitted()
-        return Encoder.from_model(self.model_, self.tokenizer_, name=name or f"context-debias({self.base_['name_or_path']})")
+def _word_lists(attributes: Any, stereotypes: Any) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Female and male attribute words and stereotype words (defaults: the paper's lists)."""
+    if attributes is None:
+        attributes = wordlists.load_paper_attributes()
+    if stereotypes is None:
+        stereotypes = wordlists.load_paper_stereotypes().words
+    try:
+        female_list, male_list = attributes.female, attributes.male
+    except AttributeError:
+        try:
+            female_list, male_list = attributes
+        except (TypeError, ValueError):
+            raise InvalidParameterError("attributes", attributes, "GenderedTermSets, AttributePairs or (female, male)") from None
+    return (
+        _words_of(female_list, "attributes (female)"),
+        _words_of(male_list, "attributes (male)"),
+        _words_of(stereotypes, "stereotypes"),
+    )

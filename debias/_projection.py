@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, TransformerMixin
 
 import wordlists
 from debias._swap import describe_swap, swap_texts
@@ -49,20 +49,36 @@ CLASSIFIERS = ("logistic", "linear_svm")
 
 
 def _as_matrix(X: Any, parameter: str, *, dimension: int | None = None) -> np.ndarray:
-    """A finite float64 (n, d) array; (n, layers, d) stacks are flattened to rows."""
-    try:
-        array = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParameterError(parameter, type(X).__name__, "a numeric array of shape (n, d)") from exc
+    """A finite float64 (n, d) array; (n, layers, d) stacks are flattened to rows.
+
+    :func:`sklearn.utils.check_array` does the checks (no sparse, complex, non-finite or empty
+    input); its message is kept in the :class:`~probekit.errors.InvalidParameterError`.
+    """
+    array = _checked_array(X, parameter, ensure_2d=True)
     if array.ndim == 3:
         array = array.reshape(-1, array.shape[-1])
     if array.ndim != 2 or array.shape[0] < 1 or array.shape[1] < 1:
         raise InvalidParameterError(parameter, getattr(array, "shape", None), "a non-empty array of shape (n, d)")
     if dimension is not None and array.shape[1] != dimension:
         raise InvalidParameterError(parameter, array.shape, f"rows of dimension {dimension} (the fitted dimension)")
-    if not np.isfinite(array).all():
-        raise InvalidParameterError(parameter, "non-finite values", "finite numbers only")
     return array
+
+
+def _checked_array(X: Any, parameter: str, *, ensure_2d: bool) -> np.ndarray:
+    """``X`` as a finite float64 array (1-D allowed unless ``ensure_2d``, 3-D allowed)."""
+    from sklearn.utils import check_array
+
+    try:
+        return check_array(
+            X, dtype=np.float64, accept_sparse=False, ensure_all_finite=True, ensure_2d=ensure_2d, allow_nd=True,
+            input_name=parameter,
+        )
+    except (TypeError, ValueError) as exc:
+        shape = getattr(X, "shape", None)
+        raise InvalidParameterError(
+            parameter, shape if shape is not None else type(X).__name__,
+            "a finite numeric dense array of shape (n, d)", str(exc).splitlines()[0] if str(exc) else None,
+        ) from exc
 
 
 def _check_labels(y: Any, n: int, parameter: str = "y") -> np.ndarray:
@@ -70,7 +86,7 @@ def _check_labels(y: Any, n: int, parameter: str = "y") -> np.ndarray:
     if labels.ndim != 1 or len(labels) != n:
         raise InvalidParameterError(parameter, getattr(labels, "shape", None), f"a 1-D array of {n} labels (one per row of X)")
     if len(np.unique(labels)) < 2:
-        raise InvalidParameterError(parameter, np.unique(labels).tolist(), "at least two distinct labels")
+        raise InvalidParameterError(parameter, np.unique(labels).tolist(), "at least two distinct labels", "got 1 class")
     return labels
 
 
@@ -84,7 +100,7 @@ def _seed_of(random_state: Any, parameter: str = "random_state") -> int | None:
     raise InvalidParameterError(parameter, random_state, "a non-negative int, a numpy Generator or None")
 
 
-class LinearEraser(BaseEstimator):
+class LinearEraser(TransformerMixin, BaseEstimator):
     """Base class of the post-hoc erasers: an affine map learned by :meth:`fit`.
 
     Attributes (after fitting)
@@ -126,9 +142,13 @@ class LinearEraser(BaseEstimator):
         ``X`` of shape (n, d), or (n, layers, d) (every layer mapped), or (d,).
         """
         self._check_fitted()
-        array = np.asarray(X, dtype=np.float64)
+        array = _checked_array(X, "X", ensure_2d=False)
         if array.shape[-1:] != (self.dimension_,):
-            raise InvalidParameterError("X", array.shape, f"arrays whose last axis has size {self.dimension_}")
+            raise InvalidParameterError(
+                "X", array.shape, f"arrays whose last axis has size {self.dimension_}",
+                f"X has {array.shape[-1] if array.ndim else 0} features, but {type(self).__name__} is expecting "
+                f"{self.dimension_} features as input",
+            )
         return array @ self.matrix_.T + self.offset_
 
     def to_output_projection(self) -> OutputProjection:
@@ -138,6 +158,7 @@ class LinearEraser(BaseEstimator):
 
     def _set_map(self, matrix: np.ndarray, offset: np.ndarray | None = None) -> None:
         self.matrix_ = np.asarray(matrix, dtype=np.float64)
+        self.n_features_in_ = int(self.matrix_.shape[1])
         self.offset_ = np.zeros(self.matrix_.shape[0]) if offset is None else np.asarray(offset, dtype=np.float64)
 
     def _reset_record(self, fitting: dict[str, Any]) -> None:
@@ -745,17 +766,24 @@ class LEACE(LinearEraser):
     def __init__(self, tol: float = 0.01):
         self.tol = tol
 
-    def fit(self, X: Any, z: Any) -> "LEACE":
-        """Fit on rows ``X`` (n, d) and the concept ``z``: labels (n,) or a one-hot/continuous (n, k) array."""
+    def fit(self, X: Any, y: Any) -> "LEACE":
+        """Fit on rows ``X`` (n, d) and the concept :math:`z` = ``y``: labels (n,) or a one-hot/continuous (n, k) array.
+
+        Parameters
+        ----------
+        X : array of shape (n, d)
+        y : array of shape (n,) or (n, k)
+            The concept (the paper's :math:`z`; named ``y`` by scikit-learn's convention).
+        """
         if not isinstance(self.tol, (int, float, np.floating)) or isinstance(self.tol, bool) or not self.tol > 0:
             raise InvalidParameterError("tol", self.tol, "a positive number")
         X = _as_matrix(X, "X")
         n, d = X.shape
         if n < 2:
-            raise InvalidParameterError("X", X.shape, "at least two rows")
-        Z = np.asarray(z)
+            raise InvalidParameterError("X", X.shape, "at least two rows", f"n_samples={n}")
+        Z = np.asarray(y)
         if Z.ndim == 1:
-            labels = _check_labels(Z, n, "z")
+            labels = _check_labels(Z, n, "y")
             classes = np.unique(labels)
             self.classes_ = classes.tolist()
             Z = (labels == classes[1]).astype(np.float64)[:, None] if len(classes) == 2 else (labels[:, None] == classes[None, :]).astype(np.float64)
@@ -763,7 +791,7 @@ class LEACE(LinearEraser):
             Z = Z.astype(np.float64)
             self.classes_ = None
         else:
-            raise InvalidParameterError("z", getattr(Z, "shape", None), f"labels of shape ({n},) or an array of shape ({n}, k)")
+            raise InvalidParameterError("y", getattr(Z, "shape", None), f"labels of shape ({n},) or an array of shape ({n}, k)")
         mean = X.mean(axis=0)
         centred = X - mean
         sigma_xx = centred.T @ centred / (n - 1)
@@ -790,8 +818,9 @@ class LEACE(LinearEraser):
         self._reset_record({"n_rows": int(n)})
         return self
 
-    def fit_transform(self, X: Any, z: Any = None) -> np.ndarray:  # type: ignore[override]
-        return self.fit(X, z).transform(X)
+    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:  # type: ignore[override]
+        """Fit on ``X`` and the concept ``y``, then erase it from ``X``."""
+        return self.fit(X, y).transform(X)
 
     def fit_from_encoder(
         self,

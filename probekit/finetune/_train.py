@@ -1,7 +1,7 @@
 """Training the downstream classifier: full fine-tuning through the shared loop, or a frozen encoder.
 
 Full fine-tuning (the default; Tokpo et al. 2023, §4: 4 epochs, learning rate 2e-5, sequence length
-100, one linear layer on the encoder) runs through :func:`probekit.training._loop.train`, the one
+100, one linear layer on the encoder) runs through :func:`probekit.training.train`, the one
 Accelerate loop of probekit: AdamW with decoupled weight decay, a linear warm-up/decay schedule,
 gradient clipping, bf16 autocast on GPU (fp32 on CPU), checkpoints at every epoch end that resume
 to the same weights, and the same code on CPU, one GPU or several GPUs under ``accelerate launch``.
@@ -20,6 +20,7 @@ convergence instead of for a number of epochs, so ``epochs`` and ``learning_rate
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import math
 import os
@@ -120,7 +121,7 @@ class FinetuneConfig:
         return asdict(self)
 
     def training_config(self, *, steps_per_epoch: int) -> Any:
-        """The shared loop's :class:`probekit.training._loop.TrainingConfig` (a checkpoint at every epoch end)."""
+        """The shared loop's :class:`probekit.training.TrainingConfig` (a checkpoint at every epoch end)."""
         return TrainingConfig(
             learning_rate=float(self.learning_rate), epochs=int(self.epochs), batch_size=int(self.batch_size),
             warmup_ratio=float(self.warmup_ratio), weight_decay=float(self.weight_decay),
@@ -391,8 +392,12 @@ class _FullWidthHead:
 
 
 def measure_step_seconds(encoder: Any, texts: Sequence[str], num_labels: int, config: FinetuneConfig, *, steps: int = 2) -> float:
-    """Seconds per optimizer step of full fine-tuning, timed on a throwaway copy of the model
-    (for the run-time estimate printed before a long run; the first, warm-up step is not counted).
+    """Seconds per optimizer step of full fine-tuning, for the run-time estimate printed before a long run.
+
+    Times ``steps + 1`` steps of the real training loop (:func:`probekit.training.train`, with the
+    settings full fine-tuning uses) on a throwaway copy of the model and the first texts; the
+    first, warm-up step is not counted. Each step is timed from the end of the previous one
+    (the loop's callback; the loss it reports has been copied to the host, so GPU work is done).
     """
     texts = list(texts)[: max(config.batch_size, 1) * (steps + 1)]
     if not texts:
@@ -401,26 +406,18 @@ def measure_step_seconds(encoder: Any, texts: Sequence[str], num_labels: int, co
     for example in examples:
         example["label"] = 0
     module = _new_module(encoder, num_labels, config)
-    device = encoder.device if config.device is None else torch.device("cpu")
-    module.to(device)
-    optimizer = torch.optim.AdamW([p for p in module.parameters() if p.requires_grad], lr=config.learning_rate)
-    timings = []
-    with torch.random.fork_rng(devices=[]):
-        for step in range(steps + 1):
-            chunk = examples[step * config.batch_size:(step + 1) * config.batch_size] or examples[: config.batch_size]
-            batch = {k: v.to(device) for k, v in pad_batch(chunk, encoder.tokenizer.pad_token_id).items()}
-            started = time.perf_counter()
-            with _autocast(device, config.mixed_precision):
-                loss = module(**batch).loss
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-            if step:
-                timings.append(time.perf_counter() - started)
-    del module, optimizer
-    return float(np.mean(timings))
+    timing = dataclasses.replace(
+        config.training_config(steps_per_epoch=1), epochs=None, max_steps=int(steps) + 1, checkpoint_every=None,
+        log_every=int(steps) + 1,
+    )
+    ends: list[float] = []
+    pad_id = encoder.tokenizer.pad_token_id
+    train(
+        module, examples, timing, collate_fn=lambda batch, generator: pad_batch(batch, pad_id),
+        callback=lambda step, values: ends.append(time.perf_counter()), progress=False, description="timing",
+    )
+    del module
+    return float(np.mean(np.diff(ends))) if len(ends) > 1 else float("nan")
 
 
 def measure_embed_seconds(encoder: Any, texts: Sequence[str], config: FinetuneConfig) -> float:

@@ -549,140 +549,18 @@ def train(
     -------
     TrainingResult
     """
-    from transformers import get_linear_schedule_with_warmup
-
-    if not isinstance(module, torch.nn.Module):
-        raise InvalidParameterError("module", type(module).__name__, "a torch.nn.Module")
-    n_examples = len(dataset)
-    if n_examples == 0:
-        raise InvalidParameterError("dataset", "empty", "at least one example")
-    loss_fn = loss_fn or _default_loss
-    batch_order = batch_order or shuffled_batches(n_examples, config.batch_size, drop_last=config.drop_last)
-    base_seed = int(config.seed)
-    if generator is not None:
-        base_seed = int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device).item())
-
-    mixed_precision = _auto_mixed_precision(config)
-    accelerator = _make_accelerator(config, mixed_precision)
-    world, rank = accelerator.num_processes, accelerator.process_index
-
-    def epoch_plan(epoch: int) -> list[list[int]]:
-        plan = [list(batch) for batch in batch_order(_seeded_generator(derive_seed(base_seed, _EPOCH_ORDER, epoch)))]
-        return [batch for batch in plan if len(batch) >= world]  # every process needs an example
-
-    plan = epoch_plan(0)
-    batches_per_epoch = len(plan)
-    if batches_per_epoch == 0:
-        raise InvalidParameterError("batch_size", config.batch_size, f"at most the number of examples ({n_examples})")
-    total_steps = int(config.max_steps) if config.max_steps is not None else int(config.epochs) * batches_per_epoch
-    warmup_steps = int(config.warmup_ratio * total_steps)
-    eval_every = config.eval_every or max(1, total_steps // 10)
-
-    optimizer = torch.optim.AdamW(
-        _parameter_groups(module, config.weight_decay), lr=config.learning_rate, eps=config.adam_epsilon
-    )
-    scheduler = get_linear_schedule_with_warmup(optimizer, warmup_steps, total_steps)
-    prepared, optimizer = accelerator.prepare(module, optimizer)
-    trainable = [p for group in optimizer.param_groups for p in group["params"]]
-    unwrapped = accelerator.unwrap_model(prepared)
-    scaler = getattr(accelerator, "scaler", None)
-
-    losses: list[float] = []
-    terms: dict[str, list[float]] = {}
-    eval_history: list[tuple[int, float]] = []
-    best_step: int | None = None
-    best_value: float | None = None
-    best_state: dict[str, torch.Tensor] | None = None
-    start_step, resumed_from = 0, None
-
+    run = _Run(module, dataset, config, collate_fn=collate_fn, loss_fn=loss_fn, batch_order=batch_order,
+               generator=generator, description=description)
     directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
     if directory is not None:
-        last = latest_checkpoint(directory)
-        if last is not None and not resume:
-            raise InvalidParameterError(
-                "resume", False, "True to continue, or an empty checkpoint directory",
-                f"{directory} already holds a checkpoint ({last.name}) of an earlier run",
-            )
-        if last is not None:
-            state, best_state = _load_checkpoint(last, unwrapped, optimizer, scheduler, scaler)
-            _check_resumable(state, config, base_seed, n_examples, last)
-            start_step = resumed_from = int(state["step"])
-            losses = list(state["losses"])
-            terms = {k: list(v) for k, v in state["terms"].items()}
-            eval_history = [(int(s), float(v)) for s, v in state["eval_history"]]
-            best_step, best_value = state["best_step"], state["best_value"]
-            logger.info("%s: resuming from %s (step %d of %d)", description, last, start_step, total_steps)
-        elif resume:
-            logger.info("%s: no checkpoint in %s; starting afresh", description, directory)
-
-    def checkpoint_state(step: int) -> dict[str, Any]:
-        return {
-            "step": step, "total_steps": total_steps, "base_seed": base_seed, "n_examples": n_examples,
-            "config": config.to_dict(), "losses": losses, "terms": terms,
-            "eval_history": [list(e) for e in eval_history], "best_step": best_step, "best_value": best_value,
-        }
-
-    def evaluate(step: int) -> None:
-        nonlocal best_step, best_value, best_state
-        unwrapped.eval()
-        with torch.no_grad(), accelerator.autocast():
-            value = float(eval_fn(unwrapped))
-        eval_history.append((step, value))
-        if best_value is None or value < best_value:
-            best_step, best_value = step, value
-            best_state = _cpu_state(unwrapped)
-        logger.info("%s: step %d, evaluation %.6g (best %.6g at step %d)", description, step, value, best_value, best_step)
-
-    from tqdm.auto import tqdm
-
-    bar = tqdm(
-        total=total_steps, initial=start_step, desc=description, unit="step", dynamic_ncols=True,
-        disable=not progress or not accelerator.is_local_main_process,
-    )
+        run.resume_from(directory, resume)
+    bar = run.progress_bar(progress)
     started = time.perf_counter()
     try:
-        epoch_of_plan = 0
-        for step in range(start_step, total_steps):
-            epoch, position = divmod(step, batches_per_epoch)
-            if epoch != epoch_of_plan:
-                plan, epoch_of_plan = epoch_plan(epoch), epoch
-                if len(plan) != batches_per_epoch:
-                    raise InvalidParameterError(
-                        "batch_order", f"{len(plan)} batches in epoch {epoch}", f"{batches_per_epoch} batches every epoch"
-                    )
-            shard = plan[position][rank::world]
-            collate_generator = _seeded_generator(derive_seed(base_seed, _COLLATE, step, rank))
-            batch = collate_fn([dataset[i] for i in shard], collate_generator)
-            batch = _to_device(batch, accelerator.device)
-            prepared.train()
-            with _seeded_global_rng(derive_seed(base_seed, _DROPOUT, step, rank), accelerator.device):
-                loss, extra = _split_loss(loss_fn(prepared, batch))
-                if not torch.isfinite(loss.detach()):
-                    raise FloatingPointError(f"{description}: the loss is {loss.item()} at step {step + 1}")
-                accelerator.backward(loss)
-            if config.max_grad_norm is not None:
-                accelerator.clip_grad_norm_(trainable, config.max_grad_norm)
-            optimizer.step()
-            if not getattr(optimizer, "step_was_skipped", False):  # fp16 overflow: keep the schedule in step
-                scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
-
-            logged = {"loss": loss.detach(), **{k: v.detach() for k, v in extra.items()}}
-            values = {k: float(accelerator.reduce(v.float().reshape(()), reduction="mean")) for k, v in logged.items()}
-            losses.append(values["loss"])
-            for key, value in values.items():
-                if key != "loss":
-                    terms.setdefault(key, []).append(value)
+        for step in range(run.start_step, run.total_steps):
+            values = run.step(step)
             done = step + 1
-            if eval_fn is not None and (done % eval_every == 0 or done == total_steps):
-                evaluate(done)
-            if directory is not None and (done == total_steps or (config.checkpoint_every and done % config.checkpoint_every == 0)):
-                if accelerator.is_main_process:
-                    _save_checkpoint(directory, done, unwrapped, optimizer, scheduler, scaler, checkpoint_state(done), best_state, config.keep_checkpoints)
-                accelerator.wait_for_everyone()
-            if done % config.log_every == 0:
-                recent = losses[-config.log_every:]
-                logger.info("%s: step %d/%d, loss %.5g", description, done, total_steps, float(np.mean(recent)))
+            run.after_step(done, values, eval_fn=eval_fn, directory=directory)
             bar.update(1)
             bar.set_postfix(loss=f"{values['loss']:.4g}", refresh=False)
             if callback is not None:
@@ -690,29 +568,209 @@ def train(
     finally:
         bar.close()
         seconds = time.perf_counter() - started
-        _remove_forward_patch(accelerator, prepared, module)
+        _remove_forward_patch(run.accelerator, run.prepared, module)
         module.eval()
+    if eval_fn is not None and config.restore_best:
+        run.restore_best()
+    return run.result(seconds)
 
-    if eval_fn is not None and config.restore_best and best_state is not None:
-        unwrapped.load_state_dict(best_state, strict=True)
-        logger.info("%s: restored the best weights (step %s, evaluation %.6g)", description, best_step, best_value)
-    ran = total_steps - start_step
-    return TrainingResult(
-        steps=total_steps,
-        losses=losses,
-        terms=terms,
-        eval_history=eval_history,
-        best_step=best_step,
-        best_value=best_value,
-        resumed_from=resumed_from,
-        base_seed=base_seed,
-        seconds=seconds,
-        steps_per_second=ran / seconds if ran and seconds > 0 else float("nan"),
-        mixed_precision=mixed_precision,
-        device=str(accelerator.device),
-        num_processes=world,
-        config=config.to_dict(),
-    )
+
+def _base_seed(config: TrainingConfig, generator: torch.Generator | None) -> int:
+    """``config.seed``, or one draw from ``generator``."""
+    if generator is None:
+        return int(config.seed)
+    return int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device).item())
+
+
+class _Run:
+    """The state of one call of :func:`train`: the prepared module, optimizer and schedule, the
+    batch plan, and the history so far (restored on resume, saved in every checkpoint).
+    """
+
+    def __init__(self, module: torch.nn.Module, dataset: Sequence[Any], config: TrainingConfig, *,
+                 collate_fn: Callable, loss_fn: Callable | None, batch_order: Callable | None,
+                 generator: torch.Generator | None, description: str):
+        if not isinstance(module, torch.nn.Module):
+            raise InvalidParameterError("module", type(module).__name__, "a torch.nn.Module")
+        self.n_examples = len(dataset)
+        if self.n_examples == 0:
+            raise InvalidParameterError("dataset", "empty", "at least one example")
+        self.dataset, self.config, self.description = dataset, config, description
+        self.collate_fn = collate_fn
+        self.loss_fn = loss_fn or _default_loss
+        self.batch_order = batch_order or shuffled_batches(self.n_examples, config.batch_size, drop_last=config.drop_last)
+        self.base_seed = _base_seed(config, generator)
+        self.mixed_precision = _auto_mixed_precision(config)
+        self.accelerator = _make_accelerator(config, self.mixed_precision)
+        self.world, self.rank = self.accelerator.num_processes, self.accelerator.process_index
+        self._plan_steps()
+        self._prepare(module)
+        self.losses: list[float] = []
+        self.terms: dict[str, list[float]] = {}
+        self.eval_history: list[tuple[int, float]] = []
+        self.best_step: int | None = None
+        self.best_value: float | None = None
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.start_step: int = 0
+        self.resumed_from: int | None = None
+
+    # -- set-up --------------------------------------------------------------------------------
+
+    def epoch_plan(self, epoch: int) -> list[list[int]]:
+        generator = _seeded_generator(derive_seed(self.base_seed, _EPOCH_ORDER, epoch))
+        plan = [list(batch) for batch in self.batch_order(generator)]
+        return [batch for batch in plan if len(batch) >= self.world]  # every process needs an example
+
+    def _plan_steps(self) -> None:
+        config = self.config
+        self.plan, self.epoch_of_plan = self.epoch_plan(0), 0
+        self.batches_per_epoch = len(self.plan)
+        if self.batches_per_epoch == 0:
+            raise InvalidParameterError("batch_size", config.batch_size, f"at most the number of examples ({self.n_examples})")
+        self.total_steps = int(config.max_steps) if config.max_steps is not None else int(config.epochs) * self.batches_per_epoch
+        self.warmup_steps = int(config.warmup_ratio * self.total_steps)
+        self.eval_every = config.eval_every or max(1, self.total_steps // 10)
+
+    def _prepare(self, module: torch.nn.Module) -> None:
+        from transformers import get_linear_schedule_with_warmup
+
+        config = self.config
+        optimizer = torch.optim.AdamW(
+            _parameter_groups(module, config.weight_decay), lr=config.learning_rate, eps=config.adam_epsilon
+        )
+        self.scheduler = get_linear_schedule_with_warmup(optimizer, self.warmup_steps, self.total_steps)
+        self.prepared, self.optimizer = self.accelerator.prepare(module, optimizer)
+        self.trainable = [p for group in self.optimizer.param_groups for p in group["params"]]
+        self.unwrapped = self.accelerator.unwrap_model(self.prepared)
+        self.scaler = getattr(self.accelerator, "scaler", None)
+
+    def resume_from(self, directory: Path, resume: bool) -> None:
+        """Continue from the latest checkpoint in ``directory`` (``resume``), or refuse to overwrite it."""
+        last = latest_checkpoint(directory)
+        if last is not None and not resume:
+            raise InvalidParameterError(
+                "resume", False, "True to continue, or an empty checkpoint directory",
+                f"{directory} already holds a checkpoint ({last.name}) of an earlier run",
+            )
+        if last is None:
+            if resume:
+                logger.info("%s: no checkpoint in %s; starting afresh", self.description, directory)
+            return
+        state, self.best_state = _load_checkpoint(last, self.unwrapped, self.optimizer, self.scheduler, self.scaler)
+        _check_resumable(state, self.config, self.base_seed, self.n_examples, last)
+        self.start_step = self.resumed_from = int(state["step"])
+        self.losses = list(state["losses"])
+        self.terms = {k: list(v) for k, v in state["terms"].items()}
+        self.eval_history = [(int(s), float(v)) for s, v in state["eval_history"]]
+        self.best_step, self.best_value = state["best_step"], state["best_value"]
+        logger.info("%s: resuming from %s (step %d of %d)", self.description, last, self.start_step, self.total_steps)
+
+    def progress_bar(self, progress: bool) -> Any:
+        from tqdm.auto import tqdm
+
+        return tqdm(
+            total=self.total_steps, initial=self.start_step, desc=self.description, unit="step", dynamic_ncols=True,
+            disable=not progress or not self.accelerator.is_local_main_process,
+        )
+
+    # -- one step --------------------------------------------------------------------------------
+
+    def _batch(self, step: int) -> Any:
+        """The share of the step's batch for this process, collated with the step's generator, on the device."""
+        epoch, position = divmod(step, self.batches_per_epoch)
+        if epoch != self.epoch_of_plan:
+            self.plan, self.epoch_of_plan = self.epoch_plan(epoch), epoch
+            if len(self.plan) != self.batches_per_epoch:
+                raise InvalidParameterError(
+                    "batch_order", f"{len(self.plan)} batches in epoch {epoch}", f"{self.batches_per_epoch} batches every epoch"
+                )
+        shard = self.plan[position][self.rank::self.world]
+        collate_generator = _seeded_generator(derive_seed(self.base_seed, _COLLATE, step, self.rank))
+        batch = self.collate_fn([self.dataset[i] for i in shard], collate_generator)
+        return _to_device(batch, self.accelerator.device)
+
+    def step(self, step: int) -> dict[str, float]:
+        """Forward, backward, clip, AdamW and schedule for step ``step`` (0-based); the logged values."""
+        accelerator, optimizer = self.accelerator, self.optimizer
+        batch = self._batch(step)
+        self.prepared.train()
+        with _seeded_global_rng(derive_seed(self.base_seed, _DROPOUT, step, self.rank), accelerator.device):
+            loss, extra = _split_loss(self.loss_fn(self.prepared, batch))
+            if not torch.isfinite(loss.detach()):
+                raise FloatingPointError(f"{self.description}: the loss is {loss.item()} at step {step + 1}")
+            accelerator.backward(loss)
+        if self.config.max_grad_norm is not None:
+            accelerator.clip_grad_norm_(self.trainable, self.config.max_grad_norm)
+        optimizer.step()
+        if not getattr(optimizer, "step_was_skipped", False):  # fp16 overflow: keep the schedule in step
+            self.scheduler.step()
+        optimizer.zero_grad(set_to_none=True)
+        logged = {"loss": loss.detach(), **{k: v.detach() for k, v in extra.items()}}
+        return {k: float(accelerator.reduce(v.float().reshape(()), reduction="mean")) for k, v in logged.items()}
+
+    def after_step(self, done: int, values: Mapping[str, float], *, eval_fn: Callable | None, directory: Path | None) -> None:
+        """Record the step's values; evaluate, checkpoint and log when due."""
+        config = self.config
+        self.losses.append(values["loss"])
+        for key, value in values.items():
+            if key != "loss":
+                self.terms.setdefault(key, []).append(value)
+        if eval_fn is not None and (done % self.eval_every == 0 or done == self.total_steps):
+            self.evaluate(done, eval_fn)
+        if directory is not None and (done == self.total_steps or (config.checkpoint_every and done % config.checkpoint_every == 0)):
+            if self.accelerator.is_main_process:
+                _save_checkpoint(directory, done, self.unwrapped, self.optimizer, self.scheduler, self.scaler,
+                                 self.checkpoint_state(done), self.best_state, config.keep_checkpoints)
+            self.accelerator.wait_for_everyone()
+        if done % config.log_every == 0:
+            recent = self.losses[-config.log_every:]
+            logger.info("%s: step %d/%d, loss %.5g", self.description, done, self.total_steps, float(np.mean(recent)))
+
+    def evaluate(self, step: int, eval_fn: Callable[[torch.nn.Module], float]) -> None:
+        self.unwrapped.eval()
+        with torch.no_grad(), self.accelerator.autocast():
+            value = float(eval_fn(self.unwrapped))
+        self.eval_history.append((step, value))
+        if self.best_value is None or value < self.best_value:
+            self.best_step, self.best_value = step, value
+            self.best_state = _cpu_state(self.unwrapped)
+        logger.info("%s: step %d, evaluation %.6g (best %.6g at step %d)",
+                    self.description, step, value, self.best_value, self.best_step)
+
+    def checkpoint_state(self, step: int) -> dict[str, Any]:
+        return {
+            "step": step, "total_steps": self.total_steps, "base_seed": self.base_seed, "n_examples": self.n_examples,
+            "config": self.config.to_dict(), "losses": self.losses, "terms": self.terms,
+            "eval_history": [list(e) for e in self.eval_history], "best_step": self.best_step,
+            "best_value": self.best_value,
+        }
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def restore_best(self) -> None:
+        if self.best_state is None:
+            return
+        self.unwrapped.load_state_dict(self.best_state, strict=True)
+        logger.info("%s: restored the best weights (step %s, evaluation %.6g)", self.description, self.best_step, self.best_value)
+
+    def result(self, seconds: float) -> TrainingResult:
+        ran = self.total_steps - self.start_step
+        return TrainingResult(
+            steps=self.total_steps,
+            losses=self.losses,
+            terms=self.terms,
+            eval_history=self.eval_history,
+            best_step=self.best_step,
+            best_value=self.best_value,
+            resumed_from=self.resumed_from,
+            base_seed=self.base_seed,
+            seconds=seconds,
+            steps_per_second=ran / seconds if ran and seconds > 0 else float("nan"),
+            mixed_precision=self.mixed_precision,
+            device=str(self.accelerator.device),
+            num_processes=self.world,
+            config=self.config.to_dict(),
+        )
 
 
 def _remove_forward_patch(accelerator: Any, prepared: torch.nn.Module, module: torch.nn.Module) -> None:
