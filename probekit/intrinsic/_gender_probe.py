@@ -27,7 +27,7 @@ from probekit.intrinsic._linear_probe import (
     probe_calibration,
 )
 from probekit.intrinsic._occurrences import as_occurrences
-from probekit.stats import bootstrap_ci
+from probekit.stats import bootstrap_ci, count_extreme, permutation_p_value
 from probekit.utils import (
     RandomStateLike,
     as_embedding_matrix,
@@ -473,12 +473,9 @@ class GenderProbe:
         return rng.permuted(np.broadcast_to(unit_labels, (R, unit_labels.size)), axis=1)[:, unit_of], unit_labels
 
     def _empirical_p(self, observed: float, random: np.ndarray, centre: float) -> float:
-        tol = 1e-12
-        if self.alternative == "greater":
-            extreme = int(np.count_nonzero(random >= observed - tol))
-        else:
-            extreme = int(np.count_nonzero(np.abs(random - centre) >= abs(observed - centre) - tol))
-        return (1 + extreme) / (1 + random.size)
+        """``(1 + k) / (1 + R)``, ``k`` the relabelings at least as extreme (:func:`permutation_p_value`)."""
+        extreme = count_extreme(random, observed, alternative=self.alternative, centre=centre, tol=1e-12)
+        return permutation_p_value(extreme, random.size)
 
     def evaluate(self, embeddings: Any, genders: Any, words: Sequence[str] | None = None) -> GenderProbeResult:
         """Stereotype accuracies, confidence and the randomization test on stereotype occurrences.

@@ -5,6 +5,8 @@
   :func:`multinomial_bootstrap_counts` and :func:`jackknife_counts`.
 - Bernstein bounds (Ethayarajh 2020): :func:`bernstein_parameters`, :func:`bernstein_halfwidth`,
   :func:`bernstein_sample_size`.
+- Permutation p-values: :func:`permutation_p_value` (``(1 + k) / (1 + n)``, or ``k / n`` when
+  exact) and :func:`count_extreme` (``k`` for a one- or two-sided alternative).
 """
 
 from probekit.stats._folds import summarize_folds
@@ -19,6 +21,7 @@ from probekit.stats._intervals import (
     multinomial_bootstrap_counts,
     t_interval,
 )
+from probekit.stats._permutation import count_extreme, permutation_p_value
 
 __all__ = [
     "ConfidenceInterval",
@@ -31,4 +34,6 @@ __all__ = [
     "multinomial_bootstrap_counts",
     "t_interval",
     "summarize_folds",
+    "permutation_p_value",
+    "count_extreme",
 ]
