@@ -493,12 +493,7 @@ def embed_words(
     WordEmbeddings
     """
     sentences = _check_sentences(sentences)
-    if isinstance(words, str) or not list(words):
-        raise InvalidParameterError("words", words, "a non-empty sequence of words")
-    words = list(dict.fromkeys(words))
-    for w in words:
-        if not isinstance(w, str) or not w.strip():
-            raise InvalidParameterError("words", w, "non-empty strings")
+    words = _check_words(words)
     _check_choice("pooling", pooling, WORD_POOLINGS)
     _check_choice("on_missing", on_missing, ON_MISSING)
     layers, many_layers = normalize_layers(layer, encoder.num_layers)
@@ -508,15 +503,7 @@ def embed_words(
     if batch_tokens < encoder.max_length:
         raise InvalidParameterError("batch_tokens", batch_tokens, f"an int >= the model's max length {encoder.max_length}")
 
-    matcher = WordMatcher(words, case_sensitive=case_sensitive)
-    occ_sentence: list[int] = []
-    occ_word: list[str] = []
-    occ_span: list[tuple[int, int]] = []
-    for index, sentence in enumerate(sentences):
-        for word, start, end in matcher.finditer(sentence):
-            occ_sentence.append(index)
-            occ_word.append(word)
-            occ_span.append((start, end))
+    occ_sentence, occ_word, occ_span = _find_occurrences(WordMatcher(words, case_sensitive=case_sensitive), sentences)
     found = set(occ_word)
     missing = tuple(w for w in words if w not in found)
     _report_missing(missing, len(words), on_missing)
@@ -525,31 +512,82 @@ def embed_words(
     cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
     key = cache_key(kind="words", layers=layers, pooling=pooling, **meta)
     if cache is not None and (hit := cache.load(key)) is not None:
-        arrays, _ = hit
-        embeddings = arrays["embeddings"]
-        return WordEmbeddings(
-            embeddings=embeddings if many_layers else embeddings[:, 0],
-            words=arrays["words"],
-            sentence_ids=arrays["sentence_ids"],
-            spans=arrays["spans"],
-            n_pieces=arrays["n_pieces"],
-            layers=layers,
-            pooling=pooling,
-            missing=missing,
-            meta=meta,
-        )
+        return _word_embeddings(hit[0], many_layers, layers=layers, pooling=pooling, missing=missing, meta=meta)
 
+    occ_span_arr = np.asarray(occ_span, dtype=np.int64).reshape(-1, 2)
+    out, n_pieces, keep = _embed_occurrences(
+        encoder, sentences, occ_sentence, occ_word, occ_span_arr, layers, pooling, batch_tokens, progress
+    )
+    if not keep.all():
+        kept_words = set(np.asarray(occ_word)[keep].tolist())
+        lost = tuple(w for w in words if w not in missing and w not in kept_words)
+        missing = missing + lost
+    result_arrays = {
+        "embeddings": out[keep],
+        "words": np.asarray(occ_word, dtype=str)[keep] if len(occ_word) else np.zeros(0, dtype="<U1"),
+        "sentence_ids": np.asarray(occ_sentence, dtype=np.int64)[keep],
+        "spans": occ_span_arr[keep],
+        "n_pieces": n_pieces[keep],
+    }
+    if cache is not None:
+        cache.save(key, result_arrays, meta)
+    return _word_embeddings(result_arrays, many_layers, layers=layers, pooling=pooling, missing=missing, meta=meta)
+
+
+def _check_words(words: Sequence[str]) -> list[str]:
+    """The distinct target words in order; raises on an empty list or a non-string/blank word."""
+    if isinstance(words, str) or not list(words):
+        raise InvalidParameterError("words", words, "a non-empty sequence of words")
+    words = list(dict.fromkeys(words))
+    for w in words:
+        if not isinstance(w, str) or not w.strip():
+            raise InvalidParameterError("words", w, "non-empty strings")
+    return words
+
+
+def _find_occurrences(
+    matcher: WordMatcher, sentences: Sequence[str],
+) -> tuple[list[int], list[str], list[tuple[int, int]]]:
+    """(sentence index, word, character span) of every whole-word occurrence, in text order."""
+    occ_sentence: list[int] = []
+    occ_word: list[str] = []
+    occ_span: list[tuple[int, int]] = []
+    for index, sentence in enumerate(sentences):
+        for word, start, end in matcher.finditer(sentence):
+            occ_sentence.append(index)
+            occ_word.append(word)
+            occ_span.append((start, end))
+    return occ_sentence, occ_word, occ_span
+
+
+def _word_embeddings(arrays: Any, many_layers: bool, **fields: Any) -> WordEmbeddings:
+    """:class:`WordEmbeddings` from the stored arrays (the layer axis dropped for one layer)."""
+    embeddings = arrays["embeddings"]
+    return WordEmbeddings(
+        embeddings=embeddings if many_layers else embeddings[:, 0],
+        words=arrays["words"],
+        sentence_ids=arrays["sentence_ids"],
+        spans=arrays["spans"],
+        n_pieces=arrays["n_pieces"],
+        **fields,
+    )
+
+
+def _embed_occurrences(
+    encoder: Encoder, sentences: Sequence[str], occ_sentence: list[int], occ_word: list[str],
+    occ_span_arr: np.ndarray, layers: tuple[int, ...], pooling: str, batch_tokens: int, progress: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Embeddings (n_occ, n_layers, hidden), wordpiece counts and the kept-occurrence mask
+    (an occurrence that maps to no token is dropped).
+
+    Occurrences are grouped by sentence; sentences are visited shortest first so that each
+    chunk is nearly uniform in length and padding stays small.
+    """
     n_occ = len(occ_word)
     out = np.zeros((n_occ, len(layers), encoder.hidden_size), dtype=np.float32)
     n_pieces = np.zeros(n_occ, dtype=np.int32)
     keep = np.ones(n_occ, dtype=bool)
-    prefix, suffix = _special_layout(encoder.tokenizer)
-    content_limit = encoder.max_length - len(prefix) - len(suffix)
-    occ_sentence_arr = np.asarray(occ_sentence, dtype=np.int64)
-    occ_span_arr = np.asarray(occ_span, dtype=np.int64).reshape(-1, 2)
-
-    # Occurrences grouped by sentence; sentences visited shortest first so that each chunk is
-    # nearly uniform in length and padding stays small.
+    layout = _special_layout(encoder.tokenizer)
     by_sentence: dict[int, list[int]] = {}
     for occ, sent in enumerate(occ_sentence):
         by_sentence.setdefault(sent, []).append(occ)
@@ -562,56 +600,57 @@ def embed_words(
             token_ids, offsets = _tokenize(encoder.tokenizer, [sentences[s] for s in chunk])
             units: list[_Unit] = []
             for sent, ids, offs in zip(chunk, token_ids, offsets):
-                ids_arr = np.asarray(ids, dtype=np.int64)
-                offs_arr = np.asarray(offs, dtype=np.int64).reshape(-1, 2)
-                located = []
-                for occ in by_sentence[sent]:
-                    pieces = _pieces_of_span(offs_arr, *occ_span_arr[occ])
-                    if len(pieces) == 0:
-                        keep[occ] = False
-                        logger.warning("occurrence of %r in sentence %d maps to no token; dropped", occ_word[occ], sent)
-                        continue
-                    n_pieces[occ] = len(pieces)
-                    located.append((occ, pieces))
-                if not located:
-                    continue
-                if len(ids_arr) <= content_limit:
-                    full = np.concatenate([prefix, ids_arr, suffix])
-                    units.append(_Unit(full, [o for o, _ in located], [p + len(prefix) for _, p in located]))
-                    continue
-                for occ, pieces in located:  # too long: one window per occurrence
-                    start, stop = _window(len(ids_arr), pieces, content_limit)
-                    full = np.concatenate([prefix, ids_arr[start:stop], suffix])
-                    units.append(_Unit(full, [occ], [pieces - start + len(prefix)]))
+                located = _locate(sent, by_sentence[sent], offs, occ_span_arr, occ_word, keep, n_pieces)
+                units.extend(_units_of_sentence(np.asarray(ids, dtype=np.int64), located, layout, encoder.max_length))
             _encode_units(encoder, units, layers, pooling, out, batch_tokens=batch_tokens, progress=None)
             if bar is not None:
                 bar.update(sum(len(sentences[s]) for s in chunk) // 4)
     finally:
         if bar is not None:
             bar.close()
+    return out, n_pieces, keep
 
-    if not keep.all():
-        kept_words = set(np.asarray(occ_word)[keep].tolist())
-        lost = tuple(w for w in words if w not in missing and w not in kept_words)
-        missing = missing + lost
-    result_arrays = {
-        "embeddings": out[keep],
-        "words": np.asarray(occ_word, dtype=str)[keep] if n_occ else np.zeros(0, dtype="<U1"),
-        "sentence_ids": occ_sentence_arr[keep],
-        "spans": occ_span_arr[keep],
-        "n_pieces": n_pieces[keep],
-    }
-    if cache is not None:
-        cache.save(key, result_arrays, meta)
-    embeddings = result_arrays.pop("embeddings")
-    return WordEmbeddings(
-        embeddings=embeddings if many_layers else embeddings[:, 0],
-        **result_arrays,
-        layers=layers,
-        pooling=pooling,
-        missing=missing,
-        meta=meta,
-    )
+
+def _locate(
+    sent: int, occurrences: list[int], offsets: Any, occ_span_arr: np.ndarray, occ_word: list[str],
+    keep: np.ndarray, n_pieces: np.ndarray,
+) -> list[tuple[int, np.ndarray]]:
+    """(occurrence, token positions) of the occurrences of one sentence; records each one's
+    wordpiece count in ``n_pieces`` and clears ``keep`` for one that maps to no token.
+    """
+    offs_arr = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    located = []
+    for occ in occurrences:
+        pieces = _pieces_of_span(offs_arr, *occ_span_arr[occ])
+        if len(pieces) == 0:
+            keep[occ] = False
+            logger.warning("occurrence of %r in sentence %d maps to no token; dropped", occ_word[occ], sent)
+            continue
+        n_pieces[occ] = len(pieces)
+        located.append((occ, pieces))
+    return located
+
+
+def _units_of_sentence(
+    ids_arr: np.ndarray, located: list[tuple[int, np.ndarray]], layout: tuple[np.ndarray, np.ndarray],
+    max_length: int,
+) -> list[_Unit]:
+    """The model inputs of one sentence: the whole sentence when it fits, else one window of
+    the longest allowed length centred on each occurrence.
+    """
+    if not located:
+        return []
+    prefix, suffix = layout
+    content_limit = max_length - len(prefix) - len(suffix)
+    if len(ids_arr) <= content_limit:
+        full = np.concatenate([prefix, ids_arr, suffix])
+        return [_Unit(full, [o for o, _ in located], [p + len(prefix) for _, p in located])]
+    units = []
+    for occ, pieces in located:  # too long: one window per occurrence
+        start, stop = _window(len(ids_arr), pieces, content_limit)
+        full = np.concatenate([prefix, ids_arr[start:stop], suffix])
+        units.append(_Unit(full, [occ], [pieces - start + len(prefix)]))
+    return units
 
 
 def _report_missing(missing: tuple[str, ...], n_words: int, on_missing: str) -> None:

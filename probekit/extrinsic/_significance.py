@@ -17,7 +17,7 @@ from probekit.errors import InvalidParameterError
 from probekit.extrinsic._confusion import rate_from_ovr
 from probekit.extrinsic._generalized import evaluated_classes
 from probekit.extrinsic._inputs import as_1d, encode_inputs, factorize, resolve_group
-from probekit.stats import TestResult, friedman_test, wilcoxon_test
+from probekit.stats import TestResult, count_extreme, friedman_test, permutation_p_value, wilcoxon_test
 
 __all__ = ["TestResult", "friedman_test", "wilcoxon_test", "paired_group_test", "permutation_test_gap"]
 
@@ -122,14 +122,8 @@ def permutation_test_gap(
         done += size
     perm = np.concatenate(perm_gaps)
     perm = perm[np.isfinite(perm)]
-    tol = 1e-12 * max(1.0, abs(observed))
-    if alternative == "two-sided":
-        extreme = np.abs(perm) >= abs(observed) - tol
-    elif alternative == "greater":
-        extreme = perm >= observed - tol
-    else:
-        extreme = perm <= observed + tol
-    pvalue = (1.0 + extreme.sum()) / (1.0 + perm.size)
+    extreme = count_extreme(perm, observed, alternative=alternative, tol=1e-12 * max(1.0, abs(observed)))
+    pvalue = permutation_p_value(extreme, perm.size)
     return TestResult(
         "permutation", observed, float(pvalue), int(rows.size),
         {"metric": metric, "group_of_interest": enc.groups[a].item() if hasattr(enc.groups[a], "item") else enc.groups[a],

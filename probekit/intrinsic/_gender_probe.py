@@ -27,7 +27,7 @@ from probekit.intrinsic._linear_probe import (
     probe_calibration,
 )
 from probekit.intrinsic._occurrences import as_occurrences
-from probekit.stats import bootstrap_ci
+from probekit.stats import bootstrap_ci, count_extreme, permutation_p_value
 from probekit.utils import (
     RandomStateLike,
     as_embedding_matrix,
@@ -473,12 +473,9 @@ class GenderProbe:
         return rng.permuted(np.broadcast_to(unit_labels, (R, unit_labels.size)), axis=1)[:, unit_of], unit_labels
 
     def _empirical_p(self, observed: float, random: np.ndarray, centre: float) -> float:
-        tol = 1e-12
-        if self.alternative == "greater":
-            extreme = int(np.count_nonzero(random >= observed - tol))
-        else:
-            extreme = int(np.count_nonzero(np.abs(random - centre) >= abs(observed - centre) - tol))
-        return (1 + extreme) / (1 + random.size)
+        """``(1 + k) / (1 + R)``, ``k`` the relabelings at least as extreme (:func:`permutation_p_value`)."""
+        extreme = count_extreme(random, observed, alternative=self.alternative, centre=centre, tol=1e-12)
+        return permutation_p_value(extreme, random.size)
 
     def evaluate(self, embeddings: Any, genders: Any, words: Sequence[str] | None = None) -> GenderProbeResult:
         """Stereotype accuracies, confidence and the randomization test on stereotype occurrences.
@@ -494,72 +491,15 @@ class GenderProbe:
             the balanced interval and per-word probabilities.
         """
         self._check_fitted()
-        from scipy import stats
-
-        if words is None:
-            if self.randomization_unit == "word":
-                raise InvalidParameterError("words", None, "the word of each stereotype row",
-                                            "randomization_unit='word' (the default) needs them; "
-                                            "or use randomization_unit='occurrence'")
-            X = as_embedding_matrix(embeddings, "stereotype embeddings")
-            labels = None
-        else:
-            X, labels = as_occurrences(embeddings, words, "stereotype embeddings")
-        check_same_width({"attribute embeddings": np.empty((1, self.dim_)), "stereotype embeddings": X})
+        X, labels = self._stereotype_rows(embeddings, words)
         y = _gender_labels(genders, X.shape[0], "stereotype genders")
         p_f = self.predict_proba_female(X)
         pred = (p_f > 0.5).astype(np.int64)
         correct = pred == y
-        observed = float(correct.mean())
-        acc_f = float(correct[y == 1].mean()) if np.any(y == 1) else math.nan
-        acc_m = float(correct[y == 0].mean()) if np.any(y == 0) else math.nan
-        if math.isnan(acc_f) or math.isnan(acc_m):
-            warnings.warn(
-                "gender probe: the stereotype set has no " + ("female" if math.isnan(acc_f) else "male")
-                + " occurrences; that group's stereotype accuracy is NaN", RuntimeWarning, stacklevel=2,
-            )
-        balanced = (acc_f + acc_m) / 2.0
+        observed, acc_f, acc_m, balanced = _stereotype_accuracies(correct, y)
         confidence = float(np.mean(np.abs(p_f - 0.5)))
-
-        permuted, unit_labels = self._relabelings(y, labels)
-        hits = permuted == pred[None, :]
-        random_acc = hits.mean(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            random_bal = 0.5 * ((hits & (permuted == 1)).sum(axis=1) / (permuted == 1).sum(axis=1)
-                                + (hits & (permuted == 0)).sum(axis=1) / (permuted == 0).sum(axis=1))
-        share_female = float(unit_labels.mean())
-        n_pred_f = float(pred.sum())
-        expected = (n_pred_f * share_female + (pred.size - n_pred_f) * (1 - share_female)) / pred.size
-        perm_p = self._empirical_p(observed, random_acc, expected)
-        perm_p_balanced = self._empirical_p(balanced, random_bal, 0.5) if math.isfinite(balanced) else math.nan
-        if np.ptp(random_acc) == 0:
-            warnings.warn(
-                "gender probe: every random relabeling gives the same accuracy (the probe predicts one "
-                "gender for all stereotype occurrences); the t-test p-value is NaN", RuntimeWarning, stacklevel=2,
-            )
-            t_p = math.nan
-        else:
-            t_p = float(stats.ttest_1samp(random_acc, popmean=observed).pvalue)
-
-        per_word: dict[str, float] = {}
-        word_acc = word_bal = math.nan
-        balanced_ci = plain_ci = None
-        if labels is not None:
-            for w in dict.fromkeys(labels):
-                per_word[w] = float(p_f[labels == w].mean())
-            word_gender, word_hits, word_n = _per_word_counts(labels, y, correct)
-            word_right = (np.array(list(per_word.values())) > 0.5).astype(np.int64) == word_gender
-            word_acc = float(word_right.mean())
-            word_bal = _balanced_accuracy(word_gender, word_right.astype(float), np.ones(word_right.size))
-            plain_ci = word_bootstrap_ci(
-                _pooled_accuracy, word_gender, word_hits, word_n, n_bootstrap=int(self.n_bootstrap),
-                confidence=float(self.confidence_level), rng=self._boot_rng,
-            )
-            if math.isfinite(balanced):
-                balanced_ci = word_bootstrap_ci(
-                    _balanced_accuracy, word_gender, word_hits, word_n, n_bootstrap=int(self.n_bootstrap),
-                    confidence=float(self.confidence_level), rng=self._boot_rng,
-                )
+        random_acc, perm_p, perm_p_balanced, t_p = self._randomization_test(y, labels, pred, observed, balanced)
+        per_word, word_acc, word_bal, plain_ci, balanced_ci = self._word_level(labels, y, p_f, correct, balanced)
         calibration = self.calibration_
         return GenderProbeResult(
             gender_accuracy=self.gender_accuracy_,
@@ -607,12 +547,99 @@ class GenderProbe:
             paper_setting=self.is_paper_setting(),
         )
 
+    def _stereotype_rows(self, embeddings: Any, words: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray | None]:
+        """The stereotype embedding matrix and the word of each row (``None`` without words)."""
+        if words is None:
+            if self.randomization_unit == "word":
+                raise InvalidParameterError("words", None, "the word of each stereotype row",
+                                            "randomization_unit='word' (the default) needs them; "
+                                            "or use randomization_unit='occurrence'")
+            X = as_embedding_matrix(embeddings, "stereotype embeddings")
+            labels = None
+        else:
+            X, labels = as_occurrences(embeddings, words, "stereotype embeddings")
+        check_same_width({"attribute embeddings": np.empty((1, self.dim_)), "stereotype embeddings": X})
+        return X, labels
+
+    def _randomization_test(
+        self, y: np.ndarray, labels: np.ndarray | None, pred: np.ndarray, observed: float, balanced: float,
+    ) -> tuple[np.ndarray, float, float, float]:
+        """Accuracies under random relabelings, the permutation p-values (plain and balanced)
+        and the one-sample t-test p-value of the observed accuracy against them.
+        """
+        from scipy import stats
+
+        permuted, unit_labels = self._relabelings(y, labels)
+        hits = permuted == pred[None, :]
+        random_acc = hits.mean(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            random_bal = 0.5 * ((hits & (permuted == 1)).sum(axis=1) / (permuted == 1).sum(axis=1)
+                                + (hits & (permuted == 0)).sum(axis=1) / (permuted == 0).sum(axis=1))
+        share_female = float(unit_labels.mean())
+        n_pred_f = float(pred.sum())
+        expected = (n_pred_f * share_female + (pred.size - n_pred_f) * (1 - share_female)) / pred.size
+        perm_p = self._empirical_p(observed, random_acc, expected)
+        perm_p_balanced = self._empirical_p(balanced, random_bal, 0.5) if math.isfinite(balanced) else math.nan
+        if np.ptp(random_acc) == 0:
+            warnings.warn(
+                "gender probe: every random relabeling gives the same accuracy (the probe predicts one "
+                "gender for all stereotype occurrences); the t-test p-value is NaN", RuntimeWarning, stacklevel=3,
+            )
+            t_p = math.nan
+        else:
+            t_p = float(stats.ttest_1samp(random_acc, popmean=observed).pvalue)
+        return random_acc, perm_p, perm_p_balanced, t_p
+
+    def _word_level(
+        self, labels: np.ndarray | None, y: np.ndarray, p_f: np.ndarray, correct: np.ndarray, balanced: float,
+    ) -> tuple[dict[str, float], float, float, list[float] | None, list[float] | None]:
+        """Per-word mean P(female), word-level accuracies (plain and balanced) and the
+        word-bootstrap intervals of the occurrence accuracies (plain, balanced); empty without words.
+        """
+        per_word: dict[str, float] = {}
+        word_acc = word_bal = math.nan
+        balanced_ci = plain_ci = None
+        if labels is None:
+            return per_word, word_acc, word_bal, plain_ci, balanced_ci
+        for w in dict.fromkeys(labels):
+            per_word[w] = float(p_f[labels == w].mean())
+        word_gender, word_hits, word_n = _per_word_counts(labels, y, correct)
+        word_right = (np.array(list(per_word.values())) > 0.5).astype(np.int64) == word_gender
+        word_acc = float(word_right.mean())
+        word_bal = _balanced_accuracy(word_gender, word_right.astype(float), np.ones(word_right.size))
+        plain_ci = word_bootstrap_ci(
+            _pooled_accuracy, word_gender, word_hits, word_n, n_bootstrap=int(self.n_bootstrap),
+            confidence=float(self.confidence_level), rng=self._boot_rng,
+        )
+        if math.isfinite(balanced):
+            balanced_ci = word_bootstrap_ci(
+                _balanced_accuracy, word_gender, word_hits, word_n, n_bootstrap=int(self.n_bootstrap),
+                confidence=float(self.confidence_level), rng=self._boot_rng,
+            )
+        return per_word, word_acc, word_bal, plain_ci, balanced_ci
+
     def is_paper_setting(self) -> bool:
         """Whether this is the paper's exact probe (logistic, C = 1, no class weights, raw features)."""
         return (
             self.classifier == "logistic" and check_C(self.C) == PAPER_PROBE["C"]
             and check_class_weight(self.class_weight) is None and not self.standardize
         )
+
+
+def _stereotype_accuracies(correct: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float]:
+    """(accuracy, female accuracy, male accuracy, balanced accuracy) of the stereotype occurrences;
+    a group without occurrences gets NaN and a warning.
+    """
+    observed = float(correct.mean())
+    acc_f = float(correct[y == 1].mean()) if np.any(y == 1) else math.nan
+    acc_m = float(correct[y == 0].mean()) if np.any(y == 0) else math.nan
+    if math.isnan(acc_f) or math.isnan(acc_m):
+        warnings.warn(
+            "gender probe: the stereotype set has no " + ("female" if math.isnan(acc_f) else "male")
+            + " occurrences; that group's stereotype accuracy is NaN", RuntimeWarning, stacklevel=3,
+        )
+    balanced = (acc_f + acc_m) / 2.0
+    return observed, acc_f, acc_m, balanced
 
 
 def _index_of(labels: np.ndarray, vocab: list[str]) -> np.ndarray:

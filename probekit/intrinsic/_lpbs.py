@@ -255,6 +255,107 @@ def require_mlm_head(encoder: Any, what: str = "LPBS") -> None:
         raise MissingMLMHeadError(f"{what} needs a tokenizer with a mask token; this tokenizer has none")
 
 
+def _fill_all(
+    tokenizer: Any, templates: Sequence[str], genders: list[str], targets: list[str], pairs: list[tuple[str, str]],
+) -> tuple[dict[tuple[int, str, str], _Filled], list[str], list[tuple[str, str]]]:
+    """Every (template, gender word, target) tokenized once, and the targets and pairs holding
+    a word of several wordpieces.
+    """
+    filled = {
+        (t, g, x): _fill(tokenizer, tpl, g, x)
+        for t, tpl in enumerate(templates) for g in genders for x in targets
+    }
+    multi_targets = sorted({x for (t, g, x), f in filled.items() if len(f.target_positions) > 1}, key=targets.index)
+    multi_genders = {g for (t, g, x), f in filled.items() if len(f.gender_positions) > 1}
+    multi_pairs = [p for p in pairs if p[0] in multi_genders or p[1] in multi_genders]
+    return filled, multi_targets, multi_pairs
+
+
+def _skip_multi_piece(
+    targets: list[str], groups: list[str], pairs: list[tuple[str, str]], skipped_targets: list[str],
+    skipped_pairs: list[tuple[str, str]],
+) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """Targets (with their groups) and pairs left after ``multi_piece="skip"``; raises when none is."""
+    keep = [i for i, x in enumerate(targets) if x not in set(skipped_targets)]
+    targets = [targets[i] for i in keep]
+    groups = [groups[i] for i in keep]
+    pairs = [p for p in pairs if p not in set(skipped_pairs)]
+    if not targets or not pairs:
+        raise InvalidParameterError(
+            "multi_piece", "skip", "'mask_all'",
+            f"skipping multi-wordpiece words leaves {len(targets)} target(s) and {len(pairs)} pair(s)",
+        )
+    logger.info("LPBS: skipped %d multi-wordpiece target(s) and %d pair(s)", len(skipped_targets), len(skipped_pairs))
+    return targets, groups, pairs
+
+
+def _queue_masked_inputs(
+    scorer: _Scorer, filled: dict[tuple[int, str, str], _Filled], n_templates: int, genders: list[str],
+    targets: list[str], variant: str, mask_id: int,
+) -> tuple[dict[tuple[int, str, str], int], dict[tuple[int, str, str], int]]:
+    """Queue the conditional and the prior input of every (template, gender word, target) on
+    ``scorer``; returns their indices into the scorer's log-probabilities.
+
+    attr: read the gender slot, masked (conditional) or with the target slot masked too (prior);
+    target: the same with the slots' roles swapped.
+    """
+    cond: dict[tuple[int, str, str], int] = {}
+    prior: dict[tuple[int, str, str], int] = {}
+    for t in range(n_templates):
+        for g in genders:
+            for x in targets:
+                f = filled[(t, g, x)]
+                both = f.gender_positions + f.target_positions
+                if variant == "attr":
+                    read, tokens = f.gender_positions, tuple(f.ids[p] for p in f.gender_positions)
+                    cond_ids = f.masked(f.gender_positions, mask_id)
+                else:
+                    read, tokens = f.target_positions, tuple(f.ids[p] for p in f.target_positions)
+                    cond_ids = f.masked(f.target_positions, mask_id)
+                cond[(t, g, x)] = scorer.add(cond_ids, read, tokens)
+                prior[(t, g, x)] = scorer.add(f.masked(both, mask_id), read, tokens)
+    return cond, prior
+
+
+def _log_scores(
+    logp: Any, cond: dict[tuple[int, str, str], int], prior: dict[tuple[int, str, str], int], n_t: int,
+    targets: list[str], pairs: list[tuple[str, str]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``ls(a_i, x)`` and ``ls(b_i, x)`` (conditional minus prior log-probability), each of
+    shape (templates, targets, pairs).
+    """
+    n_x, n_p = len(targets), len(pairs)
+    ls_a = np.empty((n_t, n_x, n_p))
+    ls_b = np.empty((n_t, n_x, n_p))
+    for t in range(n_t):
+        for j, x in enumerate(targets):
+            for i, (a, b) in enumerate(pairs):
+                ls_a[t, j, i] = logp[cond[(t, a, x)]] - logp[prior[(t, a, x)]]
+                ls_b[t, j, i] = logp[cond[(t, b, x)]] - logp[prior[(t, b, x)]]
+    return ls_a, ls_b
+
+
+def _kurita_effect_size(
+    diff: np.ndarray, groups: list[str], two_groups: bool, variant: str, n_permutations: int,
+    random_state: RandomStateLike,
+) -> tuple[float, float, float, bool | None, int | None, int | None]:
+    """(effect size, statistic, p-value, exact, permutations, seed) of Kurita et al.'s effect
+    size on ``d(x) = mean_i diff[x, i]`` (:func:`seat_test_from_scores`); NaN and ``None`` when
+    a group has fewer than two targets.
+    """
+    gx = [j for j, g in enumerate(groups) if g == "x"]
+    gy = [j for j, g in enumerate(groups) if g == "y"]
+    if len(gx) >= 2 and len(gy) >= 2:
+        d = diff.mean(axis=1)
+        seat = seat_test_from_scores(
+            d[gx], d[gy], n_permutations=n_permutations, random_state=random_state, name=f"{variant}-LPBS"
+        )
+        return seat.effect_size, seat.statistic, seat.p_value, seat.exact, seat.n_permutations, seat.random_state
+    if two_groups:
+        logger.warning("LPBS effect size needs at least 2 targets in each group; it is left out (NaN)")
+    return math.nan, math.nan, math.nan, None, None, None
+
+
 def lpbs(
     encoder: Any,
     pairs: Sequence[tuple[str, str]],
@@ -340,78 +441,26 @@ def lpbs(
     targets = tx + ty
     groups = ["x"] * len(tx) + ["y"] * len(ty)
     genders = list(dict.fromkeys(w for pair in pairs for w in pair))
-
-    # Tokenize every (template, gender word, target) once.
-    filled = {
-        (t, g, x): _fill(tokenizer, tpl, g, x)
-        for t, tpl in enumerate(templates) for g in genders for x in targets
-    }
-    multi_targets = sorted({x for (t, g, x), f in filled.items() if len(f.target_positions) > 1}, key=targets.index)
-    multi_genders = {g for (t, g, x), f in filled.items() if len(f.gender_positions) > 1}
-    multi_pairs = [p for p in pairs if p[0] in multi_genders or p[1] in multi_genders]
+    filled, multi_targets, multi_pairs = _fill_all(tokenizer, templates, genders, targets, pairs)
     skipped_targets: list[str] = []
     skipped_pairs: list[tuple[str, str]] = []
     if multi_piece == "skip":
         skipped_targets, skipped_pairs = list(multi_targets), list(multi_pairs)
-        keep = [i for i, x in enumerate(targets) if x not in set(skipped_targets)]
-        targets = [targets[i] for i in keep]
-        groups = [groups[i] for i in keep]
-        pairs = [p for p in pairs if p not in set(skipped_pairs)]
-        if not targets or not pairs:
-            raise InvalidParameterError(
-                "multi_piece", multi_piece, "'mask_all'",
-                f"skipping multi-wordpiece words leaves {len(targets)} target(s) and {len(pairs)} pair(s)",
-            )
+        targets, groups, pairs = _skip_multi_piece(targets, groups, pairs, skipped_targets, skipped_pairs)
         genders = list(dict.fromkeys(w for pair in pairs for w in pair))
-        logger.info("LPBS: skipped %d multi-wordpiece target(s) and %d pair(s)", len(skipped_targets), len(skipped_pairs))
 
     scorer = _Scorer()
-    cond: dict[tuple[int, str, str], int] = {}
-    prior: dict[tuple[int, str, str], int] = {}
-    for t in range(len(templates)):
-        for g in genders:
-            for x in targets:
-                f = filled[(t, g, x)]
-                both = f.gender_positions + f.target_positions
-                if variant == "attr":
-                    read, tokens = f.gender_positions, tuple(f.ids[p] for p in f.gender_positions)
-                    cond_ids = f.masked(f.gender_positions, mask_id)
-                else:
-                    read, tokens = f.target_positions, tuple(f.ids[p] for p in f.target_positions)
-                    cond_ids = f.masked(f.target_positions, mask_id)
-                cond[(t, g, x)] = scorer.add(cond_ids, read, tokens)
-                prior[(t, g, x)] = scorer.add(f.masked(both, mask_id), read, tokens)
+    cond, prior = _queue_masked_inputs(scorer, filled, len(templates), genders, targets, variant, mask_id)
     logger.info("LPBS %s: %d distinct masked inputs", variant, scorer.n_inputs)
     logp = scorer.run(encoder, batch_size=batch_size, pad_id=int(pad_id), progress=progress)
-
-    n_t, n_x, n_p = len(templates), len(targets), len(pairs)
-    ls_a = np.empty((n_t, n_x, n_p))
-    ls_b = np.empty((n_t, n_x, n_p))
-    for t in range(n_t):
-        for j, x in enumerate(targets):
-            for i, (a, b) in enumerate(pairs):
-                ls_a[t, j, i] = logp[cond[(t, a, x)]] - logp[prior[(t, a, x)]]
-                ls_b[t, j, i] = logp[cond[(t, b, x)]] - logp[prior[(t, b, x)]]
+    ls_a, ls_b = _log_scores(logp, cond, prior, len(templates), targets, pairs)
     mean_a = ls_a.mean(axis=0)
     mean_b = ls_b.mean(axis=0)
     abs_diff = np.abs(mean_a - mean_b)
-    per_template = {templates[t]: float(np.abs(ls_a[t] - ls_b[t]).mean()) for t in range(n_t)}
-
-    effect = statistic = p_value = math.nan
-    exact: bool | None = None
-    n_perm: int | None = None
-    seed: int | None = None
-    gx = [j for j, g in enumerate(groups) if g == "x"]
-    gy = [j for j, g in enumerate(groups) if g == "y"]
-    if len(gx) >= 2 and len(gy) >= 2:
-        d = (mean_a - mean_b).mean(axis=1)
-        seat = seat_test_from_scores(
-            d[gx], d[gy], n_permutations=n_permutations, random_state=random_state, name=f"{variant}-LPBS"
-        )
-        effect, statistic, p_value = seat.effect_size, seat.statistic, seat.p_value
-        exact, n_perm, seed = seat.exact, seat.n_permutations, seat.random_state
-    elif ty:
-        logger.warning("LPBS effect size needs at least 2 targets in each group; it is left out (NaN)")
+    per_template = {templates[t]: float(np.abs(ls_a[t] - ls_b[t]).mean()) for t in range(len(templates))}
+    effect, statistic, p_value, exact, n_perm, seed = _kurita_effect_size(
+        mean_a - mean_b, groups, bool(ty), variant, n_permutations, random_state
+    )
 
     describe = getattr(encoder, "describe", None)
     return LpbsResult(

@@ -246,6 +246,153 @@ def _at_layer(embeddings: Any, index: int | None) -> Any:
                                layers=(embeddings.layers[index],))
 
 
+def _check_suite_args(random_state: Any, max_per_word: Any, C: Any, class_weight: Any) -> tuple[Any, Any]:
+    """Check the suite's seed and sentence cap; the checked ``C`` and ``class_weight``."""
+    if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
+        raise InvalidParameterError("random_state", random_state, "an integer seed")
+    if max_per_word is not None and (not isinstance(max_per_word, (int, np.integer)) or max_per_word < 1):
+        raise InvalidParameterError("max_per_word", max_per_word, "a positive integer or None")
+    return check_C(C), check_class_weight(class_weight)
+
+
+@dataclass
+class _Extraction:
+    """The attribute and stereotype occurrences of one suite run, split by gender."""
+
+    attributes: Any
+    stereotypes: Any
+    attr_f: Any
+    attr_m: Any
+    stereo_f: Any
+    stereo_m: Any
+    attribute_selection: Any
+    stereotype_selection: Any
+
+    def by_set(self) -> dict[str, Any]:
+        return {"female_attributes": self.attr_f, "male_attributes": self.attr_m,
+                "female_stereotypes": self.stereo_f, "male_stereotypes": self.stereo_m}
+
+    def selections(self) -> dict[str, Any]:
+        return {"female_attributes": self.attribute_selection, "male_attributes": self.attribute_selection,
+                "female_stereotypes": self.stereotype_selection, "male_stereotypes": self.stereotype_selection}
+
+    def at_layer(self, index: int | None) -> dict[str, Any]:
+        """The six embedding sets at one layer of the extraction (``None``: single-layer)."""
+        return {key: _at_layer(getattr(self, key), index) for key in
+                ("attributes", "stereotypes", "attr_f", "attr_m", "stereo_f", "stereo_m")}
+
+    def words_summary(self, sets: dict[str, Any]) -> dict[str, Any]:
+        """``results.json["words"]``: words used and dropped, occurrence and sentence counts."""
+        return {
+            "female_attributes": self.attr_f.vocabulary,
+            "male_attributes": self.attr_m.vocabulary,
+            "female_stereotypes": self.stereo_f.vocabulary,
+            "male_stereotypes": self.stereo_m.vocabulary,
+            "dropped_multi_piece": sets["dropped"],
+            "removed_from_attributes_as_stereotypes": sets["in_both"],
+            "without_sentences": sorted(set(self.attribute_selection.missing) | set(self.stereotype_selection.missing)),
+            "occurrences": {"attributes": len(self.attributes), "stereotypes": len(self.stereotypes)},
+            "sentences": {"attributes": len(self.attribute_selection.sentences),
+                          "stereotypes": len(self.stereotype_selection.sentences)},
+        }
+
+
+def _extract(encoder: Encoder, corpus: Any, sets: dict[str, Any], **common: Any) -> _Extraction:
+    """Embed the attribute words and the stereotype words (in sentences free of gendered words)."""
+    female_attr, male_attr = sets["female_attributes"], sets["male_attributes"]
+    female_stereo, male_stereo = sets["female_stereotypes"], sets["male_stereotypes"]
+    attributes, attribute_selection = embed_selected_words(encoder, corpus, female_attr + male_attr, **common)
+    stereotypes, stereotype_selection = embed_selected_words(
+        encoder, corpus, female_stereo + male_stereo, exclude_words=sorted(sets["all_gendered"]), **common
+    )
+    logger.info("embedded %d attribute and %d stereotype occurrences", len(attributes), len(stereotypes))
+
+    def by_gender(embeddings, female_words):
+        is_female = np.isin(embeddings.words, female_words)
+        return embeddings.subset(is_female), embeddings.subset(~is_female)
+
+    attr_f, attr_m = by_gender(attributes, female_attr)
+    stereo_f, stereo_m = by_gender(stereotypes, female_stereo)
+    return _Extraction(attributes, stereotypes, attr_f, attr_m, stereo_f, stereo_m, attribute_selection,
+                       stereotype_selection)
+
+
+def _analyse_layer(
+    ext: _Extraction, sets: dict[str, Any], index: int | None, *, n_permutations: int, n_bootstrap: int,
+    classifier: str, C: Any, class_weight: Any, standardize: bool, n_randomizations: int, mdl: bool,
+    seeds: dict[str, int],
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
+    """The paper's SEAT, the gender probe and MDL on one layer of the extraction."""
+    female_attr, male_attr = sets["female_attributes"], sets["male_attributes"]
+    at = ext.at_layer(index)
+    seat_result = contextual_seat(
+        at["stereotypes"], at["attributes"], x_words=sets["female_stereotypes"], y_words=sets["male_stereotypes"],
+        a_words=female_attr, b_words=male_attr, aggregate="word", n_permutations=n_permutations,
+        n_bootstrap=n_bootstrap, random_state=seeds["seat"], name="paper",
+    ).to_dict()
+    probe_result = gender_probe(
+        at["attr_f"], at["attr_m"], at["stereo_f"], at["stereo_m"], classifier=classifier, C=C,
+        class_weight=class_weight, standardize=standardize, n_randomizations=n_randomizations,
+        n_bootstrap=n_bootstrap, random_state=seeds["probe"],
+    ).to_dict()
+    probe_result["setting"] = probe_setting(probe_result)
+    mdl_result = None
+    if mdl:
+        labels = np.where(np.isin(at["attributes"].words, female_attr), "female", "male")
+        mdl_result = mdl_probe(
+            at["attributes"].embeddings, labels, words=at["attributes"].words, unit="word",
+            random_state=seeds["mdl"],
+        ).to_dict()
+    return seat_result, probe_result, mdl_result
+
+
+def _analyse_layers(
+    ext: _Extraction, sets: dict[str, Any], extract: list[int], layer_list: list[int], headline: int,
+    settings: dict[str, Any],
+) -> tuple[tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None], list[dict[str, Any]]]:
+    """:func:`_analyse_layer` at every extracted layer: the headline layer's results and the
+    per-layer rows (:func:`layer_row`) of the requested layers.
+    """
+    rows = []
+    headline_results = None
+    for index, hidden in enumerate(extract):
+        layer_started = time.perf_counter()
+        results = _analyse_layer(ext, sets, index, **settings)
+        logger.info("layer %d analysed in %.1f s", hidden, time.perf_counter() - layer_started)
+        if hidden == headline:
+            headline_results = results
+        if hidden in layer_list:
+            rows.append(layer_row(hidden, *results))
+    assert headline_results is not None
+    return headline_results, rows
+
+
+def _standard_seat_tests(
+    encoder: Encoder, tests: Sequence[str], *, layer: int, n_permutations: int, n_bootstrap: int, seed: int,
+    progress: bool,
+) -> dict[str, Any]:
+    """The sentence-level SEAT tests by name (seed ``seed + i`` for the i-th test)."""
+    out = {}
+    for index, name in enumerate(tests):
+        word_sets = seat_word_sets(name)
+        result = sentence_seat(
+            encoder, word_sets["X"], word_sets["Y"], word_sets["A"], word_sets["B"], layer=layer,
+            n_permutations=n_permutations, n_bootstrap=n_bootstrap, random_state=seed + index,
+            name=name, progress=progress,
+        )
+        out[name] = result.to_dict()
+    return out
+
+
+def _wordlist_record(sets: dict[str, Any], pairs: Any) -> dict[str, list[str]]:
+    """The word lists as used, for provenance (hashed there)."""
+    return {
+        "female_attributes": sets["female_attributes"], "male_attributes": sets["male_attributes"],
+        "female_stereotypes": sets["female_stereotypes"], "male_stereotypes": sets["male_stereotypes"],
+        "attribute_pairs": [f"{f}\t{m}" for f, m in zip(pairs.female, pairs.male)],
+    }
+
+
 def run_probe_suite(
     encoder: Encoder,
     corpus: Corpus | Sequence[str] | None = None,
@@ -307,12 +454,7 @@ def run_probe_suite(
         Embedding cache; a rerun with the same inputs reuses it.
     progress : bool
     """
-    if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
-        raise InvalidParameterError("random_state", random_state, "an integer seed")
-    if max_per_word is not None and (not isinstance(max_per_word, (int, np.integer)) or max_per_word < 1):
-        raise InvalidParameterError("max_per_word", max_per_word, "a positive integer or None")
-    C = check_C(C)
-    class_weight = check_class_weight(class_weight)
+    C, class_weight = _check_suite_args(random_state, max_per_word, C, class_weight)
     num_layers = encoder.num_layers
     headline = resolve_layers([layer], num_layers, "layer")[0]
     layer_list = None if layers is None else resolve_layers(layers, num_layers)
@@ -324,112 +466,36 @@ def run_probe_suite(
     # The paper lists "maid" both as a female attribute and a female stereotype; stereotype words are
     # never trained on (§3), so a word in both lists stays a stereotype only.
     sets = paper_word_sets(encoder, single_piece_only=single_piece_only)
-    female_attr, male_attr = sets["female_attributes"], sets["male_attributes"]
-    female_stereo, male_stereo = sets["female_stereotypes"], sets["male_stereotypes"]
-    dropped, in_both = sets["dropped"], sets["in_both"]
     pairs = wordlists.load_attribute_pairs()
-
-    common = dict(max_per_word=max_per_word, selection_seed=seeds["sentence_selection"], layer=extract,
-                  cache_dir=cache_dir, progress=progress)
-    attributes, attribute_selection = embed_selected_words(encoder, corpus, female_attr + male_attr, **common)
-    stereotypes, stereotype_selection = embed_selected_words(
-        encoder, corpus, female_stereo + male_stereo, exclude_words=sorted(sets["all_gendered"]), **common
+    ext = _extract(encoder, corpus, sets, max_per_word=max_per_word, selection_seed=seeds["sentence_selection"],
+                   layer=extract, cache_dir=cache_dir, progress=progress)
+    evidence, evidence_warnings = evidence_report(sets, ext.by_set(), ext.selections())
+    analyse_settings = dict(
+        n_permutations=n_permutations, n_bootstrap=n_bootstrap, classifier=classifier, C=C,
+        class_weight=class_weight, standardize=standardize, n_randomizations=n_randomizations, mdl=mdl, seeds=seeds,
     )
-    logger.info("embedded %d attribute and %d stereotype occurrences", len(attributes), len(stereotypes))
-
-    def by_gender(embeddings, female_words):
-        is_female = np.isin(embeddings.words, female_words)
-        return embeddings.subset(is_female), embeddings.subset(~is_female)
-
-    attr_f, attr_m = by_gender(attributes, female_attr)
-    stereo_f, stereo_m = by_gender(stereotypes, female_stereo)
-    evidence, evidence_warnings = evidence_report(
-        sets,
-        {"female_attributes": attr_f, "male_attributes": attr_m, "female_stereotypes": stereo_f,
-         "male_stereotypes": stereo_m},
-        {"female_attributes": attribute_selection, "male_attributes": attribute_selection,
-         "female_stereotypes": stereotype_selection, "male_stereotypes": stereotype_selection},
-    )
-
-    def analyse(index: int | None) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
-        """The paper's SEAT, the gender probe and MDL on one layer of the extraction."""
-        at = {key: _at_layer(value, index) for key, value in
-              (("attributes", attributes), ("stereotypes", stereotypes), ("attr_f", attr_f), ("attr_m", attr_m),
-               ("stereo_f", stereo_f), ("stereo_m", stereo_m))}
-        seat_result = contextual_seat(
-            at["stereotypes"], at["attributes"], x_words=female_stereo, y_words=male_stereo, a_words=female_attr,
-            b_words=male_attr, aggregate="word", n_permutations=n_permutations, n_bootstrap=n_bootstrap,
-            random_state=seeds["seat"], name="paper",
-        ).to_dict()
-        probe_result = gender_probe(
-            at["attr_f"], at["attr_m"], at["stereo_f"], at["stereo_m"], classifier=classifier, C=C,
-            class_weight=class_weight, standardize=standardize, n_randomizations=n_randomizations,
-            n_bootstrap=n_bootstrap, random_state=seeds["probe"],
-        ).to_dict()
-        probe_result["setting"] = probe_setting(probe_result)
-        mdl_result = None
-        if mdl:
-            labels = np.where(np.isin(at["attributes"].words, female_attr), "female", "male")
-            mdl_result = mdl_probe(
-                at["attributes"].embeddings, labels, words=at["attributes"].words, unit="word",
-                random_state=seeds["mdl"],
-            ).to_dict()
-        return seat_result, probe_result, mdl_result
-
     per_layer = None
     if layer_list is None:
-        seat, probe, mdl_result = analyse(None)
+        seat, probe, mdl_result = _analyse_layer(ext, sets, None, **analyse_settings)
     else:
-        rows = []
-        headline_results = None
-        for index, hidden in enumerate(extract):
-            layer_started = time.perf_counter()
-            results = analyse(index)
-            logger.info("layer %d analysed in %.1f s", hidden, time.perf_counter() - layer_started)
-            if hidden == headline:
-                headline_results = results
-            if hidden in layer_list:
-                rows.append(layer_row(hidden, *results))
-        assert headline_results is not None
-        seat, probe, mdl_result = headline_results
+        (seat, probe, mdl_result), rows = _analyse_layers(ext, sets, extract, layer_list, headline, analyse_settings)
         seat = dict(seat)
         per_layer = {"layers": layer_list, "headline_layer": headline, "num_layers": num_layers, "rows": rows}
 
-    seat["standard_tests"] = {}
     tests = STANDARD_SEAT_TESTS if standard_tests is None else tuple(standard_tests)
-    for index, name in enumerate(tests):
-        word_sets = seat_word_sets(name)
-        result = sentence_seat(
-            encoder, word_sets["X"], word_sets["Y"], word_sets["A"], word_sets["B"], layer=layer,
-            n_permutations=n_permutations, n_bootstrap=n_bootstrap, random_state=seeds["standard_seat"] + index,
-            name=name, progress=progress,
-        )
-        seat["standard_tests"][name] = result.to_dict()
-
+    seat["standard_tests"] = _standard_seat_tests(
+        encoder, tests, layer=layer, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+        seed=seeds["standard_seat"], progress=progress,
+    )
     lpbs = lpbs_report(
-        encoder, list(zip(pairs.female, pairs.male)), female_stereo, male_stereo,
+        encoder, list(zip(pairs.female, pairs.male)), sets["female_stereotypes"], sets["male_stereotypes"],
         multi_piece=lpbs_multi_piece, n_permutations=n_permutations, random_state=seeds["lpbs"],
     )
-
-    words = {
-        "female_attributes": attr_f.vocabulary,
-        "male_attributes": attr_m.vocabulary,
-        "female_stereotypes": stereo_f.vocabulary,
-        "male_stereotypes": stereo_m.vocabulary,
-        "dropped_multi_piece": dropped,
-        "removed_from_attributes_as_stereotypes": in_both,
-        "without_sentences": sorted(set(attribute_selection.missing) | set(stereotype_selection.missing)),
-        "occurrences": {"attributes": len(attributes), "stereotypes": len(stereotypes)},
-        "sentences": {"attributes": len(attribute_selection.sentences), "stereotypes": len(stereotype_selection.sentences)},
-    }
+    words = ext.words_summary(sets)
     provenance = collect_provenance(
         model=encoder.describe(),
         seeds={"random_state": int(random_state), **seeds},
-        wordlists={
-            "female_attributes": female_attr, "male_attributes": male_attr,
-            "female_stereotypes": female_stereo, "male_stereotypes": male_stereo,
-            "attribute_pairs": [f"{f}\t{m}" for f, m in zip(pairs.female, pairs.male)],
-        },
+        wordlists=_wordlist_record(sets, pairs),
         parameters={
             "corpus": getattr(corpus, "name", "sentences"), "corpus_digest": getattr(corpus, "digest", None),
             "corpus_sentences": len(corpus), "layer": layer, "headline_layer": headline,

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from probekit.errors import InvalidParameterError
+from probekit.stats import count_extreme, permutation_p_value
 from probekit.utils import (
     RandomStateLike,
     as_embedding_matrix,
@@ -240,14 +241,15 @@ class _PermutationOutcome:
     n_partitions: int
 
 
-def permutation_p_value(s: np.ndarray, n_x: int, n_permutations: int, rng: np.random.Generator) -> _PermutationOutcome:
+def repartition_test(s: np.ndarray, n_x: int, n_permutations: int, rng: np.random.Generator) -> _PermutationOutcome:
     """One-sided permutation p-value of ``sum(s[:n_x]) - sum(s[n_x:])`` over re-partitions of ``s``.
 
     Every statistic of a re-partition is ``2 * S - T`` with ``S`` the sum of its first group and
     ``T = sum(s)``, so only subset sums are needed; the smaller group is enumerated or drawn.
     Exact when ``C(n, n_x) <= n_permutations`` (the observed partition counts among the ">=");
-    otherwise ``(1 + #{draws >= observed}) / (1 + n_permutations)``. Sums within
-    ``TIE_RTOL * sum|s|`` of the observed one count as ties (>=).
+    otherwise ``(1 + #{draws >= observed}) / (1 + n_permutations)``
+    (:func:`probekit.stats.permutation_p_value`). Sums within ``TIE_RTOL * sum|s|`` of the
+    observed one count as ties (>=).
     """
     n = s.size
     n_y = n - n_x
@@ -256,15 +258,13 @@ def permutation_p_value(s: np.ndarray, n_x: int, n_permutations: int, rng: np.ra
     tol = TIE_RTOL * max(1.0, float(np.abs(s).sum()))
     m, flip = (n_x, False) if n_x <= n_y else (n_y, True)
     n_partitions = math.comb(n, n_x)
-    if n_partitions <= n_permutations:
-        sums = all_subset_sums(s, m)
-        x_sums = total - sums if flip else sums
-        count = int(np.count_nonzero(x_sums >= observed - tol))
-        return _PermutationOutcome(count / n_partitions, True, n_partitions, n_partitions)
-    sums = random_subset_sums(s, m, n_permutations, rng)
+    exact = n_partitions <= n_permutations
+    sums = all_subset_sums(s, m) if exact else random_subset_sums(s, m, n_permutations, rng)
     x_sums = total - sums if flip else sums
-    count = int(np.count_nonzero(x_sums >= observed - tol))
-    return _PermutationOutcome((1 + count) / (1 + n_permutations), False, n_permutations, n_partitions)
+    count = count_extreme(x_sums, observed, alternative="greater", tol=tol)
+    n_resamples = n_partitions if exact else n_permutations
+    p_value = permutation_p_value(count, n_resamples, exact=exact)
+    return _PermutationOutcome(p_value, exact, n_resamples, n_partitions)
 
 
 def effect_size_from_scores(s_x: np.ndarray, s_y: np.ndarray) -> tuple[float, float]:
@@ -430,7 +430,7 @@ def _seat_from_tables(
             f"SEAT{' ' + name if name else ''}: every association score is equal (std 0); effect size is NaN",
             RuntimeWarning, stacklevel=3,
         )
-    outcome = permutation_p_value(s, n_x, n_permutations, perm_rng)
+    outcome = repartition_test(s, n_x, n_permutations, perm_rng)
     ci = None
     if n_bootstrap and cos_a is not None and cos_b is not None:
         boot = _bootstrap_effect_sizes(cos_a, cos_b, n_x, n_bootstrap, boot_rng)

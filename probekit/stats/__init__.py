@@ -8,6 +8,8 @@
 - Rank correlation: :func:`spearman_rho`, :func:`kendall_tau`, :func:`rank_correlation_test` (with
   p-values, exact Spearman p for few points), :func:`min_rank_p`, :func:`average_ranks`.
 - Paired tests over groups: :func:`friedman_test`, :func:`wilcoxon_test` (:class:`TestResult`).
+- Permutation p-values: :func:`permutation_p_value` (``(1 + k) / (1 + n)``, or ``k / n`` when
+  exact) and :func:`count_extreme` (``k`` for a one- or two-sided alternative).
 """
 
 from probekit.stats._folds import summarize_folds
@@ -22,6 +24,7 @@ from probekit.stats._intervals import (
     multinomial_bootstrap_counts,
     t_interval,
 )
+from probekit.stats._permutation import count_extreme, permutation_p_value
 from probekit.stats._ranks import (
     EXACT_SPEARMAN_MAX,
     average_ranks,
@@ -54,4 +57,6 @@ __all__ = [
     "TestResult",
     "friedman_test",
     "wilcoxon_test",
+    "permutation_p_value",
+    "count_extreme",
 ]

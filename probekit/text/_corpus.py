@@ -287,6 +287,73 @@ def _is_saved_dataset(path: Path) -> bool:
     )
 
 
+def _load_local_dataset(datasets: Any, path: Path, split: str, kwargs: dict[str, Any]) -> tuple[Any, str]:
+    """(dataset or dataset dict, description) of a saved dataset, a data file or a data folder."""
+    if _is_saved_dataset(path):
+        return datasets.load_from_disk(str(path)), f"saved dataset {path}"
+    if path.is_file():
+        builder = _DATA_FILE_BUILDERS.get(path.suffix.lower())
+        if builder is None:
+            raise InvalidParameterError(
+                "name_or_path", str(path), "a saved dataset folder or a data file ending in "
+                + ", ".join(sorted(_DATA_FILE_BUILDERS)),
+            )
+        if path.suffix.lower() == ".tsv":
+            kwargs["delimiter"] = "\t"
+        try:
+            loaded = datasets.load_dataset(builder, data_files={split: str(path)}, **kwargs)
+        except Exception as exc:
+            raise InputFileError(f"cannot read {path} as a {builder} data file: {exc}") from exc
+        return loaded, f"data file {path} ({builder})"
+    try:
+        loaded = datasets.load_dataset(str(path), **kwargs)
+    except Exception as exc:
+        raise InputFileError(f"cannot read a dataset from the folder {path}: {exc}") from exc
+    return loaded, f"data folder {path}"
+
+
+def _load_hub_dataset(datasets: Any, hub_name: str, split: str, kwargs: dict[str, Any]) -> tuple[Any, str]:
+    """(split, description) of a Hub dataset; raises a hint to pass a local path when offline."""
+    hint = (
+        f"{hub_name!r} is not a local path; to read a Hub dataset probekit needs network access. "
+        "Pass a local path instead: a folder written by Dataset.save_to_disk, or a "
+        ".csv/.json/.jsonl/.parquet/.txt file"
+    )
+    if hub_offline():
+        raise ProbekitError(f"offline mode (HF_DATASETS_OFFLINE/HF_HUB_OFFLINE is set): {hint}")
+    try:
+        loaded = datasets.load_dataset(hub_name, split=split, **kwargs)
+    except Exception as exc:
+        raise ProbekitError(f"could not load the Hub dataset {hub_name!r} ({type(exc).__name__}: {exc}). {hint}") from exc
+    return loaded, f"Hub dataset {hub_name}"
+
+
+def _pick_split(datasets: Any, loaded: Any, split: str) -> Any:
+    """The ``split`` of a dataset dict (raises listing the splits); a single dataset as is."""
+    if isinstance(loaded, (datasets.DatasetDict, dict)):
+        if split not in loaded:
+            raise InvalidParameterError("split", split, sorted(loaded.keys()))
+        return loaded[split]
+    return loaded
+
+
+def _read_texts(dataset: Any, text_column: str, split_sentences: bool, max_sentences: int | None) -> list[str]:
+    """The non-empty texts of ``text_column`` (split into sentences if asked), at most ``max_sentences``."""
+    sentences: list[str] = []
+    for batch in dataset.iter(batch_size=1000):
+        for value in batch[text_column]:
+            if value is None:
+                continue
+            text = str(value)
+            pieces = _split_text(text) if split_sentences else [text.strip()]
+            for piece in pieces:
+                if piece:
+                    sentences.append(piece)
+                    if max_sentences is not None and len(sentences) >= max_sentences:
+                        return sentences
+    return sentences
+
+
 def load_hf_corpus(
     name_or_path: str | os.PathLike[str],
     *,
@@ -343,72 +410,14 @@ def load_hf_corpus(
     if cache_dir is not None:
         kwargs["cache_dir"] = str(cache_dir)
     if path.exists():
-        if _is_saved_dataset(path):
-            loaded = datasets.load_from_disk(str(path))
-            origin = f"saved dataset {path}"
-        elif path.is_file():
-            builder = _DATA_FILE_BUILDERS.get(path.suffix.lower())
-            if builder is None:
-                raise InvalidParameterError(
-                    "name_or_path", str(path), "a saved dataset folder or a data file ending in "
-                    + ", ".join(sorted(_DATA_FILE_BUILDERS)),
-                )
-            if path.suffix.lower() == ".tsv":
-                kwargs["delimiter"] = "\t"
-            try:
-                loaded = datasets.load_dataset(builder, data_files={split: str(path)}, **kwargs)
-            except Exception as exc:
-                raise InputFileError(f"cannot read {path} as a {builder} data file: {exc}") from exc
-            origin = f"data file {path} ({builder})"
-        else:
-            try:
-                loaded = datasets.load_dataset(str(path), **kwargs)
-            except Exception as exc:
-                raise InputFileError(f"cannot read a dataset from the folder {path}: {exc}") from exc
-            origin = f"data folder {path}"
+        loaded, origin = _load_local_dataset(datasets, path, split, kwargs)
     else:
-        hub_name = str(name_or_path)
-        hint = (
-            f"{hub_name!r} is not a local path; to read a Hub dataset probekit needs network access. "
-            "Pass a local path instead: a folder written by Dataset.save_to_disk, or a "
-            ".csv/.json/.jsonl/.parquet/.txt file"
-        )
-        if hub_offline():
-            raise ProbekitError(f"offline mode (HF_DATASETS_OFFLINE/HF_HUB_OFFLINE is set): {hint}")
-        try:
-            loaded = datasets.load_dataset(hub_name, split=split, **kwargs)
-        except Exception as exc:
-            raise ProbekitError(f"could not load the Hub dataset {hub_name!r} ({type(exc).__name__}: {exc}). {hint}") from exc
-        origin = f"Hub dataset {hub_name}"
-
-    if isinstance(loaded, (datasets.DatasetDict, dict)):
-        if split not in loaded:
-            raise InvalidParameterError("split", split, sorted(loaded.keys()))
-        dataset = loaded[split]
-    else:
-        dataset = loaded
+        loaded, origin = _load_hub_dataset(datasets, str(name_or_path), split, kwargs)
+    dataset = _pick_split(datasets, loaded, split)
     columns = list(dataset.column_names)
     if text_column not in columns:
         raise InvalidParameterError("text_column", text_column, columns, f"columns of {origin}")
-
-    sentences: list[str] = []
-    done = False
-    for batch in dataset.iter(batch_size=1000):
-        for value in batch[text_column]:
-            if value is None:
-                continue
-            text = str(value)
-            pieces = _split_text(text) if split_sentences else [text.strip()]
-            for piece in pieces:
-                if piece:
-                    sentences.append(piece)
-                    if max_sentences is not None and len(sentences) >= max_sentences:
-                        done = True
-                        break
-            if done:
-                break
-        if done:
-            break
+    sentences = _read_texts(dataset, text_column, split_sentences, max_sentences)
     if not sentences:
         raise InputFileError(f"{origin}: column {text_column!r} of split {split!r} holds no text")
     source = f"{origin}, split={split}, column={text_column}"
@@ -742,14 +751,7 @@ def select_sentences(
     Identical sentences are counted once (the first occurrence is kept). Where terms overlap,
     the longest one wins ("ice cream" hides "ice" in "ice cream").
     """
-    if on_missing not in _ON_MISSING:
-        raise InvalidParameterError("on_missing", on_missing, _ON_MISSING)
-    if max_per_word is not None and (
-        isinstance(max_per_word, bool) or not isinstance(max_per_word, (int, np.integer)) or max_per_word < 1
-    ):
-        raise InvalidParameterError("max_per_word", max_per_word, "a positive integer or None")
-    if not isinstance(case_sensitive, (bool, np.bool_)):
-        raise InvalidParameterError("case_sensitive", case_sensitive, (True, False))
+    _check_selection_args(on_missing, max_per_word, case_sensitive)
     word_list = _check_words(words, "words", allow_empty=False)
     excl_list = _check_words(exclude_words, "exclude_words", allow_empty=True) if exclude_words is not None else []
     corpus = as_corpus(corpus)
@@ -764,37 +766,9 @@ def select_sentences(
     canonical: dict[str, str] = {}
     for w in word_list:
         canonical.setdefault(key(w), " ".join(w.split()))
-    target_keys = frozenset(canonical)
-    exclude_keys = frozenset(key(w) for w in excl_list)
     matcher = WordMatcher(list(canonical.values()) + excl_list, case_sensitive=bool(case_sensitive))
-
-    found_in: dict[str, list[int]] = {k: [] for k in canonical}
-    excluded: dict[str, int] = {k: 0 for k in canonical}
-    seen: set[str] = set()
-    sentences = corpus.sentences
-    finditer = matcher.finditer
-    for i, sentence in enumerate(sentences):
-        found = {key(word) for word, _, _ in finditer(sentence)}
-        if not found:
-            continue
-        targets = found & target_keys
-        if not targets or sentence in seen:
-            continue
-        seen.add(sentence)
-        bad = found & exclude_keys
-        for k in targets:
-            if bad and (len(bad) > 1 or k not in bad):
-                excluded[k] += 1
-            else:
-                found_in[k].append(i)
-
-    chosen: dict[str, list[int]] = {}
-    for k in canonical:
-        idx = found_in[k]
-        if max_per_word is not None and len(idx) > max_per_word:
-            keep = np.sort(rng.choice(len(idx), size=int(max_per_word), replace=False))
-            idx = [idx[j] for j in keep]
-        chosen[k] = idx
+    found_in, excluded = _scan_corpus(corpus.sentences, matcher, key, canonical, frozenset(key(w) for w in excl_list))
+    chosen = _cap_per_word(found_in, max_per_word, rng)
     corpus_indices = sorted({i for idx in chosen.values() for i in idx})
     position = {ci: pos for pos, ci in enumerate(corpus_indices)}
 
@@ -813,7 +787,7 @@ def select_sentences(
     }
     selection = SentenceSelection(
         words=words_out,
-        sentences=tuple(sentences[i] for i in corpus_indices),
+        sentences=tuple(corpus.sentences[i] for i in corpus_indices),
         corpus_indices=tuple(corpus_indices),
         indices=indices,
         available={canonical[k]: len(found_in[k]) for k in canonical},
@@ -822,16 +796,76 @@ def select_sentences(
         parameters=parameters,
     )
     if missing and on_missing != "ignore":
-        shown = ", ".join(missing[:50]) + (f", ... ({len(missing) - 50} more)" if len(missing) > 50 else "")
         dropped = sum(excluded[key(w)] for w in missing)
-        message = (
-            f"{len(missing)} of {len(words_out)} words have no sentence in corpus {corpus.name!r}: {shown}"
-            + (f" ({dropped} of their sentences were dropped because they contain an excluded word)" if dropped else "")
-        )
-        if on_missing == "error":
-            raise MissingSentencesError(
-                message + "; use a larger corpus, remove these words, or pass on_missing='warn'", list(missing)
-            )
-        logger.warning(message)
-        warnings.warn(message, UserWarning, stacklevel=2)
+        _report_missing_words(missing, len(words_out), dropped, corpus.name, on_missing)
     return selection
+
+
+def _check_selection_args(on_missing: Any, max_per_word: Any, case_sensitive: Any) -> None:
+    if on_missing not in _ON_MISSING:
+        raise InvalidParameterError("on_missing", on_missing, _ON_MISSING)
+    if max_per_word is not None and (
+        isinstance(max_per_word, bool) or not isinstance(max_per_word, (int, np.integer)) or max_per_word < 1
+    ):
+        raise InvalidParameterError("max_per_word", max_per_word, "a positive integer or None")
+    if not isinstance(case_sensitive, (bool, np.bool_)):
+        raise InvalidParameterError("case_sensitive", case_sensitive, (True, False))
+
+
+def _scan_corpus(
+    sentences: Sequence[str], matcher: WordMatcher, key: Any, canonical: dict[str, str], exclude_keys: frozenset[str],
+) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """One pass over the corpus: per target key, the corpus indices of its usable sentences and
+    the count of its sentences dropped for holding another excluded word. A repeated sentence
+    counts once (its first occurrence).
+    """
+    target_keys = frozenset(canonical)
+    found_in: dict[str, list[int]] = {k: [] for k in canonical}
+    excluded: dict[str, int] = {k: 0 for k in canonical}
+    seen: set[str] = set()
+    finditer = matcher.finditer
+    for i, sentence in enumerate(sentences):
+        found = {key(word) for word, _, _ in finditer(sentence)}
+        if not found:
+            continue
+        targets = found & target_keys
+        if not targets or sentence in seen:
+            continue
+        seen.add(sentence)
+        bad = found & exclude_keys
+        for k in targets:
+            if bad and (len(bad) > 1 or k not in bad):
+                excluded[k] += 1
+            else:
+                found_in[k].append(i)
+    return found_in, excluded
+
+
+def _cap_per_word(
+    found_in: dict[str, list[int]], max_per_word: int | None, rng: np.random.Generator,
+) -> dict[str, list[int]]:
+    """At most ``max_per_word`` sentences per word, drawn without replacement in word order (kept
+    in corpus order).
+    """
+    chosen: dict[str, list[int]] = {}
+    for k, idx in found_in.items():
+        if max_per_word is not None and len(idx) > max_per_word:
+            keep = np.sort(rng.choice(len(idx), size=int(max_per_word), replace=False))
+            idx = [idx[j] for j in keep]
+        chosen[k] = idx
+    return chosen
+
+
+def _report_missing_words(missing: tuple[str, ...], n_words: int, dropped: int, corpus_name: str, on_missing: str) -> None:
+    """Warn about (``"warn"``) or raise for (``"error"``) words without a sentence."""
+    shown = ", ".join(missing[:50]) + (f", ... ({len(missing) - 50} more)" if len(missing) > 50 else "")
+    message = (
+        f"{len(missing)} of {n_words} words have no sentence in corpus {corpus_name!r}: {shown}"
+        + (f" ({dropped} of their sentences were dropped because they contain an excluded word)" if dropped else "")
+    )
+    if on_missing == "error":
+        raise MissingSentencesError(
+            message + "; use a larger corpus, remove these words, or pass on_missing='warn'", list(missing)
+        )
+    logger.warning(message)
+    warnings.warn(message, UserWarning, stacklevel=3)
