@@ -21,8 +21,8 @@ Rules (why each exists)
 -----------------------
 - ``ms`` only as "Ms"/"Ms." ("10 ms" are milliseconds, "MS" multiple sclerosis or a degree).
 - ``miss`` only as "Miss" followed by a capitalized word ("Miss Smith"); "miss" is a verb.
-- first names only capitalized ("Mary", "MARY"), or in any case in a text without capitals (an
-  uncased corpus); never the second of a run of capitalized words after a first name (a
+- first names only capitalized ("Mary", "MARY"), never in lower case ("a hugh rock", "< sam>"),
+  unless ``names_case="any"`` is asked for (an uncased corpus: "mary"); never the second of a run of capitalized words after a first name (a
   surname: "Shauna Bradley") nor a lone name after a title ("Mr. Bradley"; "Dr. Will Smith" is
   a first name); never ``NameLists.not_names`` (Les, Vita, Alla, ...). Partners share the
   stricter of their rules, so that a pair swaps back and forth in the same places.
@@ -50,9 +50,13 @@ import wordlists
 from probekit.errors import InvalidParameterError
 from probekit.text import trie_alternation
 
-__all__ = ["GenderedVocabulary", "NameSpec", "Term", "get_vocabulary"]
+__all__ = ["NAMES_CASES", "GenderedVocabulary", "NameSpec", "Term", "check_names_case", "get_vocabulary"]
 
 NameSpec = Any  # "builtin" | "census" | wordlists.NameLists | None
+
+#: Values of ``names_case``: first names only capitalized ("Mary", "MARY"; the default), or in any
+#: case ("mary" too: an opt-in for uncased corpora).
+NAMES_CASES = ("capitalized", "any")
 
 # Match rules (small ints: the per-match dispatch is on the hot path).
 ANY = 0
@@ -219,12 +223,19 @@ class GenderedVocabulary:
         First names to include: ``"builtin"`` (289 pairs, :func:`wordlists.load_names`),
         ``"census"`` (the built-in pairs plus about 4,000 names of the 1990 US Census,
         ``wordlists.load_names("census")``), your own :class:`wordlists.NameLists`, or ``None``.
+    names_case : {"capitalized", "any"}, default "capitalized"
+        Which forms of a first name count: capitalized only ("Mary", "MARY"), or any case
+        ("mary" too; for uncased corpora). Names that are ordinary words (Will, Mark, Rose) count
+        only capitalized either way.
 
     Use :func:`get_vocabulary` to share one instance per name list.
     """
 
-    def __init__(self, names: NameSpec = "census"):
+    def __init__(self, names: NameSpec = "census", names_case: str = "capitalized"):
+        check_names_case(names_case)
         self.names: wordlists.NameLists | None = resolve_names(names)
+        self.names_case = names_case
+        self._any_case = names_case == "any"
         self.names_label = names if isinstance(names, str) else ("none" if names is None else "custom")
         self.pairs = wordlists.load_attribute_pairs()
         self.terms: dict[str, Term] = self._build_terms()
@@ -320,7 +331,7 @@ class GenderedVocabulary:
             return True
         found = text[start:end]
         if rule == NAME:
-            return self._name_form(text, found) and not self._after_first_name(text, start, end)
+            return (found[:1].isupper() or self._any_case) and not self._after_first_name(text, start, end)
         if rule == TITLE_CASE_ONLY:
             return found[:1].isupper() and found[1:].islower()
         if rule == NAME_WORD:
@@ -330,7 +341,7 @@ class GenderedVocabulary:
                 return False
             return term.word not in self._place_names or not _place_or_date(text, start, end)
         if rule == PLACE_NAME:
-            if not self._name_form(text, found) or self._after_first_name(text, start, end):
+            if not (found[:1].isupper() or self._any_case) or self._after_first_name(text, start, end):
                 return False
             return not _place_or_date(text, start, end)
         if rule == BEFORE_CAPITALIZED:
@@ -354,13 +365,6 @@ class GenderedVocabulary:
             return word is None or word.lower() != "of"
         return True
 
-    @staticmethod
-    def _name_form(text: str, found: str) -> bool:
-        """A first name counts capitalized ("Mary", "MARY"), or in lowercase in a text without
-        capitals (an uncased corpus: "mary"); a lowercase "vita" or "les" in cased text is a word.
-        """
-        return found[:1].isupper() or text.islower()
-
     def _after_first_name(self, text: str, start: int, end: int) -> bool:
         """Whether the name at ``text[start:end]`` is a surname: the second of a run of
         capitalized words after a first name ("Shauna Bradley"), or a lone name after a title
@@ -376,7 +380,7 @@ class GenderedVocabulary:
         if low in _TITLES_BEFORE_NAMES and word[:1].isupper():
             following, _, _ = next_token(text, end)
             return following is None or not following[:1].isupper() or not text[end:end + 1].isspace()
-        if m.group(2).startswith(".") or not (word[:1].isupper() or text.islower()):
+        if m.group(2).startswith(".") or not (word[:1].isupper() or self._any_case):
             return False
         term = self.terms.get(low)
         return term is not None and term.kind == "name"
@@ -420,6 +424,7 @@ class GenderedVocabulary:
                 "n_male": len(set(names.male)),
                 **self.name_pairing(),
             },
+            "names_case": self.names_case,
             "title_swaps": dict(TITLE_SWAPS),
             "n_terms": len(self.terms),
         }
@@ -436,16 +441,27 @@ def resolve_names(names: NameSpec) -> wordlists.NameLists | None:
     raise InvalidParameterError("names", names, "'builtin', 'census', 'none', a wordlists.NameLists or None")
 
 
+def check_names_case(names_case: Any) -> None:
+    """Raise :class:`probekit.errors.InvalidParameterError` unless ``names_case`` is one of :data:`NAMES_CASES`."""
+    if not isinstance(names_case, str) or names_case not in NAMES_CASES:
+        raise InvalidParameterError(
+            "names_case", names_case, "'capitalized' (first names only as Mary/MARY, the default) or 'any' (mary too)"
+        )
+
+
 _CACHE: dict[Any, tuple[Any, GenderedVocabulary]] = {}
 
 
-def get_vocabulary(names: NameSpec = "census") -> GenderedVocabulary:
-    """A shared :class:`GenderedVocabulary` for ``names`` (built once per name list)."""
-    key = names if isinstance(names, str) or names is None else id(names)
+def get_vocabulary(names: NameSpec = "census", names_case: str = "capitalized") -> GenderedVocabulary:
+    """A shared :class:`GenderedVocabulary` for ``names`` and ``names_case`` (built once per name
+    list and case rule).
+    """
+    check_names_case(names_case)
+    key = (names if isinstance(names, str) or names is None else id(names), names_case)
     hit = _CACHE.get(key)
     if hit is not None and (hit[0] is names or isinstance(names, str) or names is None):
         return hit[1]
-    vocabulary = GenderedVocabulary(names)
+    vocabulary = GenderedVocabulary(names, names_case)
     if len(_CACHE) > 16:
         _CACHE.clear()
     _CACHE[key] = (names, vocabulary)

@@ -100,7 +100,10 @@ CASES = [
     ("Mary's book", "James's book"),
     ("(Mary)", "(James)"),
     ('"Mary," he said.', '"James," she said.'),
-    ("mary and john", "james and jane"),  # a text without capitals: an uncased corpus
+    # lower-case names are words (or typos, user names) unless names_case="any" is asked for
+    ("mary and john", "mary and john"),
+    ("on one side of the island was a hugh rock", "on one side of the island was a hugh rock"),
+    ("<sam> asking for advice -- in #debian-devel", "<sam> asking for advice -- in #debian-devel"),
     # a surname after a first name, or a lone name after a title, stays
     ("Mary Bradley spoke.", "James Bradley spoke."),
     ("Mr. Bradley spoke.", "Ms. Bradley spoke."),
@@ -131,6 +134,12 @@ def test_swap_case(text, expected):
 @pytest.mark.parametrize("text,expected", CASES)
 def test_swap_case_swaps_back(text, expected):
     assert swap(expected, names="builtin").text == text
+
+
+def test_lower_case_names_swap_with_the_opt_in():
+    # a text without capitals: an uncased corpus
+    assert swap("mary and john", names="builtin", names_case="any").text == "james and jane"
+    assert swap("james and jane", names="builtin", names_case="any").text == "mary and john"
 
 
 def test_swap_texts_agrees_with_swap_on_the_cases():
