@@ -348,6 +348,11 @@ def _next(text: str, end: int) -> _Token:
 
 def _previous(text: str, start: int) -> tuple[str | None, bool]:
     """The lowercase word before ``start`` and whether only spaces stand between (no punctuation)."""
+    if start > 1 and text[start - 1] == " ":  # the fast path: one space after a plain word
+        k = text.rfind(" ", 0, start - 1) + 1
+        word = text[k:start - 1]
+        if word.isalpha() and word.isascii():
+            return word.lower(), True
     m = _PREVIOUS.search(text, max(0, start - 40), start)
     if m is None:
         return None, False
