@@ -406,10 +406,9 @@ _DEGREE_PARTICLES = _words("rather quite somewhat fairly")
 _COMPARATIVES = _words(
     "longer more less better worse earlier later sooner further farther harder too faster"
 )
-# Superlatives that are nouns after a possessive ("did her best", "at her best", "tried his
-# utmost"), unless a verb of seeing or liking precedes ("loved her best"); "last" is a noun only
-# after "breathe" or a preposition ("breathed his last", "to her last"; but "eat her last").
-_NOMINAL_SUPERLATIVES = _words("best utmost worst")
+# "best" is a noun after a possessive ("did her best", "at her best") unless a verb of seeing or
+# liking precedes ("loved her best"); "last" only after "breathe" or a preposition ("breathed his
+# last", "to her last"; but "eat her last").
 _BREATHE = _with_forms(_words("breathe"))
 _SEE_OR_LIKE = _with_forms(_words("see saw seen like love prefer want")) | _words("loved liked")
 # "took her shopping", "take him fishing".
@@ -548,6 +547,8 @@ def _object_before_open(text: str, token: _Token, low: str, previous: str | None
         return True  # "found him every couple of blocks"; but "her every move"
     if low in TIME_NOUNS and after.low == "after" and _next(text, after.end).low == low:
         return True  # "watches her night after night"
+    if low == "best" and previous in _SEE_OR_LIKE and not _is_open(after):
+        return True  # "loved her best."; but "did her best to"
     if low == "one" and after.low == "of":
         return True  # "consider him one of the best"
     if previous in OBJECT_PREDICATE_VERBS or previous in NAMING_VERBS:
@@ -602,8 +603,6 @@ def _object_before_modifier(text: str, token: _Token, low: str, previous: str | 
         return previous in _HOME_VERBS and not _is_open(after)
     if low in ("last", "next") and after.low in TIME_NOUNS:
         return previous not in PREPOSITIONS
-    if low in _NOMINAL_SUPERLATIVES and not _is_open(after):
-        return previous in _SEE_OR_LIKE  # "did her best to"; but "loved her best"
     if low == "last" and not _is_open(after):
         return previous not in _BREATHE and previous not in PREPOSITIONS  # "breathed her last"; "eat her last"
     if low in ("much", "far", "long") and after.low in _COMPARATIVES:
