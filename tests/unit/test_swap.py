@@ -364,3 +364,30 @@ def test_census_file_states_source_and_licence():
     header = " ".join(line for line in head if line.startswith("#"))
     assert "US Census Bureau" in header and "1990" in header and "public domain" in header
     assert "MIT" in header and "names" in header
+
+
+def test_names_case_reaches_files_datasets_and_the_cli(tmp_path, capsys):
+    from probekit.cli.main import main
+
+    source = tmp_path / "in.txt"
+    source.write_text("john and mary\nMary met her\n", encoding="utf-8")
+    result = debias.swap_file(source, tmp_path / "default.txt", names="builtin")
+    assert (tmp_path / "default.txt").read_text(encoding="utf-8") == "john and mary\nJames met him\n"
+    assert result.intervention["names_case"] == "capitalized"
+    result = debias.swap_file(source, tmp_path / "any.txt", names="builtin", names_case="any")
+    assert (tmp_path / "any.txt").read_text(encoding="utf-8") == "jane and james\nJames met him\n"
+    assert result.intervention["names_case"] == "any"
+    debias.scrub_file(source, tmp_path / "scrubbed.txt", names="builtin", names_case="any", placeholder="_")
+    assert (tmp_path / "scrubbed.txt").read_text(encoding="utf-8") == "_ and _\n_ met _\n"
+    with pytest.raises(InvalidParameterError, match="names_case"):
+        debias.swap_file(source, tmp_path / "bad.txt", names_case="lower")
+    assert not (tmp_path / "bad.txt").exists()
+    code = main(["swap", str(source), "--out", str(tmp_path / "cli.txt"), "--names", "builtin",
+                 "--names-case", "any", "--no-progress"])
+    assert code == 0
+    assert (tmp_path / "cli.txt").read_text(encoding="utf-8") == "jane and james\nJames met him\n"
+    code = main(["scrub", str(source), "--out", str(tmp_path / "cli_scrub.txt"), "--names", "builtin",
+                 "--names-case", "capitalized", "--placeholder", "_", "--no-progress"])
+    assert code == 0
+    assert (tmp_path / "cli_scrub.txt").read_text(encoding="utf-8") == "john and mary\n_ met _\n"
+    capsys.readouterr()
