@@ -28,7 +28,8 @@ Rules (why each exists)
   stricter of their rules, so that a pair swaps back and forth in the same places.
 - names that are ordinary words (Will, Mark, Rose, May, ...; ``NameLists.common_words``) only
   capitalized; at the start of a sentence only before a capitalized surname or a verb of a
-  biography ("Will Smith", "Mark is"; not "Will you", "May God"); after "Mr."/"Dr." they count.
+  biography, possibly after "now"/"also" ("Will Smith", "Mark is", "Fiona now works", "Angus
+  guides students"; not "Will you", "May God"); after "Mr."/"Dr." they count.
 - names that are also places or months (Austin, Georgia, Charlotte, May, June, ...) not after
   "in", "at", "since", ... nor before ", Texas", a number or "Hills"/"Beach"/"County".
 - master/masters not before "'s", "degree", "of", "in", "program" ("Master's degree", "Master of
@@ -107,6 +108,8 @@ _NAME_VERBS = frozenset(
      "lives", "lived", "specializes", "completed", "serves", "served", "teaches", "taught", "began", "started",
      "founded", "leads", "led", "studied", "grew", "became", "enjoys", "loves", "said", "says", "writes", "wrote"}
 )
+# Adverbs between a sentence-initial name and its verb ("Fiona now works", "Mark also teaches").
+_NAME_ADVERBS = frozenset({"now", "also", "still", "currently", "later", "then", "often", "always", "recently"})
 _TITLE_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "rev", "st", "sr", "jr", "fr"})
 # Titles after which a lone capitalized name is a surname ("Mr. Bradley"), and a name followed by
 # another capitalized word a first name ("Dr. Will Smith").
@@ -120,6 +123,7 @@ _TITLES_BEFORE_NAMES = frozenset(
 _OPENERS = frozenset(" \t\r\n\"'“‘«([{-–—")
 _SENTENCE_ENDS = frozenset(".!?…:;")
 
+_SENTENCE_END = re.compile(r"[.!?]")
 _NEXT_TOKEN = re.compile(r"\s*(?:(\w+)|(\S))?")
 _PREV_WORD = re.compile(r"(\w+)\W*\Z")
 # The word right before a name, with what stands between them (a surname follows a first name
@@ -389,12 +393,21 @@ class GenderedVocabulary:
         """At the start of a sentence "Mark", "Will", "Rose" are names only before a surname
         ("Will Smith", not "May God") or a verb of a biography ("Mark is", "Rose received").
         """
-        word, _, _ = next_token(text, end)
+        word, _, after = next_token(text, end)
         if word is None:
             return False
         if word[:1].isupper() and word[1:].islower() and word.lower() not in self.terms:
             return text[end:end + 1].isspace()
-        return word in _NAME_VERBS or (len(word) > 4 and word.endswith("ed") and word.islower())
+        if word in _NAME_ADVERBS:  # "Fiona now works at a clinic"
+            word, _, _ = next_token(text, after)
+            if word is None:
+                return False
+        if word in _NAME_VERBS or (len(word) > 4 and word.endswith("ed") and word.islower()):
+            return True  # "Mark is", "Rose received"
+        if len(word) > 4 and word.islower() and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            ending = _SENTENCE_END.search(text, end)
+            return ending is None or ending.group() != "?"  # "Angus guides students"; not "Will ships sail?"
+        return False
 
     def name_pairing(self) -> dict[str, Any]:
         """How the first names are paired: one to one, by the order of the list (frequency rank

@@ -119,6 +119,12 @@ CASES = [
     ("Will you come, Will?", "Will you come, May?"),
     # a name at the start of a sentence before a past tense
     ("George chopped the tree.", "Georgia chopped the tree."),
+    # a name that is also a word (its partner is: Angus) at the start of a sentence before a verb
+    # in -s, possibly after "now"/"also"; but not a modal question
+    ("Rose now lives in Rome.", "Tony now lives in Rome."),
+    ("Mark also teaches math.", "Karen also teaches math."),
+    ("Will ships sail today?", "Will ships sail today?"),
+    ("Will this work?", "Will this work?"),
 ]
 
 
