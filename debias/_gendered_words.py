@@ -21,14 +21,15 @@ Rules (why each exists)
 -----------------------
 - ``ms`` only as "Ms"/"Ms." ("10 ms" are milliseconds, "MS" multiple sclerosis or a degree).
 - ``miss`` only as "Miss" followed by a capitalized word ("Miss Smith"); "miss" is a verb.
-- first names only capitalized ("Mary", "MARY"), or in any case in a text without capitals (an
-  uncased corpus); never the second of a run of capitalized words after a first name (a
+- first names only capitalized ("Mary", "MARY"), never in lower case ("a hugh rock", "< sam>"),
+  unless ``names_case="any"`` is asked for (an uncased corpus: "mary"); never the second of a run of capitalized words after a first name (a
   surname: "Shauna Bradley") nor a lone name after a title ("Mr. Bradley"; "Dr. Will Smith" is
   a first name); never ``NameLists.not_names`` (Les, Vita, Alla, ...). Partners share the
   stricter of their rules, so that a pair swaps back and forth in the same places.
 - names that are ordinary words (Will, Mark, Rose, May, ...; ``NameLists.common_words``) only
   capitalized; at the start of a sentence only before a capitalized surname or a verb of a
-  biography ("Will Smith", "Mark is"; not "Will you", "May God"); after "Mr."/"Dr." they count.
+  biography, possibly after "now"/"also" ("Will Smith", "Mark is", "Fiona now works", "Angus
+  guides students"; not "Will you", "May God"); after "Mr."/"Dr." they count.
 - names that are also places or months (Austin, Georgia, Charlotte, May, June, ...) not after
   "in", "at", "since", ... nor before ", Texas", a number or "Hills"/"Beach"/"County".
 - master/masters not before "'s", "degree", "of", "in", "program" ("Master's degree", "Master of
@@ -50,9 +51,13 @@ import wordlists
 from probekit.errors import InvalidParameterError
 from probekit.text import trie_alternation
 
-__all__ = ["GenderedVocabulary", "NameSpec", "Term", "get_vocabulary"]
+__all__ = ["NAMES_CASES", "GenderedVocabulary", "NameSpec", "Term", "check_names_case", "get_vocabulary"]
 
 NameSpec = Any  # "builtin" | "census" | wordlists.NameLists | None
+
+#: Values of ``names_case``: first names only capitalized ("Mary", "MARY"; the default), or in any
+#: case ("mary" too: an opt-in for uncased corpora).
+NAMES_CASES = ("capitalized", "any")
 
 # Match rules (small ints: the per-match dispatch is on the hot path).
 ANY = 0
@@ -103,6 +108,8 @@ _NAME_VERBS = frozenset(
      "lives", "lived", "specializes", "completed", "serves", "served", "teaches", "taught", "began", "started",
      "founded", "leads", "led", "studied", "grew", "became", "enjoys", "loves", "said", "says", "writes", "wrote"}
 )
+# Adverbs between a sentence-initial name and its verb ("Fiona now works", "Mark also teaches").
+_NAME_ADVERBS = frozenset({"now", "also", "still", "currently", "later", "then", "often", "always", "recently"})
 _TITLE_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "mx", "dr", "prof", "rev", "st", "sr", "jr", "fr"})
 # Titles after which a lone capitalized name is a surname ("Mr. Bradley"), and a name followed by
 # another capitalized word a first name ("Dr. Will Smith").
@@ -116,6 +123,7 @@ _TITLES_BEFORE_NAMES = frozenset(
 _OPENERS = frozenset(" \t\r\n\"'“‘«([{-–—")
 _SENTENCE_ENDS = frozenset(".!?…:;")
 
+_SENTENCE_END = re.compile(r"[.!?]")
 _NEXT_TOKEN = re.compile(r"\s*(?:(\w+)|(\S))?")
 _PREV_WORD = re.compile(r"(\w+)\W*\Z")
 # The word right before a name, with what stands between them (a surname follows a first name
@@ -219,12 +227,19 @@ class GenderedVocabulary:
         First names to include: ``"builtin"`` (289 pairs, :func:`wordlists.load_names`),
         ``"census"`` (the built-in pairs plus about 4,000 names of the 1990 US Census,
         ``wordlists.load_names("census")``), your own :class:`wordlists.NameLists`, or ``None``.
+    names_case : {"capitalized", "any"}, default "capitalized"
+        Which forms of a first name count: capitalized only ("Mary", "MARY"), or any case
+        ("mary" too; for uncased corpora). Names that are ordinary words (Will, Mark, Rose) count
+        only capitalized either way.
 
     Use :func:`get_vocabulary` to share one instance per name list.
     """
 
-    def __init__(self, names: NameSpec = "census"):
+    def __init__(self, names: NameSpec = "census", names_case: str = "capitalized"):
+        check_names_case(names_case)
         self.names: wordlists.NameLists | None = resolve_names(names)
+        self.names_case = names_case
+        self._any_case = names_case == "any"
         self.names_label = names if isinstance(names, str) else ("none" if names is None else "custom")
         self.pairs = wordlists.load_attribute_pairs()
         self.terms: dict[str, Term] = self._build_terms()
@@ -320,7 +335,7 @@ class GenderedVocabulary:
             return True
         found = text[start:end]
         if rule == NAME:
-            return self._name_form(text, found) and not self._after_first_name(text, start, end)
+            return (found[:1].isupper() or self._any_case) and not self._after_first_name(text, start, end)
         if rule == TITLE_CASE_ONLY:
             return found[:1].isupper() and found[1:].islower()
         if rule == NAME_WORD:
@@ -330,7 +345,7 @@ class GenderedVocabulary:
                 return False
             return term.word not in self._place_names or not _place_or_date(text, start, end)
         if rule == PLACE_NAME:
-            if not self._name_form(text, found) or self._after_first_name(text, start, end):
+            if not (found[:1].isupper() or self._any_case) or self._after_first_name(text, start, end):
                 return False
             return not _place_or_date(text, start, end)
         if rule == BEFORE_CAPITALIZED:
@@ -354,13 +369,6 @@ class GenderedVocabulary:
             return word is None or word.lower() != "of"
         return True
 
-    @staticmethod
-    def _name_form(text: str, found: str) -> bool:
-        """A first name counts capitalized ("Mary", "MARY"), or in lowercase in a text without
-        capitals (an uncased corpus: "mary"); a lowercase "vita" or "les" in cased text is a word.
-        """
-        return found[:1].isupper() or text.islower()
-
     def _after_first_name(self, text: str, start: int, end: int) -> bool:
         """Whether the name at ``text[start:end]`` is a surname: the second of a run of
         capitalized words after a first name ("Shauna Bradley"), or a lone name after a title
@@ -376,7 +384,7 @@ class GenderedVocabulary:
         if low in _TITLES_BEFORE_NAMES and word[:1].isupper():
             following, _, _ = next_token(text, end)
             return following is None or not following[:1].isupper() or not text[end:end + 1].isspace()
-        if m.group(2).startswith(".") or not (word[:1].isupper() or text.islower()):
+        if m.group(2).startswith(".") or not (word[:1].isupper() or self._any_case):
             return False
         term = self.terms.get(low)
         return term is not None and term.kind == "name"
@@ -385,12 +393,21 @@ class GenderedVocabulary:
         """At the start of a sentence "Mark", "Will", "Rose" are names only before a surname
         ("Will Smith", not "May God") or a verb of a biography ("Mark is", "Rose received").
         """
-        word, _, _ = next_token(text, end)
+        word, _, after = next_token(text, end)
         if word is None:
             return False
         if word[:1].isupper() and word[1:].islower() and word.lower() not in self.terms:
             return text[end:end + 1].isspace()
-        return word in _NAME_VERBS or (len(word) > 4 and word.endswith("ed") and word.islower())
+        if word in _NAME_ADVERBS:  # "Fiona now works at a clinic"
+            word, _, _ = next_token(text, after)
+            if word is None:
+                return False
+        if word in _NAME_VERBS or (len(word) > 4 and word.endswith("ed") and word.islower()):
+            return True  # "Mark is", "Rose received"
+        if len(word) > 4 and word.islower() and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            ending = _SENTENCE_END.search(text, end)
+            return ending is None or ending.group() != "?"  # "Angus guides students"; not "Will ships sail?"
+        return False
 
     def name_pairing(self) -> dict[str, Any]:
         """How the first names are paired: one to one, by the order of the list (frequency rank
@@ -420,6 +437,7 @@ class GenderedVocabulary:
                 "n_male": len(set(names.male)),
                 **self.name_pairing(),
             },
+            "names_case": self.names_case,
             "title_swaps": dict(TITLE_SWAPS),
             "n_terms": len(self.terms),
         }
@@ -436,16 +454,27 @@ def resolve_names(names: NameSpec) -> wordlists.NameLists | None:
     raise InvalidParameterError("names", names, "'builtin', 'census', 'none', a wordlists.NameLists or None")
 
 
+def check_names_case(names_case: Any) -> None:
+    """Raise :class:`probekit.errors.InvalidParameterError` unless ``names_case`` is one of :data:`NAMES_CASES`."""
+    if not isinstance(names_case, str) or names_case not in NAMES_CASES:
+        raise InvalidParameterError(
+            "names_case", names_case, "'capitalized' (first names only as Mary/MARY, the default) or 'any' (mary too)"
+        )
+
+
 _CACHE: dict[Any, tuple[Any, GenderedVocabulary]] = {}
 
 
-def get_vocabulary(names: NameSpec = "census") -> GenderedVocabulary:
-    """A shared :class:`GenderedVocabulary` for ``names`` (built once per name list)."""
-    key = names if isinstance(names, str) or names is None else id(names)
+def get_vocabulary(names: NameSpec = "census", names_case: str = "capitalized") -> GenderedVocabulary:
+    """A shared :class:`GenderedVocabulary` for ``names`` and ``names_case`` (built once per name
+    list and case rule).
+    """
+    check_names_case(names_case)
+    key = (names if isinstance(names, str) or names is None else id(names), names_case)
     hit = _CACHE.get(key)
     if hit is not None and (hit[0] is names or isinstance(names, str) or names is None):
         return hit[1]
-    vocabulary = GenderedVocabulary(names)
+    vocabulary = GenderedVocabulary(names, names_case)
     if len(_CACHE) > 16:
         _CACHE.clear()
     _CACHE[key] = (names, vocabulary)

@@ -363,16 +363,19 @@ def swap_file(
     names: NameSpec = "census",
     format: str | None = None,
     progress: bool = False,
+    names_case: str = "capitalized",
 ) -> FileInterventionResult:
-    """Gender-swap the text column of a txt/csv/tsv/jsonl/parquet file (see :func:`debias.swap`).
+    """Gender-swap the text column of a txt/csv/tsv/jsonl/parquet file (see :func:`debias.swap`;
+    ``names_case="any"`` swaps lower-case first names too, for uncased corpora).
 
     Examples
     --------
     >>> swap_file("bios.jsonl", "bios_swapped.jsonl", column="text")  # doctest: +SKIP
     """
-    get_vocabulary(names)  # a bad `names` fails before the file is read
+    get_vocabulary(names, names_case)  # a bad `names` or `names_case` fails before the file is read
     return intervene_file(
-        path, out, functools.partial(swap_texts, names=names), intervention=describe_swap(names),
+        path, out, functools.partial(swap_texts, names=names, names_case=names_case),
+        intervention=describe_swap(names, names_case=names_case),
         column=column, output_column=output_column, format=format, progress=progress,
     )
 
@@ -387,12 +390,15 @@ def scrub_file(
     names: NameSpec = "census",
     format: str | None = None,
     progress: bool = False,
+    names_case: str = "capitalized",
 ) -> FileInterventionResult:
     """Scrub gendered words and first names from the text column of a file (see :func:`debias.scrub`)."""
-    scrub_texts([], placeholder=placeholder, names=names)  # bad arguments fail before the file is read
-    description = describe_scrub(placeholder, names)
+    # bad arguments fail before the file is read
+    scrub_texts([], placeholder=placeholder, names=names, names_case=names_case)
+    description = describe_scrub(placeholder, names, names_case)
+    function = functools.partial(scrub_texts, placeholder=placeholder, names=names, names_case=names_case)
     return intervene_file(
-        path, out, functools.partial(scrub_texts, placeholder=placeholder, names=names), intervention=description,
+        path, out, function, intervention=description,
         column=column, output_column=output_column, format=format, progress=progress,
     )
 
@@ -405,16 +411,18 @@ def swap_dataset(
     names: NameSpec = "census",
     batch_size: int = 1000,
     num_proc: int | None = None,
+    names_case: str = "capitalized",
     **map_kwargs: Any,
 ) -> Any:
-    """Gender-swap ``dataset[column]`` (a ``datasets.Dataset`` or ``DatasetDict``) with a batched map.
+    """Gender-swap ``dataset[column]`` (a ``datasets.Dataset`` or ``DatasetDict``) with a batched map
+    (``names_case`` as in :func:`debias.swap`).
 
     ``output_column`` keeps the original column and adds the counterfactual beside it (for
     two-sided augmentation concatenate the original and the swapped dataset).
     """
-    get_vocabulary(names)
+    get_vocabulary(names, names_case)
     return intervene_dataset(
-        dataset, functools.partial(swap_texts, names=names), column=column, output_column=output_column,
+        dataset, functools.partial(swap_texts, names=names, names_case=names_case), column=column, output_column=output_column,
         batch_size=batch_size, num_proc=num_proc, **map_kwargs,
     )
 
@@ -428,11 +436,15 @@ def scrub_dataset(
     names: NameSpec = "census",
     batch_size: int = 1000,
     num_proc: int | None = None,
+    names_case: str = "capitalized",
     **map_kwargs: Any,
 ) -> Any:
-    """Scrub gendered words and first names from ``dataset[column]`` with a batched map."""
-    scrub_texts([], placeholder=placeholder, names=names)
+    """Scrub gendered words and first names from ``dataset[column]`` with a batched map
+    (``names_case`` as in :func:`debias.scrub`).
+    """
+    scrub_texts([], placeholder=placeholder, names=names, names_case=names_case)
+    function = functools.partial(scrub_texts, placeholder=placeholder, names=names, names_case=names_case)
     return intervene_dataset(
-        dataset, functools.partial(scrub_texts, placeholder=placeholder, names=names), column=column,
+        dataset, function, column=column,
         output_column=output_column, batch_size=batch_size, num_proc=num_proc, **map_kwargs,
     )

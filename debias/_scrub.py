@@ -138,7 +138,9 @@ def _fill(text: str, removals: list[tuple[int, int]], placeholder: str) -> str:
     return "".join(pieces)
 
 
-def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "census") -> ScrubResult:
+def scrub(
+    text: str, *, placeholder: str | None = None, names: NameSpec = "census", names_case: str = "capitalized"
+) -> ScrubResult:
     """``text`` without gendered words and first names (attribute scrubbing).
 
     Parameters
@@ -150,6 +152,9 @@ def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "censu
         the spacing tidied.
     names : {"census", "builtin", "none"}, wordlists.NameLists or None, default "census"
         First names to remove (see :func:`debias.swap`).
+    names_case : {"capitalized", "any"}, default "capitalized"
+        Remove first names only capitalized ("Mary", "MARY"), or in any case (``"any"``: "mary"
+        too, an opt-in for uncased corpora); see :func:`debias.swap`.
 
     Returns
     -------
@@ -165,7 +170,7 @@ def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "censu
     """
     _check_placeholder(placeholder)
     _check_text(text)
-    vocabulary = get_vocabulary(names)
+    vocabulary = get_vocabulary(names, names_case)
     removals = _removals(vocabulary, text, whole=placeholder is None)
     if not removals:
         return ScrubResult(text, ())
@@ -175,15 +180,17 @@ def scrub(text: str, *, placeholder: str | None = None, names: NameSpec = "censu
     return ScrubResult(_fill(text, removals, placeholder), spans)
 
 
-def scrub_texts(texts: Iterable[str], *, placeholder: str | None = None, names: NameSpec = "census") -> list[str]:
-    """:func:`scrub` over many texts, returning the scrubbed texts only.
+def scrub_texts(
+    texts: Iterable[str], *, placeholder: str | None = None, names: NameSpec = "census", names_case: str = "capitalized"
+) -> list[str]:
+    """:func:`scrub` over many texts, returning the scrubbed texts only (``names_case`` as in :func:`scrub`).
 
     ``None`` entries (missing values in tables) are passed through unchanged.
     """
     _check_placeholder(placeholder)
     if isinstance(texts, str):
         raise InvalidParameterError("texts", texts, "a list of strings, not one string (use scrub for one text)")
-    vocabulary = get_vocabulary(names)
+    vocabulary = get_vocabulary(names, names_case)
     out = []
     for text in texts:
         if text is None:
@@ -194,6 +201,8 @@ def scrub_texts(texts: Iterable[str], *, placeholder: str | None = None, names: 
     return out
 
 
-def describe_scrub(placeholder: str | None = None, names: NameSpec = "census") -> dict[str, Any]:
-    """Provenance of :func:`scrub`: the lists used and their digests, the placeholder."""
-    return {"intervention": "scrub", "placeholder": placeholder, **get_vocabulary(names).describe()}
+def describe_scrub(
+    placeholder: str | None = None, names: NameSpec = "census", names_case: str = "capitalized"
+) -> dict[str, Any]:
+    """Provenance of :func:`scrub`: the lists used and their digests, the placeholder, ``names_case``."""
+    return {"intervention": "scrub", "placeholder": placeholder, **get_vocabulary(names, names_case).describe()}

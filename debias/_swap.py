@@ -22,8 +22,8 @@ The two ambiguous words are resolved by a small rule-based grammar of the words 
   punctuation or a function word, a determiner ("her": "his book", "his back") otherwise.
 
 First names are swapped one to one (each name has one partner, the census names paired by
-frequency rank), only capitalized ("Mary", "MARY") -- or in any case in a text without capitals
-(an uncased corpus) -- and never as a surname ("Shauna Bradley", "Mr. Bradley"); names without
+frequency rank), only capitalized ("Mary", "MARY"; a lower-case "hugh" or "sam" is a word) --
+or in any case with ``names_case="any"``, an opt-in for uncased corpora -- and never as a surname ("Shauna Bradley", "Mr. Bradley"); names without
 a partner are kept, or replaced by ``unpaired=`` (a placeholder).
 
 So ``swap(swap(t)) == t`` for every text without "her", "his", "him" and "hers" (whose images
@@ -134,7 +134,9 @@ def _swap_spans(vocabulary: GenderedVocabulary, text: str, unpaired: str | None 
     return "".join(pieces), tuple(spans)
 
 
-def swap(text: str, *, names: NameSpec = "census", unpaired: str | None = None) -> SwapResult:
+def swap(
+    text: str, *, names: NameSpec = "census", unpaired: str | None = None, names_case: str = "capitalized"
+) -> SwapResult:
     """The gender-swapped counterfactual of ``text`` and the spans that changed.
 
     Parameters
@@ -151,6 +153,12 @@ def swap(text: str, *, names: NameSpec = "census", unpaired: str | None = None) 
         What to write in place of a first name without a partner: by default (``None``) it is
         kept, so that ``swap(swap(t)) == t``; a placeholder such as ``"_"`` or ``"[NAME]"``
         scrubs it instead (the counterfactual then says nothing of the name's gender).
+    names_case : {"capitalized", "any"}, default "capitalized"
+        Which forms of a first name are swapped: ``"capitalized"`` ("Mary", "MARY"; a lower-case
+        "mary", "hugh" or "sam" is left alone, as it is mostly an ordinary word, a typo or a
+        user name), or ``"any"`` (lower case too: an opt-in for uncased corpora,
+        ``swap("john and mary", names_case="any")`` gives "jane and james"). Names that are
+        ordinary words (Will, Mark, Rose) are swapped only capitalized either way.
 
     Returns
     -------
@@ -167,7 +175,7 @@ def swap(text: str, *, names: NameSpec = "census", unpaired: str | None = None) 
     """
     _check_text(text)
     _check_unpaired(unpaired)
-    swapped, spans = _swap_spans(get_vocabulary(names), text, unpaired)
+    swapped, spans = _swap_spans(get_vocabulary(names, names_case), text, unpaired)
     return SwapResult(swapped, spans)
 
 
@@ -181,14 +189,16 @@ def _check_unpaired(unpaired: Any) -> None:
         raise InvalidParameterError("unpaired", unpaired, "None (keep unpaired names) or a placeholder string")
 
 
-def swap_texts(texts: Iterable[str], *, names: NameSpec = "census", unpaired: str | None = None) -> list[str]:
+def swap_texts(
+    texts: Iterable[str], *, names: NameSpec = "census", unpaired: str | None = None, names_case: str = "capitalized"
+) -> list[str]:
     """:func:`swap` over many texts, returning the swapped texts only (the fast path).
 
     Parameters
     ----------
     texts : iterable of str
         The texts; ``None`` entries are passed through unchanged (missing values in tables).
-    names, unpaired : see :func:`swap`
+    names, unpaired, names_case : see :func:`swap`
 
     Returns
     -------
@@ -206,7 +216,7 @@ def swap_texts(texts: Iterable[str], *, names: NameSpec = "census", unpaired: st
     if isinstance(texts, str):
         raise InvalidParameterError("texts", texts, "a list of strings, not one string (use swap for one text)")
     _check_unpaired(unpaired)
-    vocabulary = get_vocabulary(names)
+    vocabulary = get_vocabulary(names, names_case)
     out = []
     for text in texts:
         if text is None:
@@ -233,12 +243,15 @@ def _swap_text(vocabulary: GenderedVocabulary, text: str, unpaired: str | None =
     return "".join(pieces)
 
 
-def describe_swap(names: NameSpec = "census", unpaired: str | None = None) -> dict[str, Any]:
+def describe_swap(
+    names: NameSpec = "census", unpaired: str | None = None, names_case: str = "capitalized"
+) -> dict[str, Any]:
     """Provenance of :func:`swap` with ``names``: the lists used and their digests, the rules,
-    how the names are paired and how many are left unpaired (and what becomes of them).
+    how the names are paired and how many are left unpaired (and what becomes of them), and
+    which case of a name counts (``names_case``).
     """
     _check_unpaired(unpaired)
-    described = {"intervention": "swap", **get_vocabulary(names).describe()}
+    described = {"intervention": "swap", **get_vocabulary(names, names_case).describe()}
     if described["name_list"] is not None:
         described["name_list"]["unpaired_names"] = "kept" if unpaired is None else f"replaced by {unpaired!r}"
     described["her_his_rules"] = "debias._grammar: rule-based, closed word classes, small lexicons and suffix rules"
@@ -251,8 +264,8 @@ def unambiguous_words(names: NameSpec = "census") -> tuple[str, ...]:
     Leaves out "her", "his", "him", "hers", words with several counterparts and words whose
     counterpart has several, words matched only in some contexts (titles, names that are ordinary
     words or places, master, host, ...) and words without a counterpart (unpaired names). Paired
-    first names are in: they are matched under one rule (capitalized, or any case in a text
-    without capitals; not as a surname) that their partner meets in the same place.
+    first names are in: they are matched under one rule (capitalized, or any case with
+    ``names_case="any"``; not as a surname) that their partner meets in the same place.
     """
     vocabulary = get_vocabulary(names)
     terms = vocabulary.terms

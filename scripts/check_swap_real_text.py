@@ -11,7 +11,7 @@ fortune files (``apt-get install fortunes``). ``--extract-wordnet OUT`` and
 
 Usage::
 
-    python scripts/check_swap_real_text.py FILE [FILE ...] [--names census] [--show 20]
+    python scripts/check_swap_real_text.py FILE [FILE ...] [--names census] [--names-case capitalized] [--show 20]
     python scripts/check_swap_real_text.py --extract-wordnet /tmp/wordnet_examples.txt
 """
 
@@ -68,13 +68,13 @@ def extract_fortunes(out: str) -> None:
     print(f"wrote {len(texts)} fortunes to {out}")
 
 
-def measure(texts: list[str], names, show: int) -> dict[str, object]:
-    terms = get_vocabulary(names).terms
+def measure(texts: list[str], names, show: int, names_case: str = "capitalized") -> dict[str, object]:
+    terms = get_vocabulary(names, names_case).terms
     n = Counter()
     lost: dict[str, list[str]] = {"him": [], "his": [], "hers": [], "text": [], "hers_np": [], "lower_name": []}
     for text in texts:
-        once = swap(text, names=names)
-        twice = swap(once.text, names=names).text
+        once = swap(text, names=names, names_case=names_case)
+        twice = swap(once.text, names=names, names_case=names_case).text
         if once.changed:
             n["texts_changed"] += 1
             n["texts_restored"] += twice == text
@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*")
     parser.add_argument("--paragraphs", action="store_true", help="texts are paragraphs separated by blank lines")
     parser.add_argument("--names", default="census", choices=["census", "builtin", "none"])
+    parser.add_argument("--names-case", default="capitalized", choices=["capitalized", "any"],
+                        help="debias.swap's names_case: lower-case names count only with 'any'")
     parser.add_argument("--show", type=int, default=10, help="examples of each kind of miss to print")
     parser.add_argument("--extract-wordnet", metavar="OUT")
     parser.add_argument("--extract-fortunes", metavar="OUT")
@@ -133,10 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     names = None if args.names == "none" else args.names
     for path in args.files:
         texts = read_texts(path, args.paragraphs)
-        n = measure(texts, names, args.show)
+        n = measure(texts, names, args.show, args.names_case)
         words = sum(len(_TOKEN.findall(t)) for t in texts)
         changed = n.get("texts_changed", 0)
-        print(f"== {path}: {len(texts)} texts, {words} words, names={args.names}")
+        print(f"== {path}: {len(texts)} texts, {words} words, names={args.names}, names_case={args.names_case}")
         print(f"object 'him' restored after two swaps: {_share(n, 'him')}")
         print(f"possessive 'his' restored:             {_share(n, 'his')}")
         print(f"standalone 'hers' restored:            {_share(n, 'hers')}")

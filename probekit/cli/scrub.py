@@ -15,6 +15,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "attribute scrubbing), deleting them or putting --placeholder in their place.",
     )
     add_file_arguments(parser)
+    parser.add_argument(
+        "--names-case", default="capitalized", choices=["capitalized", "any"],
+        help="first names only capitalized, Mary/MARY (capitalized), or in any case, mary too: for uncased "
+        "corpora (any) (default: %(default)s)",
+    )
     parser.add_argument("--placeholder", default=None, metavar="X", help="replace each removed word by X (e.g. _) instead of deleting it")
     parser.set_defaults(func=run)
 
@@ -24,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
 
     result = scrub_file(
         args.file, args.out, column=args.column, output_column=args.output_column, placeholder=args.placeholder,
-        names=args.names, format=args.format, progress=not args.no_progress,
+        names=args.names, format=args.format, progress=not args.no_progress, names_case=args.names_case,
     )
     return finish(args, result)

@@ -15,6 +15,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "words both ways, titles, first names, case kept, her/his resolved from context.",
     )
     add_file_arguments(parser)
+    parser.add_argument(
+        "--names-case", default="capitalized", choices=["capitalized", "any"],
+        help="first names only capitalized, Mary/MARY (capitalized), or in any case, mary too: for uncased "
+        "corpora (any) (default: %(default)s)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -23,6 +28,6 @@ def run(args: argparse.Namespace) -> int:
 
     result = swap_file(
         args.file, args.out, column=args.column, output_column=args.output_column, names=args.names,
-        format=args.format, progress=not args.no_progress,
+        format=args.format, progress=not args.no_progress, names_case=args.names_case,
     )
     return finish(args, result)

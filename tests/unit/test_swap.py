@@ -10,7 +10,7 @@ import pytest
 
 import debias
 import wordlists
-from debias import Span, SwapResult, swap, swap_texts, unambiguous_words
+from debias import Span, SwapResult, describe_swap, scrub, scrub_texts, swap, swap_texts, unambiguous_words
 from probekit.errors import InvalidParameterError
 
 # (input, expected) with names="builtin" (Mary<->James, Jane<->John, Susan<->David, Rose<->Tony,
@@ -86,7 +86,6 @@ CASES = [
     ("Mary met John.", "James met Jane."),
     ("John's book", "Jane's book"),
     ("JOHN", "JANE"),
-    ("john and mary", "jane and james"),
     ("Michelle and Paul", "Michael and Paula"),
     ("Dear Susan,", "Dear David,"),
     ("O'Neil met Mary.", "O'Neil met James."),
@@ -285,8 +284,29 @@ def test_spans_rebuild_the_swapped_text(seed):
 
 
 def test_case_is_preserved():
-    for text, expected in [("she", "he"), ("She", "He"), ("SHE", "HE"), ("mary", "james"), ("Mary", "James"), ("MARY", "JAMES")]:
+    for text, expected in [("she", "he"), ("She", "He"), ("SHE", "HE"), ("Mary", "James"), ("MARY", "JAMES")]:
         assert swap(text, names="builtin").text == expected
+    # lower-case names only with the opt-in (an uncased corpus)
+    assert swap("mary", names="builtin", names_case="any").text == "james"
+
+
+def test_lower_case_names_only_with_the_opt_in():
+    assert swap("john and mary", names="builtin", names_case="any").text == "jane and james"
+    assert swap_texts(["john and mary"], names="builtin", names_case="any") == ["jane and james"]
+    # by default a lower-case name is a word, a typo or a user name, even in a text without capitals
+    for text in ["john and mary", "on one side of the island was a hugh rock", "< sam> asking for advice"]:
+        assert swap(text, names="census").text == text
+        assert swap_texts([text], names="census") == [text]
+    assert scrub("john and mary met her", names="builtin").text == "john and mary met"
+    assert scrub("john and mary met her", names="builtin", names_case="any").text == "and met"
+    # names that are ordinary words stay capitalized-only with the opt-in
+    assert swap("i will go", names="builtin", names_case="any").text == "i will go"
+    assert describe_swap("builtin", names_case="any")["names_case"] == "any"
+    assert describe_swap("builtin")["names_case"] == "capitalized"
+    with pytest.raises(InvalidParameterError, match="names_case"):
+        swap("Mary", names_case="lower")
+    with pytest.raises(InvalidParameterError, match="names_case"):
+        scrub_texts(["Mary"], names_case=None)
 
 
 def test_non_ascii_text_falls_back_to_case_insensitive_matching():
@@ -344,3 +364,30 @@ def test_census_file_states_source_and_licence():
     header = " ".join(line for line in head if line.startswith("#"))
     assert "US Census Bureau" in header and "1990" in header and "public domain" in header
     assert "MIT" in header and "names" in header
+
+
+def test_names_case_reaches_files_datasets_and_the_cli(tmp_path, capsys):
+    from probekit.cli.main import main
+
+    source = tmp_path / "in.txt"
+    source.write_text("john and mary\nMary met her\n", encoding="utf-8")
+    result = debias.swap_file(source, tmp_path / "default.txt", names="builtin")
+    assert (tmp_path / "default.txt").read_text(encoding="utf-8") == "john and mary\nJames met him\n"
+    assert result.intervention["names_case"] == "capitalized"
+    result = debias.swap_file(source, tmp_path / "any.txt", names="builtin", names_case="any")
+    assert (tmp_path / "any.txt").read_text(encoding="utf-8") == "jane and james\nJames met him\n"
+    assert result.intervention["names_case"] == "any"
+    debias.scrub_file(source, tmp_path / "scrubbed.txt", names="builtin", names_case="any", placeholder="_")
+    assert (tmp_path / "scrubbed.txt").read_text(encoding="utf-8") == "_ and _\n_ met _\n"
+    with pytest.raises(InvalidParameterError, match="names_case"):
+        debias.swap_file(source, tmp_path / "bad.txt", names_case="lower")
+    assert not (tmp_path / "bad.txt").exists()
+    code = main(["swap", str(source), "--out", str(tmp_path / "cli.txt"), "--names", "builtin",
+                 "--names-case", "any", "--no-progress"])
+    assert code == 0
+    assert (tmp_path / "cli.txt").read_text(encoding="utf-8") == "jane and james\nJames met him\n"
+    code = main(["scrub", str(source), "--out", str(tmp_path / "cli_scrub.txt"), "--names", "builtin",
+                 "--names-case", "capitalized", "--placeholder", "_", "--no-progress"])
+    assert code == 0
+    assert (tmp_path / "cli_scrub.txt").read_text(encoding="utf-8") == "john and mary\n_ met _\n"
+    capsys.readouterr()
