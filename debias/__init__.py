@@ -16,8 +16,7 @@ it cheaply; every other name is imported from its module on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from debias._registry import (
     DEBIAS_METHODS,
@@ -30,6 +29,7 @@ from debias._registry import (
     get_method,
     is_debiased_dir,
 )
+from probekit._lazy import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._cda import CDA, MaskedLMCollator, MaskedLMObjective, add_mlm_head, mask_tokens
@@ -53,56 +53,59 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
 
 #: Public name -> the module it is imported from on first use.
 _LAZY = {
-    'CDA': 'debias._cda',
-    'MaskedLMCollator': 'debias._cda',
-    'MaskedLMObjective': 'debias._cda',
-    'add_mlm_head': 'debias._cda',
-    'mask_tokens': 'debias._cda',
-    'check_output_dir': 'debias._checkpoint',
-    'read_debias_record': 'debias._checkpoint',
-    'ContextDebias': 'debias._context_debias',
-    'ContextDebiasCollator': 'debias._context_debias',
-    'ContextDebiasObjective': 'debias._context_debias',
-    'attribute_vectors': 'debias._context_debias',
-    'context_debias_dev_loss': 'debias._context_debias',
-    'context_debias_layers': 'debias._context_debias',
-    'orthogonality_term': 'debias._context_debias',
-    'pad_token_id': 'debias._context_debias',
-    'ANY': 'debias._gendered_words',
-    'get_vocabulary': 'debias._gendered_words',
-    'FileInterventionResult': 'debias._interventions_io',
-    'scrub_dataset': 'debias._interventions_io',
-    'scrub_file': 'debias._interventions_io',
-    'swap_dataset': 'debias._interventions_io',
-    'swap_file': 'debias._interventions_io',
-    'INLP': 'debias._projection',
-    'LEACE': 'debias._projection',
-    'LinearEraser': 'debias._projection',
-    'SentDebias': 'debias._projection',
-    'apply_projection': 'debias._projection',
-    'ScrubResult': 'debias._scrub',
-    'describe_scrub': 'debias._scrub',
-    'scrub': 'debias._scrub',
-    'scrub_texts': 'debias._scrub',
-    'Span': 'debias._swap',
-    'SwapResult': 'debias._swap',
-    'describe_swap': 'debias._swap',
-    'swap': 'debias._swap',
-    'swap_texts': 'debias._swap',
-    'unambiguous_words': 'debias._swap',
-    'TrainingConfig': 'probekit.training',
-    'TrainingResult': 'probekit.training',
-    'latest_checkpoint': 'probekit.training',
-    'shuffled_batches': 'probekit.training',
-    'train': 'probekit.training',
+    "CDA": "debias._cda",
+    "MaskedLMCollator": "debias._cda",
+    "MaskedLMObjective": "debias._cda",
+    "add_mlm_head": "debias._cda",
+    "mask_tokens": "debias._cda",
+    "check_output_dir": "debias._checkpoint",
+    "read_debias_record": "debias._checkpoint",
+    "ContextDebias": "debias._context_debias",
+    "ContextDebiasCollator": "debias._context_debias",
+    "ContextDebiasObjective": "debias._context_debias",
+    "attribute_vectors": "debias._context_debias",
+    "context_debias_dev_loss": "debias._context_debias",
+    "context_debias_layers": "debias._context_debias",
+    "orthogonality_term": "debias._context_debias",
+    "pad_token_id": "debias._context_debias",
+    "ANY": "debias._gendered_words",
+    "get_vocabulary": "debias._gendered_words",
+    "FileInterventionResult": "debias._interventions_io",
+    "scrub_dataset": "debias._interventions_io",
+    "scrub_file": "debias._interventions_io",
+    "swap_dataset": "debias._interventions_io",
+    "swap_file": "debias._interventions_io",
+    "INLP": "debias._projection",
+    "LEACE": "debias._projection",
+    "LinearEraser": "debias._projection",
+    "SentDebias": "debias._projection",
+    "apply_projection": "debias._projection",
+    "ScrubResult": "debias._scrub",
+    "describe_scrub": "debias._scrub",
+    "scrub": "debias._scrub",
+    "scrub_texts": "debias._scrub",
+    "Span": "debias._swap",
+    "SwapResult": "debias._swap",
+    "describe_swap": "debias._swap",
+    "swap": "debias._swap",
+    "swap_texts": "debias._swap",
+    "unambiguous_words": "debias._swap",
+    "TrainingConfig": "probekit.training",
+    "TrainingResult": "probekit.training",
+    "latest_checkpoint": "probekit.training",
+    "shuffled_batches": "probekit.training",
+    "train": "probekit.training",
 }
 
 __all__ = [
+    # the method registry
+    "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
+    "build_debiased", "get_method", "is_debiased_dir",
     # projections
     "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection",
     # text interventions
-    "swap", "swap_texts", "SwapResult", "Span", "describe_swap",
-    "scrub", "scrub_texts", "ScrubResult", "describe_scrub",
+    "swap", "swap_texts", "SwapResult", "Span", "describe_swap", "unambiguous_words",
+    "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
     # weight-changing methods and their training parts
     "CDA", "ContextDebias", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
@@ -111,33 +114,6 @@ __all__ = [
     "context_debias_dev_loss", "context_debias_layers", "pad_token_id",
     # the training loop (re-exported from probekit.training, where it lives)
     "TrainingConfig", "TrainingResult", "latest_checkpoint", "shuffled_batches", "train",
-    "get_vocabulary",
-    "ANY",
-    "unambiguous_words",
-]
-__all__ += [
-    # the method registry
-    'DEBIAS_METHODS',
-    'PROJECTION_METHODS',
-    'TRAINING_METHODS',
-    'METHOD_KINDS',
-    'DebiasBuild',
-    'DebiasMethod',
-    'build_debiased',
-    'get_method',
-    'is_debiased_dir',
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'debias' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

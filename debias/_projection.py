@@ -729,6 +729,15 @@ class INLP(LinearEraser):
 # ====================================================================================== LEACE
 
 
+def _concept_argument(y: Any, z: Any) -> Any:
+    """LEACE's concept from ``y`` (scikit-learn's name) or ``z`` (the paper's), exactly one of them."""
+    if y is not None and z is not None:
+        raise InvalidParameterError("z", "given together with y", "the concept as y or as z, not both")
+    if y is None and z is None:
+        raise InvalidParameterError("y", None, "the concept: labels (n,) or an (n, k) array")
+    return y if y is not None else z
+
+
 class LEACE(LinearEraser):
     r"""Least-squares concept erasure (Belrose et al. 2023), closed form.
 
@@ -766,7 +775,7 @@ class LEACE(LinearEraser):
     def __init__(self, tol: float = 0.01):
         self.tol = tol
 
-    def fit(self, X: Any, y: Any) -> "LEACE":
+    def fit(self, X: Any, y: Any = None, *, z: Any = None) -> "LEACE":
         """Fit on rows ``X`` (n, d) and the concept :math:`z` = ``y``: labels (n,) or a one-hot/continuous (n, k) array.
 
         Parameters
@@ -774,7 +783,11 @@ class LEACE(LinearEraser):
         X : array of shape (n, d)
         y : array of shape (n,) or (n, k)
             The concept (the paper's :math:`z`; named ``y`` by scikit-learn's convention).
+        z : array, optional
+            The same concept under the paper's name (the keyword of earlier releases); give ``y``
+            or ``z``, not both.
         """
+        y = _concept_argument(y, z)
         if not isinstance(self.tol, (int, float, np.floating)) or isinstance(self.tol, bool) or not self.tol > 0:
             raise InvalidParameterError("tol", self.tol, "a positive number")
         X = _as_matrix(X, "X")
@@ -818,9 +831,9 @@ class LEACE(LinearEraser):
         self._reset_record({"n_rows": int(n)})
         return self
 
-    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:  # type: ignore[override]
-        """Fit on ``X`` and the concept ``y``, then erase it from ``X``."""
-        return self.fit(X, y).transform(X)
+    def fit_transform(self, X: Any, y: Any = None, *, z: Any = None) -> np.ndarray:  # type: ignore[override]
+        """Fit on ``X`` and the concept ``y`` (or ``z``), then erase it from ``X``."""
+        return self.fit(X, y, z=z).transform(X)
 
     def fit_from_encoder(
         self,

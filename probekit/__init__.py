@@ -15,9 +15,9 @@ the :mod:`debias` package, word lists in :mod:`wordlists`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from probekit._lazy import lazy_exports
 from probekit._version import __version__
 from probekit.errors import ProbekitError
 
@@ -109,16 +109,4 @@ __all__ = [
     "template_frames",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """Import a public name's package on first use (PEP 562)."""
-    package = _LAZY.get(name)
-    if package is None:
-        raise AttributeError(f"module 'probekit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(package), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals(), __all__)

@@ -56,9 +56,16 @@ import pandas as pd  # noqa: E402
 
 from probekit import load_encoder
 from probekit.extrinsic import t_interval
-from probekit.finetune import SYNTHETIC_FEMALE_DOMINATED, FinetuneConfig, fold_metrics, make_synthetic_bios, run_finetune
+from probekit.finetune import (
+    DATA_SETTINGS,
+    SYNTHETIC_FEMALE_DOMINATED,
+    FinetuneConfig,
+    fold_metrics,
+    make_synthetic_bios,
+    run_finetune,
+)
 
-SETTINGS = ("original", "scrubbed", "swapped")
+SETTINGS = DATA_SETTINGS  # the settings table of probekit.finetune
 METRICS = ("tprd", "signed_tprd", "cf")
 LABELS = {"tprd": "TPRD (mean |F-M|)", "signed_tprd": "TPRD (stereotype-signed)", "cf": "CF"}
 

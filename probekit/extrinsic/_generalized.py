@@ -503,6 +503,45 @@ def scalar_metric_blocks(
     return res.sum(axis=1) / _normalizer(normalization, T.size)
 
 
+def _compared_groups(enc: Encoded, kind: str, background: str | None, background_group: Any) -> tuple[np.ndarray, int | None]:
+    """The codes of the compared groups and of the background group (``privileged`` only)."""
+    T = np.arange(enc.n_groups)
+    b_index = None
+    if background == "privileged":
+        if background_group is None:
+            raise InvalidParameterError(
+                "background_group", None, f"one of the groups {enc.groups.tolist()[:20]}",
+                detail="background='privileged' needs the name of the background group",
+            )
+        b_index = resolve_group(background_group, enc.groups, "background_group")
+        T = T[T != b_index]
+    if T.size < 2 and kind in ("pcm", "mcm"):
+        raise InvalidParameterError("groups", enc.groups.tolist(), "at least two compared groups")
+    return T, b_index
+
+
+def _set_comparison_weights(
+    G: int, T: np.ndarray, kind: str, background: str | None, b_index: int | None
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(background weights, group weights) over the G groups for each comparison of a set metric:
+    every pair for PCM; each group against all, the rest, or the privileged group otherwise.
+    """
+    if kind == "pcm":
+        a, b = _pairs(T)
+        return [(np.eye(G)[i], np.eye(G)[j]) for i, j in zip(a, b)]
+    comps = []
+    for t in T:
+        wy = np.eye(G)[t]
+        if background == "all":
+            wx = np.ones(G)
+        elif background == "rest":
+            wx = np.ones(G) - wy
+        else:
+            wx = np.eye(G)[b_index]
+        comps.append((wx, wy))
+    return comps
+
+
 def compute_values(
     enc: Encoded,
     *,
@@ -530,18 +569,7 @@ def compute_values(
     if counterfactual and enc.source is None:
         raise InvalidParameterError("source", None, "source-example ids", detail="the counterfactual version needs them")
     G = enc.n_groups
-    b_index = None
-    T = np.arange(G)
-    if background == "privileged":
-        if background_group is None:
-            raise InvalidParameterError(
-                "background_group", None, f"one of the groups {enc.groups.tolist()[:20]}",
-                detail="background='privileged' needs the name of the background group",
-            )
-        b_index = resolve_group(background_group, enc.groups, "background_group")
-        T = T[T != b_index]
-    if T.size < 2 and kind in ("pcm", "mcm"):
-        raise InvalidParameterError("groups", enc.groups.tolist(), "at least two compared groups")
+    T, b_index = _compared_groups(enc, kind, background, background_group)
     if phi in CLASS_INDEPENDENT:
         class_labels: tuple = ("all",)
     else:
@@ -550,20 +578,7 @@ def compute_values(
     warn_cells = warn and not counterfactual
 
     if d in SET_COMPARISONS:
-        if kind == "pcm":
-            a, b = _pairs(T)
-            comps = [(np.eye(G)[i], np.eye(G)[j]) for i, j in zip(a, b)]
-        else:
-            comps = []
-            for t in T:
-                wy = np.eye(G)[t]
-                if background == "all":
-                    wx = np.ones(G)
-                elif background == "rest":
-                    wx = np.ones(G) - wy
-                else:
-                    wx = np.eye(G)[b_index]
-                comps.append((wx, wy))
+        comps = _set_comparison_weights(G, T, kind, background, b_index)
         vals, empty = set_comparisons(enc, phi, d, eval_codes, counterfactual, comps)
         if warn_cells and empty.any():
             labels = [f"{group_names[i]} vs {group_names[j]}" for i, j in zip(*_pairs(T))] if kind == "pcm" else [

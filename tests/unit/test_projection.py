@@ -332,3 +332,15 @@ def test_projection_directory_round_trip(tmp_path):
     assert config["method"] == {"name": "custom"}
     with pytest.raises(ProbekitError):
         LinearEraser.load(tmp_path / "p")  # not an eraser class
+
+
+def test_leace_takes_the_concept_as_y_or_as_z():
+    X = np.random.default_rng(0).normal(size=(30, 5))
+    concept = np.arange(30) % 2
+    by_y = LEACE().fit(X, concept).transform(X)
+    by_z = LEACE().fit(X, z=concept).transform(X)
+    np.testing.assert_array_equal(by_y, by_z)
+    with pytest.raises(InvalidParameterError, match="not both"):
+        LEACE().fit(X, concept, z=concept)
+    with pytest.raises(InvalidParameterError, match="'y'|y"):
+        LEACE().fit(X)
