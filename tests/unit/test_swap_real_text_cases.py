@@ -10,8 +10,7 @@ import pytest
 
 import debias
 import wordlists
-from debias import swap, swap_texts
-from debias._gendered_words import get_vocabulary
+from debias import get_vocabulary, swap, swap_texts
 from probekit.errors import InvalidParameterError
 
 # (input, expected once) with names="builtin"; every case must also swap back to its input.
