@@ -3,10 +3,71 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
-from probekit.errors import InvalidParameterError
+from probekit.errors import InvalidParameterError, ProbekitError
+
+# ------------------------------------------------------------------------------- errors as the CLI shows them
+
+#: Library parameter names -> the CLI option that sets them, for every command. Library errors name
+#: the Python parameter; the CLI prints the option the user can type (one place, here).
+OPTION_NAMES: dict[str, str] = {
+    "out": "--out", "out_dir": "--out", "directory": "--out", "output": "--out",
+    "resume": "--resume", "overwrite": "--overwrite",
+    "max_length": "--max-length", "batch_tokens": "--batch-tokens", "batch_size": "--batch-size",
+    "learning_rate": "--lr", "max_per_word": "--max-per-word", "max_sentences": "--max-sentences",
+    "layer": "--layer", "layers": "--layers", "pooling": "--pooling", "random_state": "--seed", "seed": "--seed",
+    "name_or_path": "--model", "model": "--model", "n_train": "--n-examples", "format": "--format",
+    "encoding": "--encoding", "mode": "--corpus-mode", "on_missing": "--on-missing",
+    "targets": "--corpus", "corpus": "--corpus", "sentences": "--corpus", "cache_dir": "--cache-dir",
+    "embedding_cache": "--embedding-cache", "checkpoint_dir": "--checkpoint-dir", "dtype": "--dtype",
+    "device": "--device", "split": "--split", "steps": "--steps", "k": "--k", "tol": "--tol", "C": "--C",
+    "n_iterations": "--iterations", "dev_size": "--dev-size", "eval_every": "--eval-every",
+    "names": "--names", "unpaired": "--names",
+}
+
+#: Where one command names a parameter differently.
+COMMAND_OPTION_NAMES: dict[str, dict[str, str]] = {
+    "swap": {"column": "--column", "text_column": "--column", "output_column": "--output-column",
+             "path": "FILE", "input": "FILE", "report": "--report"},
+    "scrub": {"column": "--column", "text_column": "--column", "output_column": "--output-column",
+              "path": "FILE", "input": "FILE", "report": "--report"},
+    "finetune": {"path": "--data-path", "name_or_path": "--data-path", "data": "--data-path",
+                 "test_data": "--test-data-path", "folds": "--folds", "model": "--model"},
+    "embed": {"text_column": "--text-column"},
+    "metrics": {"pos_label": "--pos-label", "group_of_interest": "--group-of-interest",
+                "reference": "--reference", "confidence": "--confidence", "smoothing": "--smoothing",
+                "n_bootstrap": "--bootstrap"},
+}
+
+
+def option_name(parameter: str, command: str | None) -> str:
+    """The CLI option for a library ``parameter`` in ``command`` (the parameter itself when none maps)."""
+    if parameter.startswith(("-", "[")) or parameter.isupper():
+        return parameter
+    return COMMAND_OPTION_NAMES.get(command or "", {}).get(parameter) or OPTION_NAMES.get(parameter, parameter)
+
+
+def cli_error_message(exc: ProbekitError, command: str | None) -> str:
+    """``exc`` as the CLI prints it: on one line, naming options (``--out``) instead of parameters (``out``)."""
+    message = str(exc)
+    parameter = getattr(exc, "parameter", None)
+    if isinstance(exc, InvalidParameterError) and isinstance(parameter, str):
+        shown = option_name(parameter, command)
+        if shown != parameter and message.startswith(f"invalid {parameter}="):
+            message = f"invalid {shown}=" + message[len(f"invalid {parameter}="):]
+    # "pass overwrite (--overwrite)" -> "pass --overwrite"; "(resume=True)" is the Python spelling.
+    message = re.sub(r"\b[a-z_]+ \((--[a-z][a-z-]*)\)", r"\1", message)
+    message = re.sub(r" \([a-z_]+=(True|False)\)", "", message)
+    return " ".join(message.split())
+
+
+def output_paths(args: argparse.Namespace) -> list[str]:
+    """The output locations a command was given (removed again when empty and created by a failed call)."""
+    names = ("out", "report", "embedding_cache", "cache_dir", "checkpoint_dir")
+    return [str(getattr(args, n)) for n in names if isinstance(getattr(args, n, None), str)]
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +85,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--trust-remote-code", action="store_true",
         help="allow checkpoints that ship their own Python code (off by default: it runs that code)",
     )
+    group.add_argument(
+        "--safetensors-only", action="store_true",
+        help="refuse pickled weights (pytorch_model.bin): load only .safetensors files",
+    )
 
 
 def model_source(model: str | None) -> str | None:
@@ -37,7 +102,9 @@ def model_source(model: str | None) -> str | None:
 def load_model(args: argparse.Namespace) -> Any:
     from probekit import load_encoder
 
-    return load_encoder(model_source(args.model), device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code)
+    return load_encoder(model_source(args.model), device=args.device, dtype=args.dtype,
+                        trust_remote_code=args.trust_remote_code,
+                        safetensors_only=getattr(args, "safetensors_only", False))
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
