@@ -61,7 +61,59 @@ def cli_error_message(exc: ProbekitError, command: str | None) -> str:
     # "pass overwrite (--overwrite)" -> "pass --overwrite"; "(resume=True)" is the Python spelling.
     message = re.sub(r"\b[a-z_]+ \((--[a-z][a-z-]*)\)", r"\1", message)
     message = re.sub(r" \([a-z_]+=(True|False)\)", "", message)
+    message = re.sub(r"\bpass ([a-z_]+)=", lambda m: f"pass {option_name(m.group(1), command)}", message)
     return " ".join(message.split())
+
+
+def check_max_length(value: int, encoder: Any, option: str = "--max-length") -> None:
+    """``value`` tokens fit the model's position embeddings (longer inputs would fail inside the model)."""
+    limit = getattr(encoder, "max_length", None)  # max_position_embeddings and the tokenizer's limit
+    if not isinstance(limit, int):
+        return
+    if value > limit:
+        raise InvalidParameterError(option, value, f"an integer <= {limit}",
+                                    f"the model's position limit is {limit} tokens, special tokens included")
+
+
+def check_resume_files(files: Any, how_to_restart: str) -> None:
+    """Resume state that must parse before a run continues: JSON files and safetensors files.
+
+    A damaged file is reported with its path and how to start over, instead of a traceback
+    from the middle of the run."""
+    from probekit.errors import InputFileError
+
+    for file in files:
+        path = Path(file)
+        if not path.is_file():
+            continue
+        try:
+            if path.suffix == ".json":
+                import json
+
+                json.loads(path.read_text(encoding="utf-8"))
+            elif path.suffix == ".safetensors":
+                from safetensors import safe_open
+
+                with safe_open(str(path), framework="numpy") as handle:
+                    for key in handle.keys():
+                        handle.get_slice(key)
+                if path.stat().st_size < _safetensors_data_end(path):
+                    raise ValueError("the file is shorter than its header declares (truncated)")
+        except Exception as exc:  # noqa: BLE001 - any damage: one message naming the file
+            text = " ".join(str(exc).split()) or type(exc).__name__
+            raise InputFileError(f"cannot resume: {str(path)!r} is damaged ({text[:200]}); {how_to_restart}") from None
+
+
+def _safetensors_data_end(path: Path) -> int:
+    """Bytes a safetensors file must have: 8 + header + the end of the last tensor."""
+    import json
+    import struct
+
+    with open(path, "rb") as handle:
+        (size,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(size))
+    ends = [v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"]
+    return 8 + size + max(ends, default=0)
 
 
 def output_paths(args: argparse.Namespace) -> list[str]:

@@ -250,3 +250,49 @@ def _remove_empty_chain(path: Path, anchor: Path) -> None:
             except OSError:
                 return
         current = current.parent
+
+
+# ------------------------------------------------------------------------------------- npz files, checked
+
+
+def npz_declared_sizes(path: str | os.PathLike) -> dict[str, int]:
+    """Bytes each array of the npz file ``path`` declares in its header, checked against what the
+    file stores -- before anything is allocated (a header may declare 4e10 floats in a 1 kB file).
+
+    Raises
+    ------
+    InputFileError
+        Naming the file and the array: not a zip of ``.npy`` members, an unreadable header, an
+        object array (pickled data, never loaded), or a declared size the stored data cannot hold.
+    """
+    import zipfile
+
+    from probekit.errors import InputFileError
+
+    shown = str(path)
+    sizes: dict[str, int] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with archive.open(info) as member:
+                    try:
+                        version = np.lib.format.read_magic(member)
+                        shape, _, dtype = np.lib.format._read_array_header(member, version)  # noqa: SLF001
+                    except ValueError as exc:
+                        raise InputFileError(f"{shown!r}: array {name!r} has no readable .npy header ({exc})") from None
+                    header = member.tell()
+                if dtype.hasobject:
+                    raise InputFileError(f"{shown!r}: array {name!r} holds Python objects (pickled data), which are never loaded")
+                declared = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
+                if declared > info.file_size - header:
+                    raise InputFileError(
+                        f"{shown!r}: array {name!r} declares shape {tuple(shape)} ({declared:.3g} bytes) but the file "
+                        f"stores {info.file_size - header} bytes (damaged or crafted file)"
+                    )
+                sizes[name] = declared
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise InputFileError(f"{shown!r} is not a readable .npz file ({exc})") from None
+    except OSError as exc:
+        raise InputFileError(f"{shown!r} cannot be read: {exc.strerror or exc}") from None
+    return sizes
