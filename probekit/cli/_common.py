@@ -25,7 +25,7 @@ OPTION_NAMES: dict[str, str] = {
     "embedding_cache": "--embedding-cache", "checkpoint_dir": "--checkpoint-dir", "dtype": "--dtype",
     "device": "--device", "split": "--split", "steps": "--steps", "k": "--k", "tol": "--tol", "C": "--C",
     "n_iterations": "--iterations", "dev_size": "--dev-size", "eval_every": "--eval-every",
-    "names": "--names", "unpaired": "--names",
+    "names": "--names", "unpaired": "--names", "text_column": "--text-column",
 }
 
 #: Where one command names a parameter differently.
@@ -50,14 +50,26 @@ def option_name(parameter: str, command: str | None) -> str:
     return COMMAND_OPTION_NAMES.get(command or "", {}).get(parameter) or OPTION_NAMES.get(parameter, parameter)
 
 
-def cli_error_message(exc: ProbekitError, command: str | None) -> str:
-    """``exc`` as the CLI prints it: on one line, naming options (``--out``) instead of parameters (``out``)."""
+def cli_error_message(exc: ProbekitError, command: str | None, options: Any = ()) -> str:
+    """``exc`` as the CLI prints it: on one line, naming options (``--out``) instead of parameters
+    (``out``); ``options`` are the option destinations the command has (``vars(args)``), so that a
+    hint naming a parameter the command has no option for is left out."""
     message = str(exc)
     parameter = getattr(exc, "parameter", None)
     if isinstance(exc, InvalidParameterError) and isinstance(parameter, str):
         shown = option_name(parameter, command)
-        if shown != parameter and message.startswith(f"invalid {parameter}="):
+        if shown == "--corpus" and parameter != "corpus" and isinstance(exc.value, str) and "item(s)" in exc.value:
+            # An embedding set left empty by the corpus: say so in terms of the corpus.
+            message = (f"invalid --corpus: its sentences give {exc.value} for the {parameter} words; expected a "
+                       "corpus whose sentences hold the words of the word lists")
+        elif shown != parameter and message.startswith(f"invalid {parameter}="):
             message = f"invalid {shown}=" + message[len(f"invalid {parameter}="):]
+    if "encoding" in options:
+        message = message.replace("with the `encoding` parameter (for example encoding='latin-1' or 'cp1252')",
+                                  "with --encoding (for example --encoding latin-1 or cp1252)")
+    else:
+        message = message.replace("pass the file's encoding with the `encoding` parameter (for example "
+                                  "encoding='latin-1' or 'cp1252'), or ", "")
     # "pass overwrite (--overwrite)" -> "pass --overwrite"; "(resume=True)" is the Python spelling.
     message = re.sub(r"\b[a-z_]+ \((--[a-z][a-z-]*)\)", r"\1", message)
     message = re.sub(r" \([a-z_]+=(True|False)\)", "", message)

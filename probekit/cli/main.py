@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with removing_created_dirs(*output_paths(args)):  # a failed call leaves no empty output directory
             return int(args.func(args) or 0)
     except ProbekitError as exc:
-        print(f"probekit {args.command}: error: {cli_error_message(exc, args.command)}", file=sys.stderr)
+        print(f"probekit {args.command}: error: {cli_error_message(exc, args.command, vars(args))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"probekit {args.command}: interrupted", file=sys.stderr)

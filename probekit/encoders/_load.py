@@ -38,7 +38,13 @@ def weight_files(directory: Path) -> list[Path]:
 
 def one_line(exc: BaseException, limit: int = 300) -> str:
     """The message of ``exc`` on one line (library messages may span several), at most ``limit`` characters."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    import pickle
+    import re
+
+    if isinstance(exc, pickle.UnpicklingError):
+        return ("the pickled weights hold objects that the restricted unpickler (torch.load weights_only=True) "
+                "refuses; nothing was loaded: use .safetensors weights from a source you trust")
+    text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).split()) or type(exc).__name__
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

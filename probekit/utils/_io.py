@@ -110,7 +110,7 @@ def _nearest_existing(path: Path) -> Path:
 
 def _check_creatable(path: Path, shown: str, parameter: str, valid: str) -> None:
     """The nearest existing ancestor of ``path`` is a directory in which a file can be created."""
-    anchor = _nearest_existing(path.parent if not path.exists() else path)
+    anchor = _nearest_existing(path if path.is_dir() else path.parent)
     if not anchor.is_dir():
         raise InvalidParameterError(parameter, shown, valid, f"{str(anchor)!r} is a file, not a directory")
     try:
@@ -278,7 +278,8 @@ def npz_declared_sizes(path: str | os.PathLike) -> dict[str, int]:
                 with archive.open(info) as member:
                     try:
                         version = np.lib.format.read_magic(member)
-                        shape, _, dtype = np.lib.format._read_array_header(member, version)  # noqa: SLF001
+                        reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                        shape, _, dtype = reader(member)
                     except ValueError as exc:
                         raise InputFileError(f"{shown!r}: array {name!r} has no readable .npy header ({exc})") from None
                     header = member.tell()
