@@ -397,3 +397,20 @@ def test_a_study_directory_without_finished_units_may_be_reused(tmp_path):
     (out / "units" / "some-unit.json").write_text("{}")
     with pytest.raises(InvalidParameterError, match="--out"):
         run_study(config(2), out, prepare=True)
+
+
+def test_debiased_paths_built_from_the_encoder_pass_the_fingerprint_check(world, monkeypatch):
+    """The fingerprint check refuses only another base: a projection and a CDA checkpoint of the study's
+    own encoders are accepted (nothing to build, so ``prepare`` returns at once)."""
+    from probekit.study import parse_config, run_study
+
+    monkeypatch.chdir(world)
+    for method, model, path in (("sent-debias", "./tiny", "./proj"), ("cda", "./tiny-mlm", "./cda-done")):
+        config = parse_config({"study": {"methods": [method], "finetune": False},
+                               "encoders": [{"label": "t", "model": model, "debiased": {method: path}}]})
+        out = world / f"study-ok-{method}"
+        try:
+            summary = run_study(config, out, prepare=True)
+            assert summary.n_units > 0 and (out / "study.json").is_file()
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
