@@ -37,8 +37,8 @@ COMMAND_OPTION_NAMES: dict[str, dict[str, str]] = {
     "finetune": {"path": "--data-path", "name_or_path": "--data-path", "data": "--data-path",
                  "test_data": "--test-data-path", "folds": "--folds", "model": "--model"},
     "embed": {"text_column": "--text-column"},
-    "metrics": {"pos_label": "--pos-label", "group_of_interest": "--group-of-interest",
-                "reference": "--reference", "confidence": "--confidence", "smoothing": "--smoothing",
+    # group_of_interest / reference keep their library names: tests/unit/test_extrinsic_cli.py asserts them.
+    "metrics": {"pos_label": "--pos-label", "confidence": "--confidence", "smoothing": "--smoothing",
                 "n_bootstrap": "--bootstrap"},
 }
 
