@@ -759,10 +759,10 @@ def run_finetune(
     FinetuneResult
     """
     config = config or FinetuneConfig()
+    out = check_output_dir(out_dir, resume=resume)  # before any work
     with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
                         data_name=data_name)
-        out = check_output_dir(out_dir, resume=resume)
         return _run(encoder, plan, config=config, out=out, resume=resume, progress=progress,
                     say=report or logger.info, callback=callback, embedding_cache=embedding_cache)
 

@@ -107,3 +107,53 @@ def test_check_within(tmp_path):
     check_within(tmp_path / "x" / "y", tmp_path)
     with pytest.raises(InvalidParameterError, match="outside"):
         check_within(tmp_path / ".." / "z", tmp_path)
+
+
+# ------------------------------------------------------------------------------------- one set of checks
+
+from probekit.utils import check_annotated_type, check_number, npz_declared_sizes  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs", "ok"),
+    [
+        (1, dict(integer=True, minimum=1), True),
+        (0, dict(integer=True, minimum=1), False),
+        (1.5, dict(integer=True, minimum=1), False),
+        (True, dict(integer=True), False),
+        (0.0, dict(minimum=0, maximum=1, exclusive=True), False),
+        (0.5, dict(minimum=0, maximum=1, exclusive=True), True),
+        (float("nan"), dict(), False),
+        (None, dict(allow_none=True), True),
+        (None, dict(), False),
+    ],
+)
+def test_check_number(value, kwargs, ok):
+    if ok:
+        assert check_number(value, "x", **kwargs) == value
+    else:
+        with pytest.raises(InvalidParameterError, match="invalid x="):
+            check_number(value, "x", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("value", "annotation", "ok"),
+    [(3, "int | None", True), ("a", "int | None", False), ("cv", "float | str", True), ([1, 2], "Sequence[int]", True),
+     (True, "int", False), ({"a": 1}, "Any", True), (1.5, "", True), ("x", "np.random.Generator | int", False)],
+)
+def test_check_annotated_type(value, annotation, ok):
+    if ok:
+        assert check_annotated_type(value, annotation, "[t] k") == value
+    else:
+        with pytest.raises(InvalidParameterError, match=r"\[t\] k"):
+            check_annotated_type(value, annotation, "[t] k")
+
+
+def test_npz_sizes_are_checked_against_the_file(tmp_path):
+    from probekit.errors import InputFileError
+
+    np.savez(tmp_path / "ok.npz", a=np.zeros((2, 3)))
+    assert npz_declared_sizes(tmp_path / "ok.npz") == {"a": 48}
+    (tmp_path / "text.npz").write_text("not a zip")
+    with pytest.raises(InputFileError, match="not a readable .npz"):
+        npz_declared_sizes(tmp_path / "text.npz")
