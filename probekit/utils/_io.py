@@ -167,7 +167,7 @@ def check_output_dir(
         if not reuse:
             hint = f"; pass {reuse_option} to reuse {kind} there" if reuse_option else ""
             raise InvalidParameterError(
-                parameter, shown, "a new or empty directory", f"it exists and is not empty{hint}; or choose another directory"
+                parameter, shown, "a new or empty directory", f"it is not empty: it already holds files{hint}; or choose another directory"
             )
         if markers and not any((target / m).exists() for m in markers):
             raise InvalidParameterError(

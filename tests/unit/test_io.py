@@ -53,7 +53,7 @@ def test_output_dir_policy_new_empty_own_kind_and_others(tmp_path):
     ours = tmp_path / "ours"
     ours.mkdir()
     (ours / "run.json").write_text("{}")
-    with pytest.raises(InvalidParameterError, match="not empty; pass resume"):
+    with pytest.raises(InvalidParameterError, match="already holds files; pass resume"):
         check_output_dir(ours, marker="run.json", reuse_option="resume")
     assert check_output_dir(ours, marker="run.json", reuse=True) == ours
     other = tmp_path / "other"
