@@ -20,6 +20,7 @@ from typing import Any, Mapping
 
 from probekit.encoders import fingerprint, weight_files
 from probekit.errors import InvalidParameterError
+from probekit.utils import check_output_dir as check_output_dir_policy
 from probekit.utils import dumps_json, is_main_process, wait_for_everyone
 
 __all__ = ["DEBIAS_FILE", "check_output_dir", "save_debiased_checkpoint", "read_debias_record"]
@@ -41,28 +42,10 @@ def check_output_dir(out: str | os.PathLike, *, overwrite: bool = False, paramet
     InvalidParameterError
         ``out`` is a file, a non-empty directory without ``overwrite``, or cannot be created.
     """
-    path = Path(out).expanduser()
-    if path.exists() and not path.is_dir():
-        raise InvalidParameterError(parameter, str(out), "a directory path", "a file of that name exists")
-    if path.is_dir() and any(path.iterdir()):
-        if not overwrite:
-            raise InvalidParameterError(
-                parameter, str(out), "a new or empty directory",
-                "it already holds files; choose another directory, or pass overwrite (--overwrite) to replace a debiased checkpoint there",
-            )
-        if not (path / DEBIAS_FILE).is_file():
-            raise InvalidParameterError(
-                parameter, str(out), "a new or empty directory, or a debiased checkpoint to overwrite",
-                f"it holds other files (no {DEBIAS_FILE}); it is not replaced",
-            )
-    parent = path.absolute().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.mkdtemp(prefix=f".{path.name}.probe-", dir=parent)
-        os.rmdir(probe)
-    except OSError as exc:
-        raise InvalidParameterError(parameter, str(out), "a directory that can be created and written", str(exc)) from None
-    return path
+    return check_output_dir_policy(
+        out, parameter=parameter, marker=DEBIAS_FILE, reuse=overwrite,
+        reuse_option="overwrite (--overwrite)", kind="a debiased checkpoint",
+    )
 
 
 def save_debiased_checkpoint(
@@ -93,6 +76,7 @@ def save_debiased_checkpoint(
         wait_for_everyone()
         return Path(out).expanduser()
     target = check_output_dir(out, overwrite=overwrite)
+    target.absolute().parent.mkdir(parents=True, exist_ok=True)
     from transformers.utils import logging as hf_logging
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.absolute().parent))

@@ -95,6 +95,8 @@ def _tokenize_with_words(
 
     Occurrences cut off by truncation are dropped; a sentence left without one is dropped.
     """
+    if not sentences:
+        return []  # a corpus without such sentences is reported by the caller, naming the corpus
     matcher = WordMatcher(list(words), case_sensitive=case_sensitive)
     encoded = tokenizer(
         list(sentences), truncation=True, max_length=max_length, add_special_tokens=True,

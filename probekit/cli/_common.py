@@ -3,10 +3,135 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
-from probekit.errors import InvalidParameterError
+from probekit.errors import InvalidParameterError, ProbekitError
+
+# ------------------------------------------------------------------------------- errors as the CLI shows them
+
+#: Library parameter names -> the CLI option that sets them, for every command. Library errors name
+#: the Python parameter; the CLI prints the option the user can type (one place, here).
+OPTION_NAMES: dict[str, str] = {
+    "out": "--out", "out_dir": "--out", "directory": "--out", "output": "--out",
+    "resume": "--resume", "overwrite": "--overwrite",
+    "max_length": "--max-length", "batch_tokens": "--batch-tokens", "batch_size": "--batch-size",
+    "learning_rate": "--lr", "max_per_word": "--max-per-word", "max_sentences": "--max-sentences",
+    "layer": "--layer", "layers": "--layers", "pooling": "--pooling", "random_state": "--seed", "seed": "--seed",
+    "name_or_path": "--model", "model": "--model", "n_train": "--n-examples", "format": "--format",
+    "encoding": "--encoding", "mode": "--corpus-mode", "on_missing": "--on-missing",
+    "targets": "--corpus", "corpus": "--corpus", "sentences": "--corpus", "cache_dir": "--cache-dir",
+    "embedding_cache": "--embedding-cache", "checkpoint_dir": "--checkpoint-dir", "dtype": "--dtype",
+    "device": "--device", "split": "--split", "steps": "--steps", "k": "--k", "tol": "--tol", "C": "--C",
+    "n_iterations": "--iterations", "dev_size": "--dev-size", "eval_every": "--eval-every",
+    "names": "--names", "unpaired": "--names", "text_column": "--text-column",
+}
+
+#: Where one command names a parameter differently.
+COMMAND_OPTION_NAMES: dict[str, dict[str, str]] = {
+    "swap": {"column": "--column", "text_column": "--column", "output_column": "--output-column",
+             "path": "FILE", "input": "FILE", "report": "--report"},
+    "scrub": {"column": "--column", "text_column": "--column", "output_column": "--output-column",
+              "path": "FILE", "input": "FILE", "report": "--report"},
+    "finetune": {"path": "--data-path", "name_or_path": "--data-path", "data": "--data-path",
+                 "test_data": "--test-data-path", "folds": "--folds", "model": "--model"},
+    "embed": {"text_column": "--text-column"},
+    # group_of_interest / reference keep their library names: tests/unit/test_extrinsic_cli.py asserts them.
+    "metrics": {"pos_label": "--pos-label", "confidence": "--confidence", "smoothing": "--smoothing",
+                "n_bootstrap": "--bootstrap"},
+}
+
+
+def option_name(parameter: str, command: str | None) -> str:
+    """The CLI option for a library ``parameter`` in ``command`` (the parameter itself when none maps)."""
+    if parameter.startswith(("-", "[")) or parameter.isupper():
+        return parameter
+    return COMMAND_OPTION_NAMES.get(command or "", {}).get(parameter) or OPTION_NAMES.get(parameter, parameter)
+
+
+def cli_error_message(exc: ProbekitError, command: str | None, options: Any = ()) -> str:
+    """``exc`` as the CLI prints it: on one line, naming options (``--out``) instead of parameters
+    (``out``); ``options`` are the option destinations the command has (``vars(args)``), so that a
+    hint naming a parameter the command has no option for is left out."""
+    message = str(exc)
+    parameter = getattr(exc, "parameter", None)
+    if isinstance(exc, InvalidParameterError) and isinstance(parameter, str):
+        shown = option_name(parameter, command)
+        if shown == "--corpus" and parameter != "corpus" and isinstance(exc.value, str) and "item(s)" in exc.value:
+            # An embedding set left empty by the corpus: say so in terms of the corpus.
+            message = (f"invalid --corpus: its sentences give {exc.value} for the {parameter} words; expected a "
+                       "corpus whose sentences hold the words of the word lists")
+        elif shown != parameter and message.startswith(f"invalid {parameter}="):
+            message = f"invalid {shown}=" + message[len(f"invalid {parameter}="):]
+    if "encoding" in options:
+        message = message.replace("with the `encoding` parameter (for example encoding='latin-1' or 'cp1252')",
+                                  "with --encoding (for example --encoding latin-1 or cp1252)")
+    else:
+        message = message.replace("pass the file's encoding with the `encoding` parameter (for example "
+                                  "encoding='latin-1' or 'cp1252'), or ", "")
+    # "pass overwrite (--overwrite)" -> "pass --overwrite"; "(resume=True)" is the Python spelling.
+    message = re.sub(r"\b[a-z_]+ \((--[a-z][a-z-]*)\)", r"\1", message)
+    message = re.sub(r" \([a-z_]+=(True|False)\)", "", message)
+    message = re.sub(r"\bpass ([a-z_]+)=", lambda m: f"pass {option_name(m.group(1), command)}", message)
+    return " ".join(message.split())
+
+
+def check_max_length(value: int, encoder: Any, option: str = "--max-length") -> None:
+    """``value`` tokens fit the model's position embeddings (longer inputs would fail inside the model)."""
+    limit = getattr(encoder, "max_length", None)  # max_position_embeddings and the tokenizer's limit
+    if not isinstance(limit, int):
+        return
+    if value > limit:
+        raise InvalidParameterError(option, value, f"an integer <= {limit}",
+                                    f"the model's position limit is {limit} tokens, special tokens included")
+
+
+def check_resume_files(files: Any, how_to_restart: str) -> None:
+    """Resume state that must parse before a run continues: JSON files and safetensors files.
+
+    A damaged file is reported with its path and how to start over, instead of a traceback
+    from the middle of the run."""
+    from probekit.errors import InputFileError
+
+    for file in files:
+        path = Path(file)
+        if not path.is_file():
+            continue
+        try:
+            if path.suffix == ".json":
+                import json
+
+                json.loads(path.read_text(encoding="utf-8"))
+            elif path.suffix == ".safetensors":
+                from safetensors import safe_open
+
+                with safe_open(str(path), framework="numpy") as handle:
+                    for key in handle.keys():
+                        handle.get_slice(key)
+                if path.stat().st_size < _safetensors_data_end(path):
+                    raise ValueError("the file is shorter than its header declares (truncated)")
+        except Exception as exc:  # noqa: BLE001 - any damage: one message naming the file
+            text = " ".join(str(exc).split()) or type(exc).__name__
+            raise InputFileError(f"cannot resume: {str(path)!r} is damaged ({text[:200]}); {how_to_restart}") from None
+
+
+def _safetensors_data_end(path: Path) -> int:
+    """Bytes a safetensors file must have: 8 + header + the end of the last tensor."""
+    import json
+    import struct
+
+    with open(path, "rb") as handle:
+        (size,) = struct.unpack("<Q", handle.read(8))
+        header = json.loads(handle.read(size))
+    ends = [v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"]
+    return 8 + size + max(ends, default=0)
+
+
+def output_paths(args: argparse.Namespace) -> list[str]:
+    """The output locations a command was given (removed again when empty and created by a failed call)."""
+    names = ("out", "report", "embedding_cache", "cache_dir", "checkpoint_dir")
+    return [str(getattr(args, n)) for n in names if isinstance(getattr(args, n, None), str)]
 
 
 def add_model_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +149,10 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
         "--trust-remote-code", action="store_true",
         help="allow checkpoints that ship their own Python code (off by default: it runs that code)",
     )
+    group.add_argument(
+        "--safetensors-only", action="store_true",
+        help="refuse pickled weights (pytorch_model.bin): load only .safetensors files",
+    )
 
 
 def model_source(model: str | None) -> str | None:
@@ -37,7 +166,9 @@ def model_source(model: str | None) -> str | None:
 def load_model(args: argparse.Namespace) -> Any:
     from probekit import load_encoder
 
-    return load_encoder(model_source(args.model), device=args.device, dtype=args.dtype, trust_remote_code=args.trust_remote_code)
+    return load_encoder(model_source(args.model), device=args.device, dtype=args.dtype,
+                        trust_remote_code=args.trust_remote_code,
+                        safetensors_only=getattr(args, "safetensors_only", False))
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:

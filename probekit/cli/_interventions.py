@@ -24,6 +24,59 @@ def add_file_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def check_outputs(args: argparse.Namespace) -> None:
+    """``--out`` and ``--report`` can be written and differ from FILE; checked before any work."""
+    from pathlib import Path
+
+    from probekit.errors import InvalidParameterError
+    from probekit.utils import check_output_file
+
+    check_output_file(args.out, parameter="--out")
+    if Path(args.out).resolve() == Path(args.file).resolve():
+        raise InvalidParameterError("--out", args.out, "a file other than FILE", "the input would be overwritten")
+    if args.report:
+        check_output_file(args.report, parameter="--report")
+        if Path(args.report).resolve() in (Path(args.out).resolve(), Path(args.file).resolve()):
+            raise InvalidParameterError("--report", args.report, "a file other than FILE and --out")
+
+
+def _columns(path: str, fmt: str | None) -> list[str]:
+    """Column names of a csv/tsv/jsonl/parquet file (first line or schema only); ``[]`` when unknown."""
+    import json
+    from pathlib import Path
+
+    kind = fmt or Path(path).suffix.lower().lstrip(".")
+    try:
+        if kind in ("csv", "tsv"):
+            import pandas as pd
+
+            return [str(c) for c in pd.read_csv(path, sep="\t" if kind == "tsv" else ",", nrows=0).columns]
+        if kind == "jsonl":
+            with open(path, encoding="utf-8") as handle:
+                first = json.loads(handle.readline() or "{}")
+            return [str(k) for k in first] if isinstance(first, dict) else []
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return list(pq.read_schema(path).names)
+    except Exception:  # noqa: BLE001 - unreadable input: reported by the reader with its own message
+        return []
+    return []
+
+
+def check_output_column(args: argparse.Namespace) -> None:
+    """``--output-column`` must not name another existing column (it would be overwritten)."""
+    from probekit.errors import InvalidParameterError
+
+    if args.output_column is None or args.output_column == args.column:
+        return
+    if args.output_column in _columns(args.file, args.format):
+        raise InvalidParameterError(
+            "--output-column", args.output_column, "a new column name (or --column itself, to replace it)",
+            f"{args.file} already has a column {args.output_column!r}, which would be overwritten",
+        )
+
+
 def finish(args: argparse.Namespace, result: Any) -> int:
     from probekit.utils import write_json
 

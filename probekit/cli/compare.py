@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"])
     parser.add_argument("--trust-remote-code", action="store_true")
+    parser.add_argument("--safetensors-only", action="store_true", help="refuse pickled weights (pytorch_model.bin)")
     add_corpus_arguments(parser)
     add_suite_arguments(parser)
     parser.add_argument("--out", default="probekit-compare", help="output directory")
@@ -35,9 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _slug(name: str, taken: set[str]) -> str:
-    import re
+    """A directory name for a model: never ".", ".." or "" (``probekit.utils.safe_name``), unique in ``taken``."""
+    import os
 
-    base = re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip("/").replace("/", "__"))[-80:] or "model"
+    from probekit.utils import safe_name
+
+    text = name
+    if name.strip() in {".", "..", "./", "../"} or name.rstrip("/").endswith(("/.", "/..")):
+        text = os.path.basename(os.path.abspath(name)) or "model"  # "." names the directory it stands for
+    base = safe_name(text, fallback="model")
     slug, k = base, 2
     while slug in taken:
         slug, k = f"{base}-{k}", k + 1
@@ -55,13 +62,13 @@ def run(args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
     from probekit.intrinsic import RESULTS_FILE, run_probe_suite
     from probekit.report import checkpoint_label, load_results, write_intrinsic_comparison
-    from probekit.utils import ensure_writable_dir
+    from probekit.utils import check_within, ensure_writable_dir
 
     models = list(args.models)
     if args.list:
         models += read_word_file(args.list, "--list")
     if len(models) < 1:
-        raise InvalidParameterError("models", models, "at least one checkpoint (arguments or --list FILE)")
+        raise InvalidParameterError("CKPT", models, "at least one checkpoint (arguments or --list FILE)")
     options = suite_options(args)
     out = ensure_writable_dir(args.out, "--out")  # before any model is loaded
     corpus = load_corpus(args)
@@ -74,9 +81,11 @@ def run(args: argparse.Namespace) -> int:
     plan = [(model, slug, label if labels.count(label) == 1 else f"{label} [{slug}]") for model, slug, label in plan]
     runs = []
     for model, slug, label in plan:
-        directory = out / slug
+        directory = check_within(out / slug, out, "--out")  # every write stays under --out
+        if directory.resolve() == out.resolve():
+            raise InvalidParameterError("CKPT", model, "a model whose results get their own directory under --out")
         encoder = load_encoder(None if model == "default" else model, device=args.device, dtype=args.dtype,
-                               trust_remote_code=args.trust_remote_code)
+                               trust_remote_code=args.trust_remote_code, safetensors_only=args.safetensors_only)
         if (directory / RESULTS_FILE).is_file():
             previous = load_results(directory)
             provenance = previous.get("provenance") or {}

@@ -281,11 +281,15 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from debias import DEBIAS_METHODS, build_debiased, check_output_dir
-    from probekit.cli._common import load_corpus, load_model
+    from probekit.cli._common import check_max_length, check_resume_files, load_corpus, load_model
     from probekit.errors import InvalidParameterError
     from probekit.training import latest_checkpoint
     from probekit.utils import is_main_process
 
+    if args.resume and not args.overwrite and (Path(args.out) / "debias.json").is_file():
+        raise InvalidParameterError("--resume", True, "an interrupted run to continue",
+                                    f"{args.out} holds a finished run (debias.json); nothing to resume "
+                                    "(--overwrite trains it again)")
     out = check_output_dir(args.out, overwrite=args.overwrite, parameter="--out")  # before any slow work
     method_options, options = _training_options(method, args)  # every option checked before anything is created
     checkpoints = Path(args.checkpoint_dir) if args.checkpoint_dir else out.parent / f"{out.name}.checkpoints"
@@ -300,6 +304,9 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
             "--resume", False, "--resume to continue the interrupted run",
             f"{checkpoints} holds checkpoints of an earlier run; continue it with --resume or remove that directory",
         )
+    if args.resume:
+        check_resume_files([p for p in sorted(checkpoints.rglob("*")) if p.suffix in (".json", ".safetensors")],
+                           f"remove {checkpoints} to start over (without --resume)")
     created = not checkpoints.exists()
     try:
         checkpoints.mkdir(parents=True, exist_ok=True)
@@ -308,6 +315,7 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
     try:
         corpus = load_corpus(args)
         encoder = load_model(args)
+        check_max_length(args.max_length, encoder)
         with warnings.catch_warnings():
             # The library both logs and warns about an added head; the CLI shows the log line only.
             warnings.filterwarnings("ignore", message=".*has no masked-LM head", category=UserWarning)

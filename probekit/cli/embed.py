@@ -40,10 +40,13 @@ def run(args: argparse.Namespace) -> int:
     from probekit import embed_sentences, embed_words
     from probekit.errors import InvalidParameterError
     from probekit.text import select_sentences
-    from probekit.utils import atomic_path, collect_provenance, dumps_json
+    from probekit.utils import atomic_path, check_output_file, collect_provenance, dumps_json
 
-    if not args.out.endswith(".npz"):
-        raise InvalidParameterError("--out", args.out, "a file name ending in .npz")
+    check_output_file(args.out, parameter="--out", suffix=".npz")  # before any work
+    if args.batch_tokens is not None and args.batch_tokens < 1:
+        raise InvalidParameterError("--batch-tokens", args.batch_tokens, "a positive integer (padded tokens per forward pass)")
+    if args.max_per_word is not None and args.max_per_word < 1:
+        raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer")
     layer = parse_layers(args.layer)
     if not args.sentences:
         if args.words is None and args.words_file is None:

@@ -180,9 +180,10 @@ def _load_data(args: argparse.Namespace):
 def run_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from probekit.cli._common import load_model
+    from probekit.cli._common import check_max_length, check_resume_files, load_model
     from probekit.errors import InvalidParameterError
     from probekit.finetune import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, run_finetune
+    from probekit.utils import check_output_dir as check_dir
 
     config = _config(args)
     if args.embedding_cache and not args.frozen:
@@ -191,10 +192,17 @@ def run_command(args: argparse.Namespace) -> int:
     if not args.fixed_split and not args.test_data_path and args.folds < 2:
         raise InvalidParameterError("--folds", args.folds, "an integer >= 2 (or a fixed split: --fixed-split / --test-data-path)")
     out = check_output_dir(args.out, resume=args.resume, parameter="--out")  # before anything slow
+    if args.embedding_cache:
+        check_dir(args.embedding_cache, parameter="--embedding-cache", reuse=True)
+    if args.resume and out.is_dir():
+        state = [out / "run.json", *sorted(out.glob("folds/*/fold.json")), *sorted(out.rglob("trainer_state.json")),
+                 *sorted(out.rglob("*.safetensors"))]
+        check_resume_files(state, f"remove {args.out} (or that file's fold directory) and run again to start over")
     data, test = _load_data(args)
     if test is None and args.folds > len(data):
         raise InvalidParameterError("--folds", args.folds, f"at most the number of examples ({len(data)})")
     encoder = load_model(args)
+    check_max_length(args.max_length, encoder)
 
     def say(message: str) -> None:
         print(f"probekit finetune: {message}", file=sys.stderr, flush=True)

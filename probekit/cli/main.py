@@ -49,10 +49,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from probekit.cli._common import cli_error_message, output_paths
+    from probekit.utils import removing_created_dirs
+
     try:
-        return int(args.func(args) or 0)
+        with removing_created_dirs(*output_paths(args)):  # a failed call leaves no empty output directory
+            return int(args.func(args) or 0)
     except ProbekitError as exc:
-        print(f"probekit {args.command}: error: {exc}", file=sys.stderr)
+        print(f"probekit {args.command}: error: {cli_error_message(exc, args.command, vars(args))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"probekit {args.command}: interrupted", file=sys.stderr)

@@ -190,8 +190,11 @@ def _print_report(report: Any, out: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
     from probekit.extrinsic import encode_inputs, evaluate_predictions
+    from probekit.utils import check_output_file
 
     path = Path(args.predictions)
+    out_path = Path(args.out) if args.out else path.with_name(path.stem + ".metrics.json")
+    check_output_file(out_path, parameter="--out")  # before any work
     frame = _read_csv(path, args.sep)
     y_true_col = _column(frame, args.label_col, "--label-col", path)
     y_pred_col = _column(frame, args.pred_col, "--pred-col", path)
@@ -225,7 +228,6 @@ def run(args: argparse.Namespace) -> int:
     }
     if report.provenance.get("parameters") is not None:
         report.provenance["parameters"]["input"] = report.settings["input"]
-    out_path = Path(args.out) if args.out else path.with_name(path.stem + ".metrics.json")
     _print_report(report, sys.stdout)
     report.to_json(out_path)
     print(f"\nwrote {out_path}", file=sys.stdout)

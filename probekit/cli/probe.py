@@ -107,11 +107,16 @@ def suite_options(args: argparse.Namespace) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shutil
+    from pathlib import Path
+
+    from probekit.errors import ProbekitError
     from probekit.intrinsic import LAYER_CHART_FILE, resolve_layers, run_probe_suite
     from probekit.utils import ensure_writable_dir
 
     options = suite_options(args)
     # Before anything slow: the output (and cache) directory must be writable.
+    created = not Path(args.out).exists()
     out = ensure_writable_dir(args.out, "--out")
     cache_dir = ensure_writable_dir(args.cache_dir, "--cache-dir") if args.cache_dir else out / "cache"
     corpus = load_corpus(args)
@@ -122,7 +127,12 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError("--layer", args.layer, f"an integer in [{-(encoder.num_layers + 1)}, {encoder.num_layers}]")
     if options["layers"] is not None:
         resolve_layers(options["layers"], encoder.num_layers, "--layers")
-    result = run_probe_suite(encoder, corpus, cache_dir=cache_dir, **options)
+    try:
+        result = run_probe_suite(encoder, corpus, cache_dir=cache_dir, **options)
+    except ProbekitError:
+        if created and not args.cache_dir:
+            shutil.rmtree(cache_dir, ignore_errors=True)  # a failed first run leaves no --out behind
+        raise
     result.save(out)
     print((out / "summary.md").read_text(encoding="utf-8"))
     charts = f"{out / 'probe.png'}" + (f", {out / LAYER_CHART_FILE}" if result.per_layer else "")

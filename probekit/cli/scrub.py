@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from probekit.cli._interventions import add_file_arguments, finish
+from probekit.cli._interventions import add_file_arguments, check_output_column, check_outputs, finish
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from debias import scrub_file
 
+    check_outputs(args)  # before any work
+    check_output_column(args)
     result = scrub_file(
         args.file, args.out, column=args.column, output_column=args.output_column, placeholder=args.placeholder,
         names=args.names, format=args.format, progress=not args.no_progress, names_case=args.names_case,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 _DEFAULT_KEYS = {"x": "X", "y": "Y", "a": "A", "b": "B"}
@@ -62,7 +63,14 @@ def _load_npz(path: str, keys: dict[str, str]) -> dict[str, Any]:
     import numpy as np
 
     from probekit.errors import InputFileError
+    from probekit.utils import npz_declared_sizes
 
+    if not Path(path).is_file():
+        raise InputFileError(f"--encodings: no such file {path!r}")
+    try:
+        npz_declared_sizes(path)  # before anything is allocated
+    except InputFileError as exc:
+        raise InputFileError(f"--encodings: {exc}") from None
     try:
         with np.load(path, allow_pickle=False) as data:
             available = list(data.files)
@@ -77,7 +85,7 @@ def _load_npz(path: str, keys: dict[str, str]) -> dict[str, Any]:
     except FileNotFoundError:
         raise InputFileError(f"--encodings: no such file {path!r}") from None
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise InputFileError(f"--encodings: {path!r} is not a readable npz file without pickled objects ({exc})") from None
+        raise InputFileError(f"--encodings: {path!r} is not a readable npz file ({exc})") from None
 
 
 def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
@@ -104,8 +112,10 @@ def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
 def run(args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
     from probekit.intrinsic import seat_test
-    from probekit.utils import collect_provenance, dumps_json, write_json
+    from probekit.utils import check_output_file, collect_provenance, dumps_json, write_json
 
+    if args.out:
+        check_output_file(args.out, parameter="--out")  # before any work
     common = dict(
         n_permutations=args.n_permutations, random_state=args.seed, n_bootstrap=args.n_bootstrap,
         confidence_level=args.confidence_level,

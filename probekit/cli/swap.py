@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from probekit.cli._interventions import add_file_arguments, finish
+from probekit.cli._interventions import add_file_arguments, check_output_column, check_outputs, finish
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,6 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from debias import swap_file
 
+    check_outputs(args)  # before any work
+    check_output_column(args)
     result = swap_file(
         args.file, args.out, column=args.column, output_column=args.output_column, names=args.names,
         format=args.format, progress=not args.no_progress, names_case=args.names_case,

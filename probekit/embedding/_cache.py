@@ -17,7 +17,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from probekit.utils import atomic_path
+from probekit.errors import InputFileError
+from probekit.utils import atomic_path, npz_declared_sizes
 
 logger = logging.getLogger(__name__)
 
@@ -65,13 +66,14 @@ class EmbeddingCache:
         if not path.exists():
             return None
         try:
+            npz_declared_sizes(path)  # sizes checked before anything is allocated
             with np.load(path, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
             stored = str(arrays.pop(_CHECKSUM_KEY))
             meta = json.loads(str(arrays.pop(_META_KEY)))
             if stored != _checksum(arrays):
                 raise ValueError("checksum mismatch")
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError, InputFileError) as exc:
             logger.warning("embedding cache file %s is corrupted (%s); rebuilding it", path, exc)
             path.unlink(missing_ok=True)
             return None

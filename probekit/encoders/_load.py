@@ -36,6 +36,32 @@ def weight_files(directory: Path) -> list[Path]:
     return [p for p in directory.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES]
 
 
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """The message of ``exc`` on one line (library messages may span several), at most ``limit`` characters."""
+    import pickle
+    import re
+
+    if isinstance(exc, pickle.UnpicklingError):
+        return ("the pickled weights hold objects that the restricted unpickler (torch.load weights_only=True) "
+                "refuses; nothing was loaded: use .safetensors weights from a source you trust")
+    text = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _weight_errors() -> tuple[type[BaseException], ...]:
+    """What reading damaged or refused weight files raises: a truncated safetensors file, a pickle the
+    restricted unpickler refuses, a truncated zip/pickle.
+    """
+    import pickle
+
+    from safetensors import SafetensorError
+
+    return (OSError, ValueError, RuntimeError, EOFError, KeyError, pickle.UnpicklingError, SafetensorError)
+
+
+_WEIGHT_ERRORS = _weight_errors()
+
+
 def _head_keys_missing(missing_keys: Any, base_prefix: str) -> list[str]:
     """Missing keys that belong to the head (outside the base model), i.e. a head not in the checkpoint."""
     return [k for k in missing_keys if not k.startswith(base_prefix + ".")]
@@ -47,6 +73,7 @@ def load_encoder(
     device: str | torch.device | None = None,
     dtype: str | torch.dtype | None = None,
     trust_remote_code: bool = False,
+    safetensors_only: bool = False,
 ) -> Encoder:
     """Load an encoder for extraction.
 
@@ -65,6 +92,10 @@ def load_encoder(
         ``"bfloat16"`` on CPU needs native support (AVX512-BF16 or AMX).
     trust_remote_code : bool
         Passed to transformers; off unless the user asks for it.
+    safetensors_only : bool
+        Refuse pickled weights (``pytorch_model.bin``) altogether: load ``*.safetensors`` only. By
+        default a checkpoint whose only weights are a ``.bin`` file is unpickled by transformers with
+        its restricted loader (``torch.load(weights_only=True)``), which refuses arbitrary objects.
 
     Returns
     -------
@@ -94,9 +125,13 @@ def load_encoder(
     is_local = Path(source).is_dir()
     if is_local and name_or_path is not None:
         if is_projection_dir(source):  # a base checkpoint plus a fitted projection (probekit debias)
-            return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
+            return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code,
+                                          safetensors_only=safetensors_only)
     if is_local and not (Path(source) / "config.json").is_file():
         raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
+    if is_local and safetensors_only and not any(p.suffix == ".safetensors" for p in weight_files(Path(source))):
+        raise ModelLoadError(f"model directory {source!r} has no .safetensors weights and pickled weights are refused "
+                             "(safetensors_only / --safetensors-only)")
 
     hf_kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
     if is_local:
@@ -106,7 +141,7 @@ def load_encoder(
         tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **hf_kwargs)
     except (OSError, ValueError) as exc:
         if is_local:
-            raise ModelLoadError(f"could not load the checkpoint in {source!r}: {exc}") from exc
+            raise ModelLoadError(f"could not load the checkpoint in {source!r}: {one_line(exc)}") from exc
         raise ModelLoadError(
             f"could not load model {source!r} from the Hugging Face hub ({type(exc).__name__}). If this machine "
             "is offline, download the checkpoint where there is network (for example "
@@ -120,6 +155,8 @@ def load_encoder(
     # Weights in fp32 whatever the checkpoint was saved in: reduced precision comes from autocast,
     # so that the dtype reported (and put in cache keys and provenance) is the one computed in.
     weight_kwargs = {**hf_kwargs, _dtype_keyword(): torch.float32}
+    if safetensors_only:
+        weight_kwargs["use_safetensors"] = True
     try:
         try:
             mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **weight_kwargs)
@@ -138,8 +175,8 @@ def load_encoder(
             mlm.tie_weights()
         else:
             model = mlm.base_model
-    except OSError as exc:
-        raise ModelLoadError(f"could not load the weights of {display!r}: {exc}") from exc
+    except _WEIGHT_ERRORS as exc:
+        raise ModelLoadError(f"could not load the weights of {display!r}: {one_line(exc)}") from exc
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars:
@@ -180,6 +217,7 @@ def load_projected_encoder(
     device: Any = None,
     dtype: Any = None,
     trust_remote_code: bool = False,
+    safetensors_only: bool = False,
 ) -> Any:
     """Load the base checkpoint recorded in a projection directory, check its fingerprint, and
     return an :class:`probekit.Encoder` carrying the projection (what :func:`probekit.load_encoder`
@@ -188,6 +226,9 @@ def load_projected_encoder(
     path = Path(directory).expanduser()
     projection, config, _ = read_projection_dir(path)
     base = config.get("base_model")
+    if base and not isinstance(base, Mapping):
+        raise ModelLoadError(f"{str(path / CONFIG_FILE)!r}: base_model is {type(base).__name__}, not a table "
+                             "(damaged or edited file); write the projection again with probekit debias")
     if not base:
         raise ModelLoadError(
             f"projection directory {str(path)!r} records no base checkpoint (it was saved from arrays); load the "
@@ -209,7 +250,8 @@ def load_projected_encoder(
         source = found[0]
     else:
         raise ModelLoadError(f"{str(path / CONFIG_FILE)!r}: unknown base_model kind {kind!r}")
-    encoder = load_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
+    encoder = load_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code,
+                           safetensors_only=safetensors_only)
     recorded = base.get("fingerprint")
     if recorded != encoder.fingerprint:
         raise ModelLoadError(

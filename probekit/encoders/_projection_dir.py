@@ -31,7 +31,8 @@ from probekit.encoders._projection import (
     WEIGHTS_FILE,
     OutputProjection,
 )
-from probekit.errors import InvalidParameterError, ModelLoadError, ProbekitError
+from probekit.errors import ModelLoadError, ProbekitError
+from probekit.utils import check_output_dir as check_output_dir_policy
 from probekit.utils import dumps_json
 
 logger = logging.getLogger(__name__)
@@ -83,22 +84,13 @@ def _relative_to(path: str, directory: Path) -> str | None:
 
 def check_output_dir(directory: str | os.PathLike, *, overwrite: bool = False, parameter: str = "directory") -> Path:
     """Refuse a target that exists and is not empty, unless ``overwrite`` and it is a projection
-    directory (so that overwriting never deletes anything else).
+    directory (so that overwriting never deletes anything else). The policy of
+    :func:`probekit.utils.check_output_dir`.
     """
-    target = Path(directory)
-    if target.exists() and not target.is_dir():
-        raise InvalidParameterError(parameter, str(directory), "a directory path", "a file of that name exists")
-    if target.is_dir() and any(target.iterdir()):
-        if not overwrite:
-            raise InvalidParameterError(
-                parameter, str(directory), "a new or empty directory", "it exists and is not empty; pass overwrite (--overwrite) to replace a projection there"
-            )
-        if not is_projection_dir(target):
-            raise InvalidParameterError(
-                parameter, str(directory), "a new or empty directory, or a projection directory to overwrite",
-                f"it holds other files (no {CONFIG_FILE}); it is not replaced",
-            )
-    return target
+    return check_output_dir_policy(
+        directory, parameter=parameter, marker=CONFIG_FILE, reuse=overwrite,
+        reuse_option="overwrite (--overwrite)", kind="a projection directory",
+    )
 
 
 def _usual_permissions(directory: Path) -> None:
@@ -199,7 +191,10 @@ def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection,
         raise ModelLoadError(f"could not read {str(config_path)!r}: {exc}") from exc
     if not isinstance(config, dict) or config.get("format") != FORMAT_NAME:
         raise ModelLoadError(f"{str(config_path)!r} is not a probekit projection file (format {FORMAT_NAME!r})")
-    if int(config.get("format_version", 0)) > FORMAT_VERSION:
+    version = config.get("format_version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ModelLoadError(f"{str(config_path)!r} has format_version {version!r}, not an integer (damaged or edited file)")
+    if version > FORMAT_VERSION:
         raise ModelLoadError(
             f"{str(config_path)!r} has format version {config.get('format_version')}; this probekit reads "
             f"up to {FORMAT_VERSION}; upgrade probekit"

@@ -71,6 +71,7 @@ from probekit.finetune._train import (
 )
 from probekit.report import finetune_markdown, plot_finetune_figure
 from probekit.utils import atomic_path, collect_provenance, dumps_json, is_main_process, wait_for_everyone, write_json
+from probekit.utils import check_output_dir as check_output_dir_policy
 
 logger = logging.getLogger(__name__)
 
@@ -209,19 +210,10 @@ def class_names(dataset: Any) -> list[str]:
 
 def check_output_dir(out_dir: str | os.PathLike, *, resume: bool, parameter: str = "out") -> Path:
     """A new or empty directory, or (``resume``) one holding an earlier run of probekit finetune."""
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InvalidParameterError(parameter, str(out_dir), "a directory path", "a file of that name exists")
-    if out.is_dir() and any(out.iterdir()):
-        if not resume:
-            raise InvalidParameterError(
-                parameter, str(out_dir), "a new or empty directory",
-                "it exists and is not empty; pass --resume (resume=True) to continue the run there, or choose another directory",
-            )
-        if not (out / RUN_FILE).is_file():
-            raise InvalidParameterError(parameter, str(out_dir), f"a directory of an earlier run (with {RUN_FILE}) to resume",
-                                        "it holds other files")
-    return out
+    return check_output_dir_policy(
+        out_dir, parameter=parameter, marker=RUN_FILE, reuse=resume,
+        reuse_option="resume (--resume)", kind="an earlier run of probekit finetune",
+    )
 
 
 def _run_spec(settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -730,10 +722,10 @@ def run_finetune(
     FinetuneResult
     """
     config = config or FinetuneConfig()
+    out = check_output_dir(out_dir, resume=resume)  # before any work
     with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
                         data_name=data_name)
-        out = check_output_dir(out_dir, resume=resume)
         return _run(encoder, plan, config=config, out=out, resume=resume, progress=progress,
                     say=report or logger.info, callback=callback, embedding_cache=embedding_cache)
 

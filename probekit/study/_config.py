@@ -50,6 +50,7 @@ from debias import TRAINING_METHODS as _TRAINING
 from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
+from probekit.utils import check_annotated_type, check_number
 
 __all__ = [
     "METHODS",
@@ -143,40 +144,62 @@ def _signature_options(function: Callable, exclude: Sequence[str]) -> dict[str, 
     return out
 
 
-_TOML_TYPES = (
-    # (word in the annotation, check, description)
-    ("bool", lambda v: isinstance(v, bool), "true or false"),
-    ("int", _is_int, "an integer"),
-    ("float", lambda v: (_is_int(v) or isinstance(v, float)) and math.isfinite(v), "a number"),
-    ("str", lambda v: isinstance(v, str), "a string"),
-    ("Sequence", lambda v: isinstance(v, list), "a list"),
-    ("list", lambda v: isinstance(v, list), "a list"),
-    ("tuple", lambda v: isinstance(v, list), "a list"),
-    ("Mapping", lambda v: isinstance(v, Mapping), "a table"),
-    ("dict", lambda v: isinstance(v, Mapping), "a table"),
-)
+#: Value ranges of the library options a study file may set ([intrinsic], [methods.*], [finetune]),
+#: checked when the file is read so that a bad value is reported before anything runs.
+#: name -> keywords of :func:`probekit.utils.check_number`.
+_RANGES: dict[str, dict[str, Any]] = {
+    "k": dict(integer=True, minimum=1),
+    "n_iterations": dict(integer=True, minimum=1),
+    "C": dict(minimum=0, exclusive=True),
+    "test_size": dict(minimum=0, maximum=1, exclusive=True),
+    "chance_tolerance": dict(minimum=0),
+    "tol": dict(minimum=0, exclusive=True),
+    "steps": dict(integer=True, minimum=1),
+    "batch_size": dict(integer=True, minimum=1),
+    "learning_rate": dict(minimum=0, exclusive=True),
+    "head_learning_rate": dict(minimum=0, exclusive=True),
+    "max_length": dict(integer=True, minimum=8),
+    "mlm_probability": dict(minimum=0, maximum=1, exclusive=True),
+    "head_warmup_steps": dict(integer=True, minimum=0),
+    "warmup_ratio": dict(minimum=0, maximum=1),
+    "weight_decay": dict(minimum=0),
+    "max_grad_norm": dict(minimum=0, exclusive=True, allow_none=True),
+    "checkpoint_every": dict(integer=True, minimum=1, allow_none=True),
+    "eval_every": dict(integer=True, minimum=1, allow_none=True),
+    "alpha": dict(minimum=0),
+    "beta": dict(minimum=0),
+    "max_per_word": dict(integer=True, minimum=1, allow_none=True),
+    "max_sentences": dict(integer=True, minimum=1, allow_none=True),
+    "batch_tokens": dict(integer=True, minimum=1, allow_none=True),
+    "n_permutations": dict(integer=True, minimum=1),
+    "n_bootstrap": dict(integer=True, minimum=0),
+    "n_randomizations": dict(integer=True, minimum=1),
+}
 
 
 def _check_like_library(value: Any, annotation: str, where: str) -> Any:
     """Check a value against the library parameter's annotation (``int | None`` -> an integer;
-    ``Any`` or no annotation: anything). The library checks ranges itself.
+    ``Any`` or no annotation: anything) and, for the options of :data:`_RANGES`, its range.
     """
-    words = set(re.findall(r"[A-Za-z_]+", annotation or ""))
-    if not words or "Any" in words:
-        return value
-    accepted = [(check, text) for word, check, text in _TOML_TYPES if word in words]
-    if not accepted:
-        return value
-    if any(check(value) for check, _ in accepted):
-        return value
-    raise InvalidParameterError(where, value, " or ".join(dict.fromkeys(text for _, text in accepted)))
+    value = check_annotated_type(value, annotation, where)
+    key = where.rsplit(" ", 1)[-1].rsplit(".", 1)[-1]
+    if key in _RANGES and not isinstance(value, str):
+        check_number(value, where, **_RANGES[key])
+    return value
+
+
+def _option_name(path: str, key: str) -> str:
+    """How a message names an option: ``[methods.sent-debias] k`` (the table as written in the file)."""
+    if not path or path.startswith(("datasets", "encoders")):
+        return _where(path, key)
+    return f"[{path}] {key}"
 
 
 def _options_table(table: Any, schema: Mapping[str, Any], path: str) -> dict[str, Any]:
     if not isinstance(table, Mapping):
         raise InvalidParameterError(path, table, "a table")
     _check_keys(table, list(schema), path)
-    return {k: _check_like_library(v, schema[k][1], _where(path, k)) for k, v in table.items()}
+    return {k: _check_like_library(v, schema[k][1], _option_name(path, k)) for k, v in table.items()}
 
 
 # ------------------------------------------------------------------------------------------ schemas
@@ -255,11 +278,11 @@ def _simple_table(table: Any, keys: Mapping[str, tuple[Any, Any]], path: str) ->
     return out
 
 
-_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 
 
 def _check_label(value: str, where: str) -> str:
-    if not _LABEL.match(value) or len(value) > 64:
+    if not _LABEL.fullmatch(value) or len(value) > 64:
         raise InvalidParameterError(where, value, "a label of letters, digits, '.', '_', '+' or '-' (at most 64, "
                                     "starting with a letter or digit)")
     return value
@@ -507,6 +530,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise InputFileError(f"study config {str(path)!r}: no such file") from None
     except OSError as exc:
         raise InputFileError(f"study config {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"study config {str(path)!r} is not UTF-8 text, so not a TOML file "
+                             f"({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputFileError(f"study config {str(path)!r} is not valid TOML: {exc}") from None
 
@@ -523,4 +549,4 @@ def finetune_config(config: StudyConfig) -> Any:
     try:
         return FinetuneConfig(**config.finetune, seed=int(config.study["seed"]), device="cpu" if device == "cpu" else None)
     except InvalidParameterError as exc:
-        raise InvalidParameterError(f"finetune.{exc.parameter}", exc.value, exc.valid) from None
+        raise InvalidParameterError(f"[finetune] {exc.parameter}", exc.value, exc.valid) from None

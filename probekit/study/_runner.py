@@ -29,15 +29,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from probekit.encoders import CONFIG_FILE, default_model_path, fingerprint, is_projection_dir, weight_files
 from probekit.errors import InputFileError, InvalidParameterError, ProbekitError
 from probekit.finetune import collect_run
 from probekit.report import finetune_markdown
 from probekit.study._backends import build_ray, run_ray
-from probekit.study._config import StudyConfig
+from probekit.study._config import DEFAULT_MODEL, StudyConfig
 from probekit.study._records import describe_result
 from probekit.study._units import Unit, needs_debiased_build, plan_units, run_key, shard_units
 from probekit.study._work import UNITS_DIR, Workspace, check_inputs
-from probekit.utils import atomic_write_text, collect_provenance, ensure_writable_dir, is_main_process, write_json
+from probekit.utils import (
+    atomic_write_text,
+    check_output_dir,
+    collect_provenance,
+    ensure_writable_dir,
+    is_main_process,
+    write_json,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +55,7 @@ MANIFEST_FILE = "study.json"
 BACKENDS = ("local", "ray")
 _FORMAT = "probekit-study"
 _FORMAT_VERSION = 1
+_DEBIAS_FILE = "debias.json"  # debias.save_debiased_checkpoint's record (debias.read_debias_record)
 
 
 @dataclass
@@ -108,13 +117,18 @@ def _write_manifest(out: Path, config: StudyConfig, units: Sequence[Unit]) -> No
             raise InputFileError(f"cannot read {str(path)!r}: {exc}") from None
         new = config.identity()
         differing = sorted(k for k in new if json.dumps(new[k], sort_keys=True) != json.dumps(old.get(k), sort_keys=True))
-        if differing:
+        if differing and not _any_unit_finished(out):
+            logger.info("%s describes another study but no unit of it finished; replacing it", path)
+            differing = []
+            path.unlink()
+        if path.is_file() and differing:
             raise InvalidParameterError(
                 "--out", str(out), "a new directory, or the directory of the same study",
                 f"it holds a study whose [{'], ['.join(differing)}] differ from this config's; "
                 "use another --out for another study",
             )
-        return
+        if path.is_file():
+            return
     if not is_main_process():
         return
     manifest = {
@@ -125,6 +139,77 @@ def _write_manifest(out: Path, config: StudyConfig, units: Sequence[Unit]) -> No
                                          parameters={"command": "probekit study", "n_units": len(units)}),
     }
     write_json(path, manifest)
+
+
+def _any_unit_finished(out: Path) -> bool:
+    units = out / UNITS_DIR
+    return units.is_dir() and any(p.suffix == ".json" for p in units.iterdir())
+
+
+def _looks_local(model: str) -> bool:
+    return model.startswith((".", "/", "~")) or model.count("/") > 1 or Path(model).expanduser().exists()
+
+
+def _local_fingerprint(model: str, trust_remote_code: bool) -> str | None:
+    """The fingerprint :func:`probekit.load_encoder` gives a local or default checkpoint, without its
+    weights in memory (config, tokenizer, weight-file digests); ``None`` for a hub id.
+    """
+    from transformers import AutoConfig, AutoTokenizer
+
+    source = default_model_path() if model == DEFAULT_MODEL else Path(model).expanduser()
+    if model != DEFAULT_MODEL and not _looks_local(model):
+        return None
+    kwargs = {"local_files_only": True, "trust_remote_code": trust_remote_code}
+    try:
+        config = AutoConfig.from_pretrained(str(source), **kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(str(source), use_fast=True, **kwargs)
+    except (OSError, ValueError):
+        return None  # reported by load_encoder when the unit runs
+    return fingerprint(config, weight_files=weight_files(Path(source)), tokenizer=tokenizer)
+
+
+def _recorded_base(directory: Path) -> tuple[str, set[str]]:
+    """(file, fingerprints of the base model) recorded in a debiased directory."""
+    for name in (_DEBIAS_FILE, CONFIG_FILE):
+        file = directory / name
+        if file.is_file():
+            try:
+                record = json.loads(file.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise InputFileError(f"cannot read {str(file)!r}: {exc}") from None
+            base = record.get("base_model") if isinstance(record, dict) else None
+            if not isinstance(base, dict):
+                raise InputFileError(f"{str(file)!r} records no base model (damaged or edited file)")
+            found = {base.get(k) for k in ("fingerprint", "encoder_fingerprint", "base_fingerprint")}
+            return str(file), {f for f in found if isinstance(f, str)}
+    raise InvalidParameterError("debiased", str(directory), f"a directory holding {_DEBIAS_FILE} or {CONFIG_FILE}")
+
+
+def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
+    """What the units need, checked before anything is written: the encoders' model paths, the
+    ``[corpus]`` files, and that every ``debiased`` directory was built from its encoder's model.
+    """
+    for path in config.corpus.get("files") or []:
+        if not Path(path).expanduser().is_file():
+            raise InputFileError(f"[corpus] files: no such file {path!r}")
+    needed = {u.group for u in units}
+    for index, encoder in enumerate(config.encoders):
+        model, label = encoder["model"], encoder["label"]
+        local = Path(model).expanduser()
+        if (model != DEFAULT_MODEL and _looks_local(model) and not (local / "config.json").is_file()
+                and not is_projection_dir(local)):
+            raise InvalidParameterError(f"encoders[{index}].model", model, "'default', a Hugging Face id, or a "
+                                        "checkpoint directory with config.json (or a projection directory)")
+        debiased = {m: p for m, p in encoder["debiased"].items() if (label, m) in needed}
+        if not debiased:
+            continue
+        expected = _local_fingerprint(model, encoder["trust_remote_code"])
+        for method, path in debiased.items():
+            file, recorded = _recorded_base(Path(path).expanduser())
+            if expected is not None and recorded and expected not in recorded:
+                raise InvalidParameterError(
+                    f"encoders[{index}].debiased.{method}", path, f"a {method} directory built from {model!r} "
+                    f"(fingerprint {expected})", f"{file} records base fingerprint {', '.join(sorted(recorded))}")
 
 
 def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit], only: Sequence[Unit] | None = None) -> int:
@@ -211,12 +296,15 @@ def run_study(
     if backend not in BACKENDS:
         raise InvalidParameterError("backend", backend, BACKENDS)
     started = time.perf_counter()
-    out_dir = ensure_writable_dir(out, "--out")  # before anything slow
+    # Everything is checked before anything is written: the directory, the data, the encoders, the corpus.
+    out_dir = check_output_dir(out, parameter="--out", marker=MANIFEST_FILE, reuse=True, kind="a study directory")
     units = plan_units(config)
     selected = shard_units(units, shard)
     todo = [u for u in selected if not unit_done(out_dir, u)]
     if todo:
         check_inputs(config, todo)  # data and encoder paths, before anything is written or loaded
+        check_study_inputs(config, todo)
+    out_dir = ensure_writable_dir(out, "--out")
     _write_manifest(out_dir, config, units)
     summary = StudySummary(n_units=len(units), n_selected=len(selected), n_already_done=len(selected) - len(todo))
     where = f"shard {shard[0]}/{shard[1]}: " if shard else ""

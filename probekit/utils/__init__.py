@@ -2,7 +2,8 @@
 
 - Files (:mod:`._io`): atomic writes (:func:`atomic_path`, :func:`atomic_write_text`,
   :func:`write_json`), JSON of results (:func:`to_jsonable`, :func:`dumps_json`) and the check that an
-  output directory can be written (:func:`ensure_writable_dir`).
+  output path can be written, checked before any work by one policy (:func:`check_output_dir`,
+  :func:`check_output_file`, :func:`ensure_writable_dir`, :func:`check_within`, :func:`safe_name`).
 - Provenance (:mod:`._provenance`): toolkit and library versions, git commit, word-list hashes.
 - Parameter checks (:mod:`._validation`): one set of checks whose errors name the parameter, the
   value and what would be valid; seeds and generators from a ``random_state``.
@@ -16,8 +17,15 @@ from probekit.utils._arrays import as_1d, factorize, missing_values_error, resol
 from probekit.utils._io import (
     atomic_path,
     atomic_write_text,
+    check_output_dir,
+    check_output_file,
+    check_within,
     dumps_json,
     ensure_writable_dir,
+    is_within,
+    npz_declared_sizes,
+    removing_created_dirs,
+    safe_name,
     to_jsonable,
     write_json,
 )
@@ -27,8 +35,10 @@ from probekit.utils._provenance import collect_provenance, git_commit, hash_word
 from probekit.utils._validation import (
     RandomStateLike,
     as_embedding_matrix,
+    check_annotated_type,
     check_choice,
     check_fraction,
+    check_number,
     check_positive_int,
     check_same_width,
     resolve_seed,
@@ -40,6 +50,13 @@ __all__ = [
     "atomic_write_text",
     "dumps_json",
     "ensure_writable_dir",
+    "check_output_dir",
+    "check_output_file",
+    "check_within",
+    "is_within",
+    "removing_created_dirs",
+    "safe_name",
+    "npz_declared_sizes",
     "to_jsonable",
     "write_json",
     "hub_offline",
@@ -54,6 +71,8 @@ __all__ = [
     "RandomStateLike",
     "as_embedding_matrix",
     "check_choice",
+    "check_annotated_type",
+    "check_number",
     "check_fraction",
     "check_positive_int",
     "check_same_width",

@@ -9,7 +9,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -48,16 +48,11 @@ def ensure_writable_dir(path: str | os.PathLike, parameter: str = "out") -> Path
     InvalidParameterError
         Naming ``parameter``: ``path`` is a file, or cannot be created or written.
     """
-    target = Path(path).expanduser()
-    if target.exists() and not target.is_dir():
-        raise InvalidParameterError(parameter, str(path), "a directory path", "a file of that name exists")
+    target = check_output_dir(path, parameter=parameter, reuse=True)
     try:
         target.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(prefix=".probekit-write-check-", dir=target)
-        os.close(fd)
-        os.unlink(name)
     except OSError as exc:
-        reason = f"{exc.strerror}" if exc.strerror else str(exc)
+        reason = exc.strerror or str(exc)
         raise InvalidParameterError(parameter, str(path), "a directory that can be created and written", reason) from None
     return target
 
@@ -101,3 +96,204 @@ def dumps_json(obj: Any) -> str:
 def write_json(path: str | os.PathLike, obj: Any) -> Path:
     """Write ``obj`` as JSON to ``path`` atomically."""
     return atomic_write_text(path, dumps_json(obj))
+
+
+# ----------------------------------------------------------------------------------- output paths: one policy
+
+
+def _nearest_existing(path: Path) -> Path:
+    current = path.absolute()
+    while not current.exists() and current != current.parent:
+        current = current.parent
+    return current
+
+
+def _check_creatable(path: Path, shown: str, parameter: str, valid: str) -> None:
+    """The nearest existing ancestor of ``path`` is a directory in which a file can be created."""
+    anchor = _nearest_existing(path if path.is_dir() else path.parent)
+    if not anchor.is_dir():
+        raise InvalidParameterError(parameter, shown, valid, f"{str(anchor)!r} is a file, not a directory")
+    try:
+        fd, name = tempfile.mkstemp(prefix=".probekit-write-check-", dir=anchor)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise InvalidParameterError(parameter, shown, valid, f"{str(anchor)!r}: {reason}") from None
+
+
+def check_output_dir(
+    path: str | os.PathLike,
+    *,
+    parameter: str = "out",
+    marker: str | Sequence[str] | None = None,
+    reuse: bool = False,
+    reuse_option: str | None = None,
+    kind: str = "output",
+) -> Path:
+    """The one output-directory policy: check ``path`` before any work, create nothing.
+
+    Accepted: a path that does not exist yet (its nearest existing ancestor a writable directory),
+    an empty directory, or -- with ``reuse`` (resume / overwrite) -- a directory holding ``marker``
+    (a file only probekit's writer of that ``kind`` puts there; with ``marker=None`` any directory).
+
+    Parameters
+    ----------
+    path : path
+        The output directory as the user gave it (shown as given in messages).
+    parameter : str
+        Name of the parameter (or CLI option) in messages.
+    marker : str or sequence of str, optional
+        File name(s) that mark a directory of our own kind; one of them must exist to reuse it.
+    reuse : bool
+        Whether a non-empty directory of our own kind may be reused (resumed or overwritten).
+    reuse_option : str, optional
+        The parameter that allows reuse (e.g. ``"overwrite (--overwrite)"``), named in the message.
+    kind : str
+        What such a directory holds (e.g. ``"a debiased checkpoint"``), named in the message.
+
+    Raises
+    ------
+    InvalidParameterError
+        A file of that name exists; a non-empty directory without ``reuse`` or not of our kind;
+        the directory cannot be created or written.
+    """
+    shown = str(path)
+    target = Path(path).expanduser()
+    markers = [marker] if isinstance(marker, str) else list(marker or [])
+    if target.exists() and not target.is_dir():
+        raise InvalidParameterError(parameter, shown, "a directory path", "a file of that name exists")
+    if target.is_dir() and any(target.iterdir()):
+        if not reuse:
+            hint = f"; pass {reuse_option} to reuse {kind} there" if reuse_option else ""
+            raise InvalidParameterError(
+                parameter, shown, "a new or empty directory", f"it is not empty: it already holds files{hint}; or choose another directory"
+            )
+        if markers and not any((target / m).exists() for m in markers):
+            raise InvalidParameterError(
+                parameter, shown, f"a new or empty directory, or {kind} to reuse",
+                f"it holds other files (no {' or '.join(markers)}); nothing there is replaced",
+            )
+    _check_creatable(target, shown, parameter, "a directory that can be created and written")
+    return target
+
+
+def check_output_file(path: str | os.PathLike, *, parameter: str = "out", suffix: str | None = None) -> Path:
+    """An output file path: not a directory, (optionally) ending in ``suffix``, its directory creatable
+    and writable. Checked before any work; nothing is created.
+    """
+    shown = str(path)
+    target = Path(path).expanduser()
+    if suffix is not None and not target.name.endswith(suffix):
+        raise InvalidParameterError(parameter, shown, f"a file name ending in {suffix}")
+    if target.is_dir():
+        raise InvalidParameterError(parameter, shown, "a file path", "a directory of that name exists")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InvalidParameterError(parameter, shown, "a file that can be written", "permission denied")
+    _check_creatable(target, shown, parameter, "a file in a directory that can be created and written")
+    return target
+
+
+def is_within(path: str | os.PathLike, root: str | os.PathLike) -> bool:
+    """Whether ``path`` (resolved) lies inside ``root`` (resolved) or is ``root`` itself."""
+    resolved, base = Path(path).resolve(), Path(root).resolve()
+    return resolved == base or base in resolved.parents
+
+
+def check_within(path: str | os.PathLike, root: str | os.PathLike, parameter: str = "out") -> Path:
+    """``path`` if it lies under ``root``; else an error (a write would land outside the output directory)."""
+    if not is_within(path, root):
+        raise InvalidParameterError(parameter, str(path), f"a path inside {str(root)!r}", "it would be written outside the output directory")
+    return Path(path)
+
+
+def safe_name(name: str, *, fallback: str = "item", max_length: int = 80) -> str:
+    """A file-name component made from ``name``: letters, digits, ``._-`` only; never ``""``, ``"."`` or ``".."``.
+
+    Runs of other characters become ``_``; leading dots are dropped, so the result is never hidden
+    and never a path step.
+    """
+    import re
+
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", name.strip().strip("/").replace("/", "__"))
+    text = text.lstrip(".")[-max_length:].lstrip(".")
+    return text if text.strip("._-") else fallback
+
+
+@contextlib.contextmanager
+def removing_created_dirs(*paths: str | os.PathLike | None) -> Iterator[None]:
+    """Remove, when the block raises, each of ``paths`` that did not exist before and is an empty
+    directory now (and the empty parents created with it), so a failed call leaves no empty output.
+    """
+    snapshot = []
+    for value in paths:
+        if value is None:
+            continue
+        path = Path(value).expanduser().absolute()
+        snapshot.append((path, _nearest_existing(path)))
+    try:
+        yield
+    except BaseException:
+        for path, anchor in snapshot:
+            _remove_empty_chain(path, anchor)
+        raise
+
+
+def _remove_empty_chain(path: Path, anchor: Path) -> None:
+    if path == anchor:
+        return  # existed before the call
+    current = path
+    while current != anchor and anchor in current.parents:
+        if current.exists():
+            try:
+                current.rmdir()  # only an empty directory
+            except OSError:
+                return
+        current = current.parent
+
+
+# ------------------------------------------------------------------------------------- npz files, checked
+
+
+def npz_declared_sizes(path: str | os.PathLike) -> dict[str, int]:
+    """Bytes each array of the npz file ``path`` declares in its header, checked against what the
+    file stores -- before anything is allocated (a header may declare 4e10 floats in a 1 kB file).
+
+    Raises
+    ------
+    InputFileError
+        Naming the file and the array: not a zip of ``.npy`` members, an unreadable header, an
+        object array (pickled data, never loaded), or a declared size the stored data cannot hold.
+    """
+    import zipfile
+
+    from probekit.errors import InputFileError
+
+    shown = str(path)
+    sizes: dict[str, int] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with archive.open(info) as member:
+                    try:
+                        version = np.lib.format.read_magic(member)
+                        reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                        shape, _, dtype = reader(member)
+                    except ValueError as exc:
+                        raise InputFileError(f"{shown!r}: array {name!r} has no readable .npy header ({exc})") from None
+                    header = member.tell()
+                if dtype.hasobject:
+                    raise InputFileError(f"{shown!r}: array {name!r} holds Python objects (pickled data), which are never loaded")
+                declared = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
+                if declared > info.file_size - header:
+                    raise InputFileError(
+                        f"{shown!r}: array {name!r} declares shape {tuple(shape)} ({declared:.3g} bytes) but the file "
+                        f"stores {info.file_size - header} bytes (damaged or crafted file)"
+                    )
+                sizes[name] = declared
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise InputFileError(f"{shown!r} is not a readable .npz file ({exc})") from None
+    except OSError as exc:
+        raise InputFileError(f"{shown!r} cannot be read: {exc.strerror or exc}") from None
+    return sizes

@@ -98,3 +98,72 @@ def spawn_generators(source: Any, n: int) -> list[np.random.Generator]:
     if isinstance(source, np.random.Generator):
         return list(source.spawn(n))
     return [np.random.default_rng(child) for child in source.spawn(n)]
+
+
+def check_number(
+    value: Any,
+    name: str,
+    *,
+    integer: bool = False,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    exclusive: bool = False,
+    allow_none: bool = False,
+) -> Any:
+    """A finite number (an integer with ``integer``) in ``[minimum, maximum]`` (open bounds with
+    ``exclusive``); ``None`` passes with ``allow_none``. The error names ``name``, the value and the range.
+    """
+    if value is None and allow_none:
+        return None
+    kind = "an integer" if integer else "a number"
+    low, high = ("(", ")") if exclusive else ("[", "]")
+    if minimum is not None and maximum is not None:
+        valid = f"{kind} in {low}{minimum}, {maximum}{high}"
+    elif minimum is not None:
+        valid = f"{kind} {'>' if exclusive else '>='} {minimum}"
+    elif maximum is not None:
+        valid = f"{kind} {'<' if exclusive else '<='} {maximum}"
+    else:
+        valid = kind
+    if allow_none:
+        valid += " (or none)"
+    numeric = isinstance(value, numbers.Integral if integer else numbers.Real) and not isinstance(value, bool)
+    if not numeric or not np.isfinite(float(value)):
+        raise InvalidParameterError(name, value, valid)
+    below = minimum is not None and (value <= minimum if exclusive else value < minimum)
+    above = maximum is not None and (value >= maximum if exclusive else value > maximum)
+    if below or above:
+        raise InvalidParameterError(name, value, valid)
+    return value
+
+
+#: Python type names as they appear in annotations -> (check of a TOML/JSON value, description).
+_ANNOTATION_TYPES: dict[str, tuple[Any, str]] = {
+    "bool": (lambda v: isinstance(v, bool), "true or false"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    "float": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v), "a number"),
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "Sequence": (lambda v: isinstance(v, list), "a list"),
+    "list": (lambda v: isinstance(v, list), "a list"),
+    "tuple": (lambda v: isinstance(v, list), "a list"),
+    "Mapping": (lambda v: isinstance(v, Mapping), "a table"),
+    "dict": (lambda v: isinstance(v, Mapping), "a table"),
+}
+
+
+def check_annotated_type(value: Any, annotation: str, name: str) -> Any:
+    """Check a configuration value against a parameter's annotation text (``"int | None"``: an
+    integer; ``"Any"`` or no annotation: anything). Each ``|`` alternative is one type; its name
+    before any ``[`` decides (``Sequence[int]``: a list). Ranges are checked separately
+    (:func:`check_number`).
+    """
+    alternatives = [part.strip().split("[", 1)[0].split(".")[-1] for part in (annotation or "").split("|")]
+    alternatives = [a for a in alternatives if a]
+    if not alternatives or "Any" in alternatives:
+        return value
+    if value is None and "None" in alternatives:
+        return value
+    accepted = [_ANNOTATION_TYPES[a] for a in alternatives if a in _ANNOTATION_TYPES]
+    if not accepted or any(check(value) for check, _ in accepted):
+        return value
+    raise InvalidParameterError(name, value, " or ".join(dict.fromkeys(text for _, text in accepted)))
