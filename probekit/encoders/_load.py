@@ -103,85 +103,21 @@ def load_encoder(
         In eval mode on ``device``. When the checkpoint carries a masked-LM head, ``mlm_model``
         holds the full model and ``model`` its base encoder (shared weights).
     """
-    from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-
     resolved_device = resolve_device(device)
     resolved_dtype = resolve_dtype(dtype, resolved_device)
-    if name_or_path is None:
-        source: str = str(default_model_path())
-        display = DEFAULT_MODEL_NAME
-    else:
-        source = str(name_or_path)
-        display = source
-        if isinstance(name_or_path, os.PathLike) or _looks_like_local_path(source):
-            path = Path(source).expanduser()
-            if not path.is_dir():
-                raise ModelLoadError(
-                    f"model path {source!r} does not exist or is not a directory; pass a checkpoint "
-                    "directory (with config.json and weights), a Hugging Face id, or nothing for the embedded default"
-                )
-            source = str(path)
+    source, display = _resolve_source(name_or_path)
     is_local = Path(source).is_dir()
-    if is_local and name_or_path is not None:
-        if is_projection_dir(source):  # a base checkpoint plus a fitted projection (probekit debias)
-            return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code,
-                                          safetensors_only=safetensors_only)
-    if is_local and not (Path(source) / "config.json").is_file():
-        raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
-    if is_local and safetensors_only and not any(p.suffix == ".safetensors" for p in weight_files(Path(source))):
-        raise ModelLoadError(f"model directory {source!r} has no .safetensors weights and pickled weights are refused "
-                             "(safetensors_only / --safetensors-only)")
-
+    if is_local and name_or_path is not None and is_projection_dir(source):
+        # a base checkpoint plus a fitted projection (probekit debias)
+        return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code,
+                                      safetensors_only=safetensors_only)
+    if is_local:
+        _check_local_checkpoint(source, safetensors_only)
     hf_kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
     if is_local:
         hf_kwargs["local_files_only"] = True
-    try:
-        config = AutoConfig.from_pretrained(source, **hf_kwargs)
-        tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **hf_kwargs)
-    except (OSError, ValueError) as exc:
-        if is_local:
-            raise ModelLoadError(f"could not load the checkpoint in {source!r}: {one_line(exc)}") from exc
-        raise ModelLoadError(
-            f"could not load model {source!r} from the Hugging Face hub ({type(exc).__name__}). If this machine "
-            "is offline, download the checkpoint where there is network (for example "
-            f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
-        ) from exc
-
-    verbosity = hf_logging.get_verbosity()
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()  # the 'newly initialized head' warning is what we test for below
-    hf_logging.disable_progress_bar()
-    # Weights in fp32 whatever the checkpoint was saved in: reduced precision comes from autocast,
-    # so that the dtype reported (and put in cache keys and provenance) is the one computed in.
-    weight_kwargs = {**hf_kwargs, _dtype_keyword(): torch.float32}
-    if safetensors_only:
-        weight_kwargs["use_safetensors"] = True
-    try:
-        try:
-            mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **weight_kwargs)
-        except ValueError:
-            mlm, info = None, None  # the architecture has no masked-LM class
-        if mlm is not None and _head_keys_missing(info.get("missing_keys", ()), mlm.base_model_prefix):
-            logger.info("checkpoint %s has no masked-LM head; loading its base encoder only", display)
-            mlm = None
-        if mlm is None:
-            # Loaded on its own so that parts a masked-LM class drops (BERT's pooler) are kept.
-            model = AutoModel.from_pretrained(source, **weight_kwargs)
-        elif any("pooler" in key for key in info.get("unexpected_keys", ())):
-            # A pre-training checkpoint: keep its pooler by giving the masked-LM model a full base encoder.
-            model = AutoModel.from_pretrained(source, **weight_kwargs)
-            setattr(mlm, mlm.base_model_prefix, model)
-            mlm.tie_weights()
-        else:
-            model = mlm.base_model
-    except _WEIGHT_ERRORS as exc:
-        raise ModelLoadError(f"could not load the weights of {display!r}: {one_line(exc)}") from exc
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
-
+    config, tokenizer = _load_config_and_tokenizer(source, is_local, hf_kwargs)
+    model, mlm = _load_weights(source, display, hf_kwargs, safetensors_only)
     (mlm if mlm is not None else model).to(resolved_device)
     files = weight_files(Path(source)) if is_local else None
     fp = fingerprint(config, weight_files=files, model=mlm if mlm is not None else model, tokenizer=tokenizer)
@@ -195,6 +131,97 @@ def load_encoder(
         fingerprint=fp,
         source_path=source if is_local else None,
     )
+
+
+def _resolve_source(name_or_path: str | os.PathLike | None) -> tuple[str, str]:
+    """(what transformers loads, the name shown): the embedded default's path, a checked local
+    directory, or a hub id.
+    """
+    if name_or_path is None:
+        return str(default_model_path()), DEFAULT_MODEL_NAME
+    source = str(name_or_path)
+    if isinstance(name_or_path, os.PathLike) or _looks_like_local_path(source):
+        path = Path(source).expanduser()
+        if not path.is_dir():
+            raise ModelLoadError(
+                f"model path {source!r} does not exist or is not a directory; pass a checkpoint "
+                "directory (with config.json and weights), a Hugging Face id, or nothing for the embedded default"
+            )
+        return str(path), source
+    return source, source
+
+
+def _check_local_checkpoint(source: str, safetensors_only: bool) -> None:
+    """A local directory must hold config.json, and safetensors weights when pickles are refused."""
+    if not (Path(source) / "config.json").is_file():
+        raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
+    if safetensors_only and not any(p.suffix == ".safetensors" for p in weight_files(Path(source))):
+        raise ModelLoadError(f"model directory {source!r} has no .safetensors weights and pickled weights are refused "
+                             "(safetensors_only / --safetensors-only)")
+
+
+def _load_config_and_tokenizer(source: str, is_local: bool, hf_kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The checkpoint's config and fast tokenizer, or one line saying why they could not be read."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    try:
+        config = AutoConfig.from_pretrained(source, **hf_kwargs)
+        tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, **hf_kwargs)
+    except (OSError, ValueError) as exc:
+        if is_local:
+            raise ModelLoadError(f"could not load the checkpoint in {source!r}: {one_line(exc)}") from exc
+        raise ModelLoadError(
+            f"could not load model {source!r} from the Hugging Face hub ({type(exc).__name__}). If this machine "
+            "is offline, download the checkpoint where there is network (for example "
+            f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
+        ) from exc
+    return config, tokenizer
+
+
+def _load_weights(source: str, display: str, hf_kwargs: dict[str, Any], safetensors_only: bool) -> tuple[Any, Any]:
+    """(base encoder, masked-LM model or None), in fp32 whatever the checkpoint was saved in:
+    reduced precision comes from autocast, so the dtype reported is the one computed in.
+    """
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()  # the 'newly initialized head' warning is what we test for below
+    hf_logging.disable_progress_bar()
+    weight_kwargs = {**hf_kwargs, _dtype_keyword(): torch.float32}
+    if safetensors_only:
+        weight_kwargs["use_safetensors"] = True
+    try:
+        return _base_and_head(source, display, weight_kwargs)
+    except _WEIGHT_ERRORS as exc:
+        raise ModelLoadError(f"could not load the weights of {display!r}: {one_line(exc)}") from exc
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
+def _base_and_head(source: str, display: str, weight_kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    """The masked-LM model when the checkpoint has its head, and the base encoder (with its pooler)."""
+    from transformers import AutoModel, AutoModelForMaskedLM
+
+    try:
+        mlm, info = AutoModelForMaskedLM.from_pretrained(source, output_loading_info=True, **weight_kwargs)
+    except ValueError:
+        mlm, info = None, None  # the architecture has no masked-LM class
+    if mlm is not None and _head_keys_missing(info.get("missing_keys", ()), mlm.base_model_prefix):
+        logger.info("checkpoint %s has no masked-LM head; loading its base encoder only", display)
+        mlm = None
+    if mlm is None:
+        # Loaded on its own so that parts a masked-LM class drops (BERT's pooler) are kept.
+        return AutoModel.from_pretrained(source, **weight_kwargs), None
+    if any("pooler" in key for key in info.get("unexpected_keys", ())):
+        # A pre-training checkpoint: keep its pooler by giving the masked-LM model a full base encoder.
+        model = AutoModel.from_pretrained(source, **weight_kwargs)
+        setattr(mlm, mlm.base_model_prefix, model)
+        mlm.tie_weights()
+        return model, mlm
+    return mlm.base_model, mlm
 
 
 def _base_candidates(base: Mapping[str, Any], directory: Path) -> list[str]:
