@@ -499,7 +499,7 @@ def embed_words(
     layers, many_layers = normalize_layers(layer, encoder.num_layers)
     if case_sensitive is None:
         case_sensitive = not encoder.do_lower_case
-    batch_tokens = batch_tokens or default_batch_tokens(encoder.device)
+    batch_tokens = default_batch_tokens(encoder.device) if batch_tokens is None else batch_tokens
     if batch_tokens < encoder.max_length:
         raise InvalidParameterError("batch_tokens", batch_tokens, f"an int >= the model's max length {encoder.max_length}")
 
@@ -707,7 +707,9 @@ def embed_sentences(
             raise InvalidParameterError("layer", layer, "-1 (the pooler reads the last layer) with pooling='pooler'")
         if getattr(encoder.model, "pooler", None) is None:
             raise InvalidParameterError("pooling", pooling, ["mean", "cls"], "this model has no pooler")
-    batch_tokens = batch_tokens or default_batch_tokens(encoder.device)
+    batch_tokens = default_batch_tokens(encoder.device) if batch_tokens is None else batch_tokens
+    if isinstance(batch_tokens, bool) or not isinstance(batch_tokens, (int, np.integer)) or batch_tokens < 1:
+        raise InvalidParameterError("batch_tokens", batch_tokens, "a positive number of tokens per batch, or None for the default")
     meta = extraction_meta(encoder, sentences)
     cache = EmbeddingCache(cache_dir) if cache_dir is not None else None
     key = cache_key(kind="sentences", layers=layers, pooling=pooling, **meta)

@@ -272,3 +272,11 @@ def test_restrict_to_keeps_only_each_words_own_sentences(tiny_encoder):
     restricted = result.restrict_to(selection)
     assert sorted(restricted.words.tolist()) == ["engineer", "nurse"]
     assert len(result) >= len(restricted)
+
+
+@pytest.mark.parametrize("batch_tokens", [0, -5])
+def test_zero_or_negative_batch_tokens_is_an_error_not_the_default(tiny_encoder, batch_tokens):
+    with pytest.raises(InvalidParameterError, match="batch_tokens"):
+        embed_words(tiny_encoder, ["she is a nurse ."], ["nurse"], batch_tokens=batch_tokens, progress=False)
+    with pytest.raises(InvalidParameterError, match="batch_tokens"):
+        embed_sentences(tiny_encoder, ["she is a nurse ."], batch_tokens=batch_tokens, progress=False)
