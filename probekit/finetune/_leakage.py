@@ -43,7 +43,8 @@ from probekit.errors import InvalidParameterError
 from probekit.finetune._evaluate import fold_metrics
 from probekit.finetune._train import _autocast, pad_batch, tokenize_texts
 from probekit.intrinsic import fit_linear_probe, mdl_probe
-from probekit.stats import bootstrap_ci, permutation_p_value, rank_correlation_test, t_interval
+from probekit.report import FLOOR_METRICS, LEAKAGE_SOURCES, summarize_leakage, summarize_noise_floor
+from probekit.stats import bootstrap_ci, permutation_p_value, rank_correlation_test
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +64,6 @@ __all__ = [
     "load_representations",
 ]
 
-#: Gap metrics that get a shuffled-gender noise floor (CF is recorded without one; see the module docstring).
-FLOOR_METRICS = ("tprd", "fprd", "cf_tprd", "cf_fprd", "tprd_rms", "fprd_rms", "cf_tprd_rms", "cf_fprd_rms")
-#: What leakage is measured from: the pooled vector, the output probabilities.
-LEAKAGE_SOURCES = ("representation", "probabilities")
 #: Per fold: the test examples' pooled vectors, probabilities, genders and ids (``np.savez``, no pickle).
 REPRESENTATIONS_FILE = "representations.npz"
 _CF_NOTE = "CF reads no gender label: permuting gender leaves it unchanged, so it has no shuffled-gender floor"
@@ -344,50 +341,11 @@ def _floor_entry(value: float, draws: np.ndarray, seed: int) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------ over folds
+# (summarize_leakage and summarize_noise_floor live in probekit.report, which the study report also uses)
 
 
 def _number(value: Any) -> float:
     return math.nan if value is None else float(value)
-
-
-def summarize_leakage(folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> dict[str, Any] | None:
-    """Mean and Student-t interval over folds of each leakage number (None when no fold has leakage).
-
-    ``{source: {"balanced_accuracy": t_interval, "mdl_compression": t_interval}}`` for
-    :data:`LEAKAGE_SOURCES`.
-    """
-    entries = [f.get("leakage") for f in folds]
-    if not any(entries):
-        return None
-    out: dict[str, Any] = {}
-    for source in LEAKAGE_SOURCES:
-        out[source] = {key: t_interval([_number(((e or {}).get(source) or {}).get(key)) for e in entries], confidence)
-                       for key in ("balanced_accuracy", "mdl_compression")}
-    return out
-
-
-def summarize_noise_floor(folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> dict[str, Any] | None:
-    """Over folds, per metric: the floor (t-interval of the fold floors), the excess observed − floor
-    (t-interval of the per-fold differences), ``exceeds`` (the excess interval lies above 0; one
-    fold: that fold's flag) and ``folds_exceeding`` (folds above their 95th percentile).
-    """
-    entries = [f.get("noise_floor") for f in folds]
-    if not any(entries):
-        return None
-    out: dict[str, Any] = {}
-    for metric in FLOOR_METRICS:
-        cells = [(e or {}).get(metric) or {} for e in entries]
-        floors = np.array([_number(c.get("floor_mean")) for c in cells])
-        observed = np.array([_number(c.get("observed")) for c in cells])
-        excess = t_interval(observed - floors, confidence)
-        flags = [c.get("exceeds") for c in cells if c.get("exceeds") is not None]
-        if len(folds) == 1:
-            exceeds = flags[0] if flags else None
-        else:
-            exceeds = bool(excess["low"] > 0) if math.isfinite(_number(excess.get("low"))) else None
-        out[metric] = {"floor": t_interval(floors, confidence), "excess": excess, "exceeds": exceeds,
-                       "folds_exceeding": int(sum(bool(f) for f in flags)), "folds": len(flags)}
-    return out
 
 
 def per_class_diagnostics(per_class_tprd: Mapping[str, Any], label_gender_counts: Mapping[str, Mapping[str, Any]],
