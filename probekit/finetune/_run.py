@@ -813,8 +813,9 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
             entries[k] = _run_fold(k, encoder, plan, config=config, out=out, resume=resume, progress=progress,
                                    embed=embed, callback=callback)
             m = entries[k]["metrics"]
-            say(f"fold {k}: accuracy {_fmt(m['accuracy'])}, TPRD {_fmt(m['tprd'])}, CF {_fmt(m['cf'])} "
-                f"({entries[k]['seconds']:.0f} s)")
+            leak = ((entries[k].get("leakage") or {}).get("representation") or {}).get("balanced_accuracy")
+            say(f"fold {k}: accuracy {_fmt(m['accuracy'])}, TPRD {_fmt(m['tprd'])}, CF {_fmt(m['cf'])}, "
+                f"gender leakage {_fmt(leak)} ({entries[k]['seconds']:.0f} s)")
             bar.update(1)
     result = aggregate_folds([entries[k] for k in range(n)], settings)
     result.settings["seconds"] = time.perf_counter() - started

@@ -120,7 +120,7 @@ def leakage_cells(run: Mapping[str, Any]) -> list[str]:
     for source, key in (("representation", "balanced_accuracy"), ("representation", "mdl_compression"),
                         ("probabilities", "balanced_accuracy")):
         stats = (leakage.get(source) or {}).get(key) or {}
-        cells.append(fmt_pm(stats.get("mean"), stats.get("margin")))
+        cells.append(fmt_pm(stats.get("mean"), stats.get("margin"), scientific=False))
     floor = summary.get("noise_floor") or {}
     above = [METRIC_LABELS.get(m, m) for m in FLOOR_METRICS if not m.endswith("_rms") and (floor.get(m) or {}).get("exceeds")]
     cells.append(", ".join(above) if above else ("none" if floor else DASH))
@@ -139,9 +139,9 @@ def floor_rows(runs: Sequence[Mapping[str, Any]], labels: Sequence[str], setting
                 continue
             observed = (summary.get("metrics") or {}).get(metric) or {}
             mark = {True: "yes", False: "no"}.get(cell.get("exceeds"), DASH)
-            rows.append([label, setting, METRIC_LABELS.get(metric, metric), fmt_pm(observed.get("mean"), observed.get("margin")),
-                         fmt_pm(cell["floor"].get("mean"), cell["floor"].get("margin")),
-                         fmt_pm(cell["excess"].get("mean"), cell["excess"].get("margin")), mark,
+            rows.append([label, setting, METRIC_LABELS.get(metric, metric), fmt_pm(observed.get("mean"), observed.get("margin"), scientific=False),
+                         fmt_pm(cell["floor"].get("mean"), cell["floor"].get("margin"), scientific=False),
+                         fmt_pm(cell["excess"].get("mean"), cell["excess"].get("margin"), scientific=False), mark,
                          f"{cell.get('folds_exceeding', 0)}/{cell.get('folds', 0)}"])
     return rows
 
@@ -199,7 +199,7 @@ def difference_rows(runs: Sequence[Mapping[str, Any]], labels: Sequence[str], se
         cells = []
         for measure in DIFFERENCE_MEASURES:
             d = _difference(runs[base], runs[other], measure, confidence)
-            cell = fmt_pm(d["difference"], d["margin"])
+            cell = fmt_pm(d["difference"], d["margin"], scientific=False)
             cells.append(cell + (" *" if d["exceeds"] else "") if cell != DASH else cell)
         rows.append([name, *cells])
     return rows
@@ -249,8 +249,8 @@ def hidden_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2
              "that only hid it shows low intrinsic but high downstream leakage.", ""]
     table = [[r["method"], r["encoder"], r["dataset"], r["setting"],
               fmt_ci(r["intrinsic_accuracy"], r["intrinsic_low"], r["intrinsic_high"]), fmt(r["intrinsic_mdl"]),
-              fmt_pm(r["leakage"], r["leakage_margin"]), fmt_pm(r["leakage_mdl"], r["leakage_mdl_margin"]),
-              fmt_pm(r["leakage_probs"], r["leakage_probs_margin"])] for r in rows]
+              fmt_pm(r["leakage"], r["leakage_margin"], scientific=False), fmt_pm(r["leakage_mdl"], r["leakage_mdl_margin"], scientific=False),
+              fmt_pm(r["leakage_probs"], r["leakage_probs_margin"], scientific=False)] for r in rows]
     header = ["Method", "Encoder", "Data", "Setting", "Intrinsic probe acc.", "Intrinsic MDL",
               "Leakage (repr.)", "Leakage MDL", "Leakage (probs)"]
     lines += markdown_table(header, table, "lllllrrrr") + [""]
