@@ -16,10 +16,15 @@ What a run leaves in its output directory::
                                      variant, label, prediction, group (gender), text, prob_<class>
     folds/fold-NN/augmented.csv      the same rows plus one per counterfactual (same source,
                                      other group): the counterfactually augmented test set
-    folds/fold-NN/fold.json          the fold's metrics, written last (a finished fold)
+    folds/fold-NN/representations.npz  the test examples' pooled vectors (what the linear layer
+                                     reads), class probabilities, gender and id (float32, no pickle):
+                                     what the fold's leakage was computed on
+    folds/fold-NN/fold.json          the fold's metrics, leakage (gender read from the pooled vectors
+                                     and from the probabilities) and noise floors, written last
     checkpoints/fold-NN/             epoch-end checkpoints of the fold being trained (removed
                                      when the fold is finished)
-    metrics.json                     every fold's metrics, mean/std/t-interval over folds, provenance
+    metrics.json                     every fold's metrics, mean/std/t-interval over folds (leakage and
+                                     noise floors included; per-class diagnostics), provenance
     results.md, results.png          the table (Tables 3-4 layout) and figure, from metrics.json
 
 ``probekit metrics folds/fold-00/original.csv`` recomputes TPRD, FPRD, accuracy per group and
@@ -123,9 +128,13 @@ class FinetuneResult:
         interventions used (swap/scrub word and name lists with digests).
     folds : list of dict
         Per fold: ``fold``, ``n_train`` (after the setting), ``n_test``, ``metrics``,
-        ``per_class``, ``warnings``, ``training``, ``files``, ``seconds``.
+        ``per_class``, ``warnings``, ``training``, ``files``, ``leakage``
+        (:func:`probekit.finetune.fold_leakage`), ``noise_floor``
+        (:func:`probekit.finetune.noise_floor`), ``seconds``.
     summary : dict
-        ``metrics`` / ``per_class``: mean, std (ddof=1), 95% Student-t interval over folds.
+        ``metrics`` / ``per_class``: mean, std (ddof=1), 95% Student-t interval over folds;
+        ``leakage``, ``noise_floor`` (where the folds have them) and ``per_class_diagnostics``
+        (:func:`probekit.finetune.per_class_diagnostics`).
     provenance : dict
     """
 
