@@ -11,6 +11,12 @@ Running the study: :func:`run_finetune` (every fold of one encoder x data x sett
 run-time estimate, resume, ``metrics.json``, table and figure), or the same work as units:
 :func:`run_fold` (one fold; its result dict, also saved as ``fold.json``) and
 :func:`aggregate_folds` / :func:`collect_run` (fold results -> ``metrics.json``).
+
+Does gender survive fine-tuning? Every fold also measures leakage (:func:`fold_leakage`: the test
+examples' gender read from the classifier's pooled vectors and from its output probabilities by the
+gender probe, balanced accuracy with an interval and MDL compression), the shuffled-gender noise
+floor of each gap metric (:func:`noise_floor`), and the run the per-class diagnostics of
+De-Arteaga et al. (2019) (:func:`per_class_diagnostics`).
 """
 
 from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
@@ -23,7 +29,22 @@ from probekit.finetune._datasets import (
     load_jigsaw,
 )
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
-from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, prob_column, summarize_folds
+from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, paper_accuracy, prob_column, summarize_folds
+from probekit.finetune._leakage import (
+    FLOOR_METRICS,
+    LEAKAGE_SOURCES,
+    REPRESENTATIONS_FILE,
+    fold_leakage,
+    load_representations,
+    noise_floor,
+    per_class_diagnostics,
+    permute_gender,
+    predict_with_representations,
+    probe_leakage,
+    save_representations,
+    summarize_leakage,
+    summarize_noise_floor,
+)
 from probekit.finetune._model import EncoderClassifier
 from probekit.finetune._run import (
     FIGURE_FILE,
@@ -89,6 +110,21 @@ __all__ = [
     "summarize_folds",
     "METRICS",
     "METRIC_LABELS",
+    "paper_accuracy",
+    # leakage, noise floors, per-class diagnostics
+    "probe_leakage",
+    "fold_leakage",
+    "predict_with_representations",
+    "save_representations",
+    "load_representations",
+    "REPRESENTATIONS_FILE",
+    "LEAKAGE_SOURCES",
+    "noise_floor",
+    "permute_gender",
+    "FLOOR_METRICS",
+    "per_class_diagnostics",
+    "summarize_leakage",
+    "summarize_noise_floor",
     # reports
     "load_finetune_results",
     "finetune_markdown",

@@ -10,6 +10,11 @@ of any metric), called twice per fold on the saved predictions:
   :math:`|P(\hat y = y \mid x) - P(\hat y = y \mid x_{cf})|` and the group metrics on the augmented
   set: CF-TPRD, CF-FPRD, CF-ACC-F, CF-ACC-M (Tokpo et al. 2023, §4 and PAPERS.md §1).
 
+ACC-F / ACC-M are reported twice, each labelled: ``acc_f`` / ``acc_m`` (and ``cf_acc_*``), the plain
+accuracy within each gender, and ``acc_f_paper`` / ``acc_m_paper`` (and ``cf_acc_*_paper``), what the
+authors' evaluation code computes, the mean over classes of the one-vs-rest accuracy
+(:func:`paper_accuracy`, :math:`1 - 2(1 - \text{acc})/K`); the Tables 3-4 layout shows the paper's.
+
 Class aggregation of TPRD / FPRD: the engine's ``tprd`` / ``fprd``, the mean over classes of the
 absolute per-class difference, :math:`\frac{1}{K}\sum_c |TPR_{c,f} - TPR_{c,m}|`. Tokpo et al.
 report one positive TPRD per setting for the 14-class Bias-in-Bios task without stating the
@@ -49,6 +54,7 @@ __all__ = [
     "PER_CLASS_METRICS",
     "PREDICTION_COLUMNS",
     "fold_metrics",
+    "paper_accuracy",
     "summarize_folds",
     "prob_column",
 ]
@@ -60,6 +66,7 @@ PREDICTION_COLUMNS = ("fold", "source", "variant", "label", "prediction", "group
 METRICS = (
     "tprd", "fprd", "acc_f", "acc_m", "cf", "cf_tprd", "cf_fprd", "cf_acc_f", "cf_acc_m",
     "accuracy", "macro_f1", "tprd_rms", "fprd_rms", "cf_tprd_rms", "cf_fprd_rms",
+    "acc_f_paper", "acc_m_paper", "cf_acc_f_paper", "cf_acc_m_paper",
 )
 
 #: Signed per-class metrics (female minus male).
@@ -73,6 +80,26 @@ _REPORTED_RATES = ("tpr is undefined", "fpr is undefined")
 def prob_column(cls: Any) -> str:
     """Name of the probability column of class ``cls`` in a predictions file."""
     return f"prob_{cls}"
+
+
+def paper_accuracy(accuracy: float, n_classes: int) -> float:
+    r"""ACC as the evaluation code of Tokpo et al. (2023) computes it: the mean over the :math:`K`
+    classes of the one-vs-rest accuracy.
+
+    A correct prediction is right in all :math:`K` one-vs-rest problems, a wrong one wrong in two
+    (its true and its predicted class), so the mean over classes is
+    :math:`1 - 2(1 - \text{acc})/K`; for :math:`K = 2` it is the plain accuracy.
+
+    Parameters
+    ----------
+    accuracy : float
+        Plain accuracy (of one gender's test examples for ACC-F / ACC-M).
+    n_classes : int
+        :math:`K`, every class of the task.
+    """
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
+        raise InvalidParameterError("n_classes", n_classes, "an integer >= 2")
+    return float(1.0 - 2.0 * (1.0 - float(accuracy)) / int(n_classes))
 
 
 def _group_accuracy(report: Any, group: str) -> float:
@@ -184,6 +211,9 @@ def fold_metrics(
             "cf_acc_f": _group_accuracy(augmented, _FEMALE), "cf_acc_m": _group_accuracy(augmented, _MALE),
             "cf_tprd_rms": _rms(per_class["cf_tprd"]), "cf_fprd_rms": _rms(per_class["cf_fprd"]),
         })
+    for name in ("acc_f", "acc_m", "cf_acc_f", "cf_acc_m"):
+        if name in metrics:
+            metrics[f"{name}_paper"] = paper_accuracy(metrics[name], len(classes))
     ordered = {name: float(metrics.get(name, nan)) for name in METRICS}
     return ordered, per_class, messages
 

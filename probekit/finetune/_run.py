@@ -16,10 +16,15 @@ What a run leaves in its output directory::
                                      variant, label, prediction, group (gender), text, prob_<class>
     folds/fold-NN/augmented.csv      the same rows plus one per counterfactual (same source,
                                      other group): the counterfactually augmented test set
-    folds/fold-NN/fold.json          the fold's metrics, written last (a finished fold)
+    folds/fold-NN/representations.npz  the test examples' pooled vectors (what the linear layer
+                                     reads), class probabilities, gender and id (float32, no pickle):
+                                     what the fold's leakage was computed on
+    folds/fold-NN/fold.json          the fold's metrics, leakage (gender read from the pooled vectors
+                                     and from the probabilities) and noise floors, written last
     checkpoints/fold-NN/             epoch-end checkpoints of the fold being trained (removed
                                      when the fold is finished)
-    metrics.json                     every fold's metrics, mean/std/t-interval over folds, provenance
+    metrics.json                     every fold's metrics, mean/std/t-interval over folds (leakage and
+                                     noise floors included; per-class diagnostics), provenance
     results.md, results.png          the table (Tables 3-4 layout) and figure, from metrics.json
 
 ``probekit metrics folds/fold-00/original.csv`` recomputes TPRD, FPRD, accuracy per group and
@@ -61,6 +66,16 @@ from probekit.finetune._counterfactual import apply_setting, counterfactual_data
 from probekit.finetune._datasets import label_gender_counts
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
+from probekit.finetune._leakage import (
+    REPRESENTATIONS_FILE,
+    fold_leakage,
+    noise_floor,
+    per_class_diagnostics,
+    predict_with_representations,
+    save_representations,
+    summarize_leakage,
+    summarize_noise_floor,
+)
 from probekit.finetune._settings import DATA_SETTINGS
 from probekit.finetune._train import (
     FinetuneConfig,
@@ -96,6 +111,8 @@ FIGURE_FILE = "results.png"
 _FORMAT = "probekit-finetune"
 _FORMAT_VERSION = 1
 _REQUIRED = ("text", "label", "gender", "example_id")
+#: Gender permutations per fold behind each metric's shuffled-gender noise floor.
+NOISE_PERMUTATIONS = 20
 
 
 # ------------------------------------------------------------------------------------------ result
@@ -112,9 +129,13 @@ class FinetuneResult:
         interventions used (swap/scrub word and name lists with digests).
     folds : list of dict
         Per fold: ``fold``, ``n_train`` (after the setting), ``n_test``, ``metrics``,
-        ``per_class``, ``warnings``, ``training``, ``files``, ``seconds``.
+        ``per_class``, ``warnings``, ``training``, ``files``, ``leakage``
+        (:func:`probekit.finetune.fold_leakage`), ``noise_floor``
+        (:func:`probekit.finetune.noise_floor`), ``seconds``.
     summary : dict
-        ``metrics`` / ``per_class``: mean, std (ddof=1), 95% Student-t interval over folds.
+        ``metrics`` / ``per_class``: mean, std (ddof=1), 95% Student-t interval over folds;
+        ``leakage``, ``noise_floor`` (where the folds have them) and ``per_class_diagnostics``
+        (:func:`probekit.finetune.per_class_diagnostics`).
     provenance : dict
     """
 
@@ -383,10 +404,11 @@ def _run_fold(
         encoder, train["text"], train["label"], len(classes), config, checkpoint_dir=None if config.frozen else checkpoints,
         resume=resume, progress=progress, description=f"fold {k} ({setting})", embed=embed, callback=callback,
     )
-    probs = clf.predict_proba(test["text"], progress=progress)
+    probs, pooled = predict_with_representations(clf, test["text"])
     cf_probs = clf.predict_proba(counterfactual["text"], progress=progress)
     frame = _predictions_frame(k, test, counterfactual, probs, cf_probs, classes)
     metrics, per_class, messages = fold_metrics(frame, classes, fold=k)
+    evaluation = _leakage_and_floor(frame, classes, metrics, pooled, probs, test, seed=int(config.seed))
     training = {key: value for key, value in clf.training.items() if key != "losses"}
     losses = clf.training.get("losses")
     if losses:
@@ -395,17 +417,30 @@ def _run_fold(
     entry = {
         "fold": k, "setting": setting, "n_train": len(train), "n_test": len(test), "metrics": metrics,
         "per_class": per_class, "warnings": messages, "training": training,
-        "files": {"original": f"{fold_dir_name(k)}/original.csv", "augmented": f"{fold_dir_name(k)}/augmented.csv"},
+        "files": {"original": f"{fold_dir_name(k)}/original.csv", "augmented": f"{fold_dir_name(k)}/augmented.csv",
+                  "representations": f"{fold_dir_name(k)}/{REPRESENTATIONS_FILE}"},
         "metrics_commands": metrics_commands(fold_dir_name(k), classes),
+        "leakage": evaluation["leakage"], "noise_floor": evaluation["noise_floor"],
         "seconds": time.perf_counter() - started,
     }
     if is_main_process():
+        save_representations(fold_dir / REPRESENTATIONS_FILE, **evaluation["arrays"])
         _write_csv(fold_dir / "original.csv", frame[frame["variant"] == "original"])
         _write_csv(fold_dir / "augmented.csv", frame)
         write_json(fold_dir / "fold.json", entry)  # last: marks the fold as finished
         shutil.rmtree(checkpoints, ignore_errors=True)
     wait_for_everyone()
     return _jsonable(entry)  # what fold.json holds (NaN as null, numbers as JSON numbers)
+
+
+def _leakage_and_floor(frame: pd.DataFrame, classes: Sequence[str], metrics: Mapping[str, float], pooled: np.ndarray,
+                       probs: np.ndarray, test: Any, *, seed: int) -> dict[str, Any]:
+    """Leakage of the fold (on the float32 arrays that are saved) and the noise floor of its gap metrics."""
+    arrays = {"pooled": pooled.astype(np.float32), "probabilities": probs.astype(np.float32),
+              "genders": list(test["gender"]), "source": np.asarray(test["example_id"], dtype=np.int64)}
+    leakage = fold_leakage(arrays["pooled"], arrays["probabilities"], arrays["genders"], random_state=seed)
+    floor = noise_floor(frame, classes, observed=metrics, n_permutations=NOISE_PERMUTATIONS, random_state=seed)
+    return {"leakage": leakage, "noise_floor": floor, "arrays": arrays}
 
 
 def _join_run_dir(out_dir: str | os.PathLike, settings: Mapping[str, Any]) -> Path:
@@ -536,6 +571,7 @@ def aggregate_folds(folds: Sequence[Mapping[str, Any]], settings: Mapping[str, A
         entry["per_class"] = {m: {c: (np.nan if v is None else v) for c, v in cells.items()}
                               for m, cells in entry.get("per_class", {}).items()}
     summary = summarize_folds(entries, confidence=confidence)
+    _add_evaluation_summaries(summary, entries, settings, confidence)
     run_settings = dict(settings)
     run_settings["fold_seconds"] = float(sum(float(f.get("seconds", 0.0)) for f in entries))
     seed = int(run_settings.get("fold_seed", (run_settings.get("config") or {}).get("seed", 0)))
@@ -547,6 +583,21 @@ def aggregate_folds(folds: Sequence[Mapping[str, Any]], settings: Mapping[str, A
         parameters={k: v for k, v in run_settings.items() if k not in ("label_gender_counts", "interventions", "model")},
     )
     return FinetuneResult(settings=run_settings, folds=entries, summary=summary, provenance=provenance)
+
+
+def _add_evaluation_summaries(summary: dict[str, Any], entries: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
+                              confidence: float) -> None:
+    """Leakage and noise floors over folds (where the folds have them) and the per-class diagnostics."""
+    leakage = summarize_leakage(entries, confidence=confidence)
+    if leakage is not None:
+        summary["leakage"] = leakage
+    floor = summarize_noise_floor(entries, confidence=confidence)
+    if floor is not None:
+        summary["noise_floor"] = floor
+    diagnostics = per_class_diagnostics(summary.get("per_class", {}).get("tprd", {}),
+                                        settings.get("label_gender_counts") or {}, confidence=confidence)
+    if diagnostics is not None:
+        summary["per_class_diagnostics"] = diagnostics
 
 
 def collect_run(out_dir: str | os.PathLike, *, save: bool = True, confidence: float = 0.95) -> FinetuneResult:
@@ -763,8 +814,9 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
             entries[k] = _run_fold(k, encoder, plan, config=config, out=out, resume=resume, progress=progress,
                                    embed=embed, callback=callback)
             m = entries[k]["metrics"]
-            say(f"fold {k}: accuracy {_fmt(m['accuracy'])}, TPRD {_fmt(m['tprd'])}, CF {_fmt(m['cf'])} "
-                f"({entries[k]['seconds']:.0f} s)")
+            leak = ((entries[k].get("leakage") or {}).get("representation") or {}).get("balanced_accuracy")
+            say(f"fold {k}: accuracy {_fmt(m['accuracy'])}, TPRD {_fmt(m['tprd'])}, CF {_fmt(m['cf'])}, "
+                f"gender leakage {_fmt(leak)} ({entries[k]['seconds']:.0f} s)")
             bar.update(1)
     result = aggregate_folds([entries[k] for k in range(n)], settings)
     result.settings["seconds"] = time.perf_counter() - started

@@ -42,6 +42,18 @@ from probekit.report._intrinsic import (
     write_intrinsic_comparison,
 )
 from probekit.report._labels import DEFAULT_LABEL, METHOD_ORDER, METRIC_LABELS, SETTING_ORDER, checkpoint_label, checkpoint_method
+from probekit.report._leakage import (
+    FLOOR_METRICS,
+    LEAKAGE_SOURCES,
+    difference_rows,
+    floor_rows,
+    hidden_markdown,
+    hidden_rows,
+    leakage_cells,
+    plot_hidden,
+    summarize_leakage,
+    summarize_noise_floor,
+)
 from probekit.report._results import (
     finetune_markdown,
     finetune_records,
@@ -52,6 +64,17 @@ from probekit.report._results import (
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
 
 __all__ = [
+    # leakage and noise floors
+    "FLOOR_METRICS",
+    "LEAKAGE_SOURCES",
+    "summarize_leakage",
+    "summarize_noise_floor",
+    "leakage_cells",
+    "floor_rows",
+    "difference_rows",
+    "hidden_rows",
+    "hidden_markdown",
+    "plot_hidden",
     # intrinsic comparison
     "write_intrinsic_comparison",
     "intrinsic_records",

@@ -35,6 +35,7 @@ from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_markdown, f
 from probekit.report._html import markdown_to_html
 from probekit.report._intrinsic import INTRINSIC_MEASURES, intrinsic_figures, intrinsic_markdown, intrinsic_records
 from probekit.report._labels import checkpoint_method, method_rank
+from probekit.report._leakage import hidden_markdown, hidden_rows, plot_hidden
 from probekit.utils import dumps_json, ensure_writable_dir
 
 logger = logging.getLogger(__name__)
@@ -230,8 +231,34 @@ def _extrinsic_rows(groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
         for metric, stats in g["run"]["summary"]["metrics"].items():
             for key in ("mean", "margin", "low", "high", "std", "n"):
                 row[f"{metric}_{key}"] = stats.get(key)
+        row |= _leakage_columns(g["run"]["summary"])
         rows.append(row)
     return rows
+
+
+def _leakage_columns(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """Leakage and noise-floor columns of a group's extrinsic row (none for results without them)."""
+    row: dict[str, Any] = {}
+    for source, cells in (summary.get("leakage") or {}).items():
+        for key, stats in (cells or {}).items():
+            for part in ("mean", "margin", "low", "high"):
+                row[f"leakage_{source}_{key}_{part}"] = (stats or {}).get(part)
+    for metric, cell in (summary.get("noise_floor") or {}).items():
+        row[f"{metric}_floor_mean"] = (cell.get("floor") or {}).get("mean")
+        row[f"{metric}_excess_mean"] = (cell.get("excess") or {}).get("mean")
+        row[f"{metric}_excess_margin"] = (cell.get("excess") or {}).get("margin")
+        row[f"{metric}_exceeds_floor"] = cell.get("exceeds")
+    return row
+
+
+def _hidden_section(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]], figures_dir: Path, *,
+                    confidence: float) -> tuple[list[str], list[dict[str, Any]]]:
+    """"Hidden in the encoder, back after fine-tuning?": table and figure when both sides exist."""
+    rows = hidden_rows(records, groups)
+    if not rows:
+        return [], []
+    figure = plot_hidden(rows, figures_dir / "hidden_vs_leakage.png")
+    return hidden_markdown(rows, heading_level=2, figure=f"figures/{figure.name}", confidence=confidence), rows
 
 
 def _swap_in(staging: Path, target: Path) -> None:
@@ -411,7 +438,7 @@ def _analysis_section(study: StudyResults, records: Sequence[Mapping[str, Any]],
 
 def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]], groups: Sequence[Mapping[str, Any]],
                   correlations: list[dict[str, Any]], *, settings: Mapping[str, Any], version: str,
-                  dumps_json: Any) -> list[str]:
+                  dumps_json: Any, hidden: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     """The CSV tables and report.json; returns the "Files" section of the report."""
     tables_dir = out / "tables"
     tables_dir.mkdir()
@@ -422,6 +449,7 @@ def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]],
     (out / "report.json").write_text(dumps_json({
         "source": str(study.root), "kind": study.source, "probekit_version": version, "settings": dict(settings),
         "intrinsic": records, "extrinsic": extrinsic_rows, "correlations": correlations, "problems": study.problems,
+        **({"hidden_vs_leakage": list(hidden)} if hidden else {}),
     }), encoding="utf-8")
     return ["## Files", "",
             "- `report.md`, `report.html` (this page, self-contained), `figures/*.png`",
@@ -443,8 +471,10 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     lines += _extrinsic_section(study, groups, figures_dir, confidence=confidence)
     analysis_lines, correlations = _analysis_section(study, records, groups, figures_dir, **settings)
     lines += analysis_lines
+    hidden_lines, hidden = _hidden_section(records, groups, figures_dir, confidence=confidence)
+    lines += hidden_lines
     lines += _write_tables(out, study, records, groups, correlations, settings=settings, version=version,
-                           dumps_json=dumps_json)
+                           dumps_json=dumps_json, hidden=hidden)
     markdown = "\n".join(lines).rstrip() + "\n"
     markdown = re.sub(r"\n{3,}", "\n\n", markdown)
     (out / "report.md").write_text(markdown, encoding="utf-8")

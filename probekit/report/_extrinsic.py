@@ -21,6 +21,7 @@ import numpy as np
 
 from probekit.report._format import num, pyplot, save_figure, wrap
 from probekit.report._labels import SETTING_ORDER, method_rank
+from probekit.report._leakage import summarize_leakage, summarize_noise_floor
 from probekit.report._results import finetune_records, render_finetune
 from probekit.stats import summarize_folds
 
@@ -98,6 +99,10 @@ def finetune_groups(
             f["per_class"] = {m: {c: (math.nan if v is None else v) for c, v in (cells or {}).items()}
                               for m, cells in (f.get("per_class") or {}).items()}
         summary = summarize_folds(folds, confidence=confidence)
+        for name, summarize in (("leakage", summarize_leakage), ("noise_floor", summarize_noise_floor)):
+            value = summarize(folds, confidence=confidence)
+            if value is not None:
+                summary[name] = value
         first = fold_units[0]
         run = {
             "settings": {"data": dataset, "setting": setting, "method": method, "encoder": encoder},

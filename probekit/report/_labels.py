@@ -28,6 +28,8 @@ METRIC_LABELS = {
     "cf_tprd": "CF-TPRD", "cf_fprd": "CF-FPRD", "cf_acc_f": "CF-ACC-F", "cf_acc_m": "CF-ACC-M",
     "accuracy": "Accuracy", "macro_f1": "Macro-F1", "tprd_rms": "TPRD (RMS)", "fprd_rms": "FPRD (RMS)",
     "cf_tprd_rms": "CF-TPRD (RMS)", "cf_fprd_rms": "CF-FPRD (RMS)",
+    "acc_f_paper": "ACC-F (paper)", "acc_m_paper": "ACC-M (paper)",
+    "cf_acc_f_paper": "CF-ACC-F (paper)", "cf_acc_m_paper": "CF-ACC-M (paper)",
 }
 
 #: Label of the embedded default encoder (``probekit compare default``).

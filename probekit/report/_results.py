@@ -16,16 +16,26 @@ from typing import Any, Mapping, Sequence
 from probekit.errors import InputFileError
 from probekit.report._format import fmt_stat, markdown_table, num, numeric_align, pyplot, read_saved_json, save_figure
 from probekit.report._labels import METRIC_LABELS
+from probekit.report._leakage import LEAKAGE_HEADER, difference_rows, floor_rows, has_leakage, leakage_cells
 
 __all__ = [
     "load_finetune_results", "finetune_records", "render_finetune", "finetune_markdown", "plot_finetune_figure", "run_label",
     "TABLE_METRICS",
+    "PAPER_TABLE_METRICS",
 ]
 
 #: Columns of the Markdown table, in the paper's order.
 TABLE_METRICS = (
     "tprd", "fprd", "acc_f", "acc_m", "cf", "cf_tprd", "cf_fprd", "cf_acc_f", "cf_acc_m", "accuracy", "macro_f1",
 )
+
+#: Columns when the runs hold the paper's ACC-F / ACC-M (the authors' evaluation code: mean over classes
+#: of the one-vs-rest accuracy): those in the paper's places, the plain per-gender accuracies last.
+PAPER_TABLE_METRICS = (
+    "tprd", "fprd", "acc_f_paper", "acc_m_paper", "cf", "cf_tprd", "cf_fprd", "cf_acc_f_paper", "cf_acc_m_paper",
+    "accuracy", "macro_f1", "acc_f", "acc_m",
+)
+_PLAIN_LABELS = {"acc_f": "ACC-F (plain)", "acc_m": "ACC-M (plain)"}
 
 
 def load_finetune_results(path: str | os.PathLike) -> dict[str, Any]:
@@ -61,10 +71,14 @@ def finetune_records(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     labels = list(labels) if labels is not None else [run_label(r) for r in runs]
     first = runs[0].get("settings", {}) if runs else {}
     confidence = (next(iter(runs[0]["summary"]["metrics"].values()), {}) or {}).get("confidence", 0.95) if runs else 0.95
+    paper = any("acc_f_paper" in run["summary"]["metrics"] for run in runs)
+    columns = PAPER_TABLE_METRICS if paper else TABLE_METRICS
+    leakage = any(has_leakage(run) for run in runs)
     rows = []
     for label, run in zip(labels, runs):
         summary = run["summary"]["metrics"]
-        rows.append([label, _setting(run), str(len(run.get("folds", []))), *(fmt_stat(summary.get(m)) for m in TABLE_METRICS)])
+        rows.append([label, _setting(run), str(len(run.get("folds", []))), *(fmt_stat(summary.get(m)) for m in columns),
+                     *(leakage_cells(run) if leakage else [])])
     per_class_runs = [(label, run) for label, run in zip(labels, runs) if run["summary"].get("per_class", {}).get("tprd")]
     classes = list(dict.fromkeys(c for _, run in per_class_runs for c in run["summary"]["per_class"]["tprd"]))
     class_rows = [[str(c), *(fmt_stat(run["summary"]["per_class"]["tprd"].get(c)) for _, run in per_class_runs)] for c in classes]
@@ -82,15 +96,66 @@ def finetune_records(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
             f"probekit {prov.get('probekit_version', 'n/a')}"
         )
         notes.append({"undefined": undefined, "provenance": provenance})
+    settings = [_setting(run) for run in runs]
     return {
         "data": first.get("data", "?"),
         "confidence": confidence,
-        "header": ["Model", "Setting", "Folds", *(METRIC_LABELS[m] for m in TABLE_METRICS)],
+        "paper_accuracy": paper,
+        "header": ["Model", "Setting", "Folds", *((_PLAIN_LABELS if paper else {}).get(m, METRIC_LABELS[m]) for m in columns),
+                   *(LEAKAGE_HEADER if leakage else ())],
+        "floor_rows": floor_rows(runs, labels, settings) if leakage else [],
+        "difference_rows": difference_rows(runs, labels, settings, confidence=confidence) if leakage else [],
+        "diagnostics": _diagnostics_lines(runs, labels),
         "rows": rows,
         "class_header": ["Class", *(f"{label} {_setting(run)}" for label, run in per_class_runs)],
         "class_rows": class_rows,
         "notes": notes,
     }
+
+
+def _diagnostics_lines(runs: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[str]:
+    """Per run with per-class diagnostics: the correlation of the TPR gap with the share of women."""
+    from probekit.report._format import fmt, fmt_ci, fmt_p
+
+    lines = []
+    for label, run in zip(labels, runs):
+        diag = (run.get("summary") or {}).get("per_class_diagnostics")
+        if not diag:
+            continue
+        pearson = diag.get("pearson") or {}
+        low, high = (pearson.get("interval") or [None, None])[:2]
+        spearman = diag.get("spearman") or {}
+        lines.append(f"- {label} {_setting(run)}: {diag.get('n')} classes; Pearson r = "
+                     f"{fmt_ci(pearson.get('r'), low, high)}, Spearman ρ = {fmt(spearman.get('spearman'))} "
+                     f"(p = {fmt_p(spearman.get('spearman_p'))})")
+    return lines
+
+
+_FLOOR_HEADER = ["Model", "Setting", "Metric", "Observed", "Floor", "Excess", "Exceeds", "Folds > q95"]
+_DIFFERENCE_HEADER = ["Comparison", "Δ TPRD", "Δ CF", "Δ CF-TPRD", "Δ Leakage (repr.)"]
+
+
+def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any) -> list[str]:
+    """Noise floors, differences between settings / methods, per-class diagnostics (new runs only)."""
+    lines: list[str] = []
+    if records.get("paper_accuracy"):
+        lines += ["", "ACC-F / ACC-M: as the paper's evaluation code computes them, the mean over classes of the "
+                  "one-vs-rest accuracy (1 − 2(1 − acc)/K); the plain per-gender accuracies are the (plain) columns."]
+    if records.get("floor_rows"):
+        lines += ["", f"{sub} Noise floors (gender shuffled within each class)", "",
+                  "Floor: the metric with the test examples' gender permuted within each class (mean over permutations, "
+                  "then over folds); excess: observed − floor per fold, mean ± t half-width; exceeds: that interval "
+                  "lies above 0. Leakage columns above: gender read from the classifier's pooled vector (balanced "
+                  "accuracy, MDL compression) and from its output probabilities; above floor: gap metrics whose "
+                  "excess exceeds fold noise.", "", *table(_FLOOR_HEADER, records["floor_rows"])]
+    if records.get("difference_rows"):
+        lines += ["", f"{sub} Differences between settings and methods", "",
+                  "Mean difference ± t half-width (paired over shared folds; otherwise the two half-widths combined); "
+                  "* marks a difference that exceeds the fold-to-fold spread.", "",
+                  *table(_DIFFERENCE_HEADER, records["difference_rows"])]
+    if records.get("diagnostics"):
+        lines += ["", f"{sub} TPR gap vs share of women per class (De-Arteaga et al. 2019)", "", *records["diagnostics"]]
+    return lines
 
 
 def render_finetune(records: Mapping[str, Any], *, heading_level: int = 1, title: bool = True, provenance: bool = True,
@@ -114,6 +179,7 @@ def render_finetune(records: Mapping[str, Any], *, heading_level: int = 1, title
         "augmented test set."
     )
     lines += ["", *table(records["header"], records["rows"])]
+    lines += _evaluation_lines(records, sub, table)
     if records["class_rows"]:
         lines += ["", f"{sub} TPRD per class (female − male)", "", *table(records["class_header"], records["class_rows"])]
     lines.append("")

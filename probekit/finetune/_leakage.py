@@ -1,0 +1,396 @@
+r"""Does gender survive fine-tuning? Leakage, shuffled-gender noise floors and per-class diagnostics.
+
+**Leakage** (the downstream half of "removed or only hidden"): the gender of the test examples of a
+fold predicted from the fine-tuned classifier's own representation, the pooled vector its linear
+layer reads (after the projection of a projection-wrapped encoder), and separately from its output
+probabilities. The predictor is the project's gender probe (:func:`probekit.intrinsic.fit_linear_probe`:
+standardized features, class-balanced logistic regression, C chosen by inner cross-validation on
+log loss), fitted on half of the test examples (stratified) and scored on the other half, which it
+never saw (:func:`probe_leakage` says why a held-out split rather than k-fold). Reported: the
+balanced accuracy (mean of the per-gender accuracies; 0.5 is chance) with a percentile bootstrap
+interval resampling held-out examples within each gender (:func:`probekit.stats.bootstrap_ci`), and the MDL compression of the gender labels
+(:func:`probekit.intrinsic.mdl_probe`, the online code of Voita & Titov 2020, one row per example:
+``unit="occurrence"``); compression 1 means nothing is extractable. Elazar & Goldberg (2018) and
+Ravfogel et al. (2020) measure leakage the same way (an attacker probe on the task model's
+representation).
+
+**Noise floor**: what a gap metric (TPRD, FPRD, CF-TPRD, CF-FPRD and their RMS versions) reads
+when gender carries no information: the gender labels of the test examples are permuted within
+each true label (profession), ``n_permutations`` times with an explicit ``random_state``; a
+counterfactual keeps the gender opposite to its source's. The metric is recomputed by the shared
+engine on each permuted copy (:func:`probekit.finetune.fold_metrics`). ``exceeds`` says whether
+the observed value is above the permutations' 95th percentile; ``p_value`` is
+:math:`(1 + k)/(1 + n)` with :math:`k` permutations at least as large. CF itself
+(:math:`|P(\hat y = y \mid x) - P(\hat y = y \mid x_{cf})|`) reads no gender label, so permuting
+labels leaves it unchanged: it has no shuffled-gender floor (recorded as ``None`` with the reason).
+
+**Per-class diagnostics** (De-Arteaga et al. 2019, Fig. 2): each class's TPR gap (female − male,
+mean over folds) against its share of women in the data, with Pearson's r (Fisher-z interval) and
+Spearman's rho (:func:`probekit.stats.rank_correlation_test`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from probekit.errors import InvalidParameterError
+from probekit.finetune._evaluate import fold_metrics
+from probekit.finetune._train import _autocast, pad_batch, tokenize_texts
+from probekit.intrinsic import fit_linear_probe, mdl_probe
+from probekit.report import FLOOR_METRICS, LEAKAGE_SOURCES, summarize_leakage, summarize_noise_floor
+from probekit.stats import bootstrap_ci, permutation_p_value, rank_correlation_test
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "FLOOR_METRICS",
+    "LEAKAGE_SOURCES",
+    "REPRESENTATIONS_FILE",
+    "probe_leakage",
+    "fold_leakage",
+    "noise_floor",
+    "permute_gender",
+    "per_class_diagnostics",
+    "summarize_leakage",
+    "summarize_noise_floor",
+    "predict_with_representations",
+    "save_representations",
+    "load_representations",
+]
+
+#: Per fold: the test examples' pooled vectors, probabilities, genders and ids (``np.savez``, no pickle).
+REPRESENTATIONS_FILE = "representations.npz"
+_CF_NOTE = "CF reads no gender label: permuting gender leaves it unchanged, so it has no shuffled-gender floor"
+
+
+# ------------------------------------------------------------------------------------------ leakage
+
+
+def _gender_codes(genders: Any, n: int) -> np.ndarray:
+    values = np.asarray(genders).astype(str).ravel()
+    if values.size != n:
+        raise InvalidParameterError("genders", f"{values.size} values", f"one gender per row ({n})")
+    if not set(values) <= {"female", "male"}:
+        raise InvalidParameterError("genders", sorted(set(values))[:5], ["female", "male"])
+    return (values == "female").astype(np.int64)
+
+
+def _balanced_accuracy(y: np.ndarray, correct: np.ndarray) -> float:
+    rates = [correct[y == g].mean() for g in (0, 1) if np.any(y == g)]
+    return float(np.mean(rates)) if len(rates) == 2 else math.nan
+
+
+def _held_out(X: np.ndarray, y: np.ndarray, test_size: float, C: Any, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """(held-out rows, P(female) of each, chosen C): the probe is fitted on a stratified part of the
+    rows and scores the rest, which it never saw.
+    """
+    from sklearn.model_selection import train_test_split
+
+    train, test = train_test_split(np.arange(y.size), test_size=test_size, stratify=y, random_state=seed)
+    ids = np.arange(train.size).astype(str)  # every example its own group: inner folds by example
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)
+        probe = fit_linear_probe(X[train], y[train], ids, C=C, n_folds=3, class_weight="balanced", seed=seed)
+    p = probe.model.predict_proba(X[test])[:, list(probe.model.classes_).index(1)]
+    return test, p, float(probe.C)
+
+
+def probe_leakage(
+    features: Any,
+    genders: Any,
+    *,
+    test_size: float = 0.5,
+    C: float | str = "cv",
+    mdl: bool = True,
+    n_bootstrap: int = 1000,
+    confidence: float = 0.95,
+    random_state: int = 0,
+) -> dict[str, Any]:
+    r"""Gender of the rows predicted from ``features`` by the gender probe, scored on rows it never saw.
+
+    The probe (:func:`probekit.intrinsic.fit_linear_probe`: standardized features, class-balanced
+    logistic regression, C chosen by 3-fold inner cross-validation on log loss) is fitted on a
+    stratified ``1 - test_size`` share of the rows and predicts the rest. A held-out split rather
+    than k-fold out-of-fold predictions, because the interval must be honest: given the fitted probe
+    the held-out rows are independent draws, so the bootstrap interval covers the probe's balanced
+    accuracy (0.5 exactly when the features carry no gender), whereas the k probes of k-fold
+    cross-validation are each trained on the others' test rows and the pooled accuracy varies about
+    twice as much as an example bootstrap says (measured: 2 of 6 gender-free data sets of 200 rows
+    gave intervals excluding 0.5).
+
+    Parameters
+    ----------
+    features : array of shape (n, d)
+        One row per test example (pooled vectors, or class probabilities).
+    genders : sequence of {"female", "male"}
+    test_size : float
+        Share of the rows held out for scoring (at least 2 of each gender on each side are needed).
+    C : float or "cv"
+        The probe's inverse L2 strength, or chosen by inner cross-validation (default).
+    mdl : bool
+        Also the MDL compression of the gender labels over all rows (online code, Voita & Titov
+        2020; :func:`probekit.intrinsic.mdl_probe` with ``unit="occurrence"``).
+    n_bootstrap, confidence : int, float
+        Percentile bootstrap of the balanced accuracy, held-out rows resampled within each gender.
+    random_state : int
+        Seed of the split, the probe, the bootstrap and the MDL order.
+
+    Returns
+    -------
+    dict
+        ``balanced_accuracy`` :math:`\tfrac12(\text{acc}_f + \text{acc}_m)` on the held-out rows
+        (threshold 0.5), ``interval`` [low, high], ``accuracy``, ``n``, ``n_female``, ``n_male``,
+        ``n_held_out``, ``C``, ``mdl_compression``, ``mdl_online_bits``, ``mdl_uniform_bits``,
+        ``confidence``, ``random_state``; with too few rows of a gender, NaN values and ``reason``.
+    """
+    X = np.asarray(features, dtype=np.float64)
+    if X.ndim != 2:
+        raise InvalidParameterError("features", f"shape {X.shape}", "a 2-D array (rows x dimensions)")
+    if not 0 < test_size < 1:
+        raise InvalidParameterError("test_size", test_size, "a share in (0, 1)")
+    y = _gender_codes(genders, X.shape[0])
+    n_female, n_male = int(y.sum()), int(y.size - y.sum())
+    out: dict[str, Any] = {"n": int(y.size), "n_female": n_female, "n_male": n_male, "confidence": float(confidence),
+                           "random_state": int(random_state)}
+    smaller = min(n_female, n_male)
+    if min(math.floor(smaller * test_size), smaller - math.ceil(smaller * test_size)) < 2:
+        nan = math.nan
+        return out | {"balanced_accuracy": nan, "interval": [nan, nan], "accuracy": nan, "n_held_out": 0, "C": nan,
+                      "mdl_compression": nan, "mdl_online_bits": nan, "mdl_uniform_bits": nan,
+                      "reason": "too few test examples of a gender (at least 2 per gender on each side of the split)"}
+    rows, p, chosen = _held_out(X, y, float(test_size), C, int(random_state))
+    y_test = y[rows]
+    correct = ((p >= 0.5).astype(np.int64) == y_test).astype(float)
+    interval = bootstrap_ci(_balanced_accuracy, y_test, correct, strata=y_test, n_resamples=int(n_bootstrap),
+                            confidence=confidence, random_state=int(random_state))
+    out |= {"balanced_accuracy": _balanced_accuracy(y_test, correct), "interval": [float(interval.low), float(interval.high)],
+            "accuracy": float(correct.mean()), "n_held_out": int(rows.size), "C": chosen}
+    out |= _mdl(X, y, int(random_state)) if mdl else {}
+    return out
+
+
+def _mdl(X: np.ndarray, y: np.ndarray, seed: int) -> dict[str, float]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)
+        result = mdl_probe(X, y, unit="occurrence", n_folds=3, random_state=seed)
+    return {"mdl_compression": float(result.compression), "mdl_online_bits": float(result.online_codelength),
+            "mdl_uniform_bits": float(result.uniform_codelength)}
+
+
+def fold_leakage(pooled: Any, probabilities: Any, genders: Any, *, random_state: int = 0, **kwargs: Any) -> dict[str, Any]:
+    """Leakage of one fold from the pooled vectors and from the class probabilities of its test examples.
+
+    Returns ``{"representation": probe_leakage(pooled), "probabilities": probe_leakage(probabilities)}``
+    (keyword arguments go to :func:`probe_leakage`).
+    """
+    return {"representation": probe_leakage(pooled, genders, random_state=random_state, **kwargs),
+            "probabilities": probe_leakage(probabilities, genders, random_state=random_state, **kwargs)}
+
+
+# ------------------------------------------------------------------------------------------ representations
+
+
+def predict_with_representations(classifier: Any, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Class probabilities and the pooled vectors the linear layer reads, for ``texts``.
+
+    Full fine-tuning: one pass of the fine-tuned module in the prediction batches and precision of
+    :meth:`TrainedClassifier.predict_proba` (the probabilities are those it gives), the pooled
+    vector from :meth:`EncoderClassifier.pooled` (after the projection, in fp32). Frozen path: the
+    embeddings the logistic-regression head reads (the extraction engine's, projection included).
+
+    Returns
+    -------
+    probabilities : array (n, n_classes), float64
+    pooled : array (n, hidden), float64
+    """
+    import torch
+
+    if classifier.head is not None:
+        pooled = np.asarray(classifier._embed(texts), dtype=np.float64)
+        return classifier.head.predict_proba(pooled).astype(np.float64), pooled
+    module, config, tokenizer = classifier.module, classifier.config, classifier.encoder.tokenizer
+    examples = tokenize_texts(tokenizer, texts, config.max_length)
+    order = np.argsort([len(e["input_ids"]) for e in examples], kind="stable")
+    device = next(module.parameters()).device
+    size = max(1, 4 * int(config.batch_size))
+    probs = np.zeros((len(examples), module.classifier.out_features), dtype=np.float64)
+    pooled = np.zeros((len(examples), module.classifier.in_features), dtype=np.float64)
+    module.eval()
+    with torch.inference_mode(), _autocast(device, config.mixed_precision):
+        for start in range(0, len(order), size):
+            rows = order[start:start + size]
+            batch = {k: v.to(device) for k, v in pad_batch([examples[i] for i in rows], tokenizer.pad_token_id).items()}
+            vector = module.pooled(**batch)
+            logits = module.classifier(vector).float()
+            probs[rows] = torch.softmax(logits, dim=-1).double().cpu().numpy()
+            pooled[rows] = vector.float().double().cpu().numpy()
+    return probs, pooled
+
+
+# ------------------------------------------------------------------------------------------ saved representations
+
+
+def save_representations(path: Any, *, pooled: np.ndarray, probabilities: np.ndarray, genders: Sequence[str],
+                         source: Sequence[int]) -> dict[str, np.ndarray]:
+    """Write a fold's test representations (float32 pooled vectors, probabilities, gender, example id)
+    atomically as ``.npz`` (no pickle); returns the arrays as written, so leakage is computed on
+    exactly what is saved.
+    """
+    from probekit.utils import atomic_path
+
+    arrays = {"pooled": np.asarray(pooled, dtype=np.float32), "probabilities": np.asarray(probabilities, dtype=np.float32),
+              "gender": np.asarray(list(genders), dtype=str), "source": np.asarray(source, dtype=np.int64)}
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, **arrays)
+    return arrays
+
+
+def load_representations(path: Any) -> dict[str, np.ndarray]:
+    """Read a file written by :func:`save_representations`."""
+    with np.load(path, allow_pickle=False) as data:
+        return {k: data[k] for k in data.files}
+
+
+# ------------------------------------------------------------------------------------------ noise floor
+
+
+def permute_gender(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """A copy of a predictions frame with the originals' gender permuted within each true label; each
+    counterfactual row gets the gender opposite to its source's new one.
+    """
+    out = frame.copy()
+    original = (out["variant"] == "original").to_numpy()
+    groups = out["group"].to_numpy(dtype=object).copy()
+    labels = out["label"].to_numpy()
+    rows = np.flatnonzero(original)
+    for label in pd.unique(labels[rows]):
+        idx = rows[labels[rows] == label]
+        groups[idx] = groups[idx][rng.permutation(idx.size)]
+    new_of_source = dict(zip(out["source"].to_numpy()[rows].tolist(), groups[rows].tolist()))
+    other = {"female": "male", "male": "female"}
+    for i in np.flatnonzero(~original):
+        groups[i] = other[new_of_source[out["source"].iat[i]]]
+    out["group"] = groups
+    return out
+
+
+def noise_floor(
+    frame: pd.DataFrame,
+    classes: Sequence,
+    *,
+    observed: Mapping[str, float] | None = None,
+    metrics: Sequence[str] = FLOOR_METRICS,
+    n_permutations: int = 20,
+    random_state: int = 0,
+) -> dict[str, Any]:
+    """Shuffled-gender noise floor of each gap metric of one fold (see the module docstring).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The fold's predictions (original and counterfactual rows), as :func:`fold_metrics` takes them.
+    classes : sequence
+    observed : mapping, optional
+        The fold's metrics (default: computed from ``frame``).
+    metrics : sequence of str
+        Metrics that get a floor (:data:`FLOOR_METRICS`).
+    n_permutations : int
+    random_state : int
+
+    Returns
+    -------
+    dict
+        Per metric: ``observed``, ``floor_mean``, ``floor_q95``, ``p_value``, ``exceeds``
+        (observed > floor_q95), ``n_permutations``, ``random_state``; ``cf``: ``floor_mean`` None
+        and ``note``.
+    """
+    if isinstance(n_permutations, bool) or not isinstance(n_permutations, (int, np.integer)) or n_permutations < 1:
+        raise InvalidParameterError("n_permutations", n_permutations, "a positive integer")
+    if observed is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            observed = fold_metrics(frame, classes)[0]
+    rng = np.random.default_rng(int(random_state))
+    draws = {m: [] for m in metrics}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(int(n_permutations)):
+            values = fold_metrics(permute_gender(frame, rng), classes)[0]
+            for m in metrics:
+                draws[m].append(float(values.get(m, math.nan)))
+    out = {m: _floor_entry(float(observed.get(m, math.nan)), np.asarray(draws[m]), int(random_state)) for m in metrics}
+    out["cf"] = {"observed": float(observed.get("cf", math.nan)), "floor_mean": None, "note": _CF_NOTE}
+    return out
+
+
+def _floor_entry(value: float, draws: np.ndarray, seed: int) -> dict[str, Any]:
+    valid = draws[np.isfinite(draws)]
+    if not math.isfinite(value) or valid.size == 0:
+        return {"observed": value, "floor_mean": math.nan, "floor_q95": math.nan, "p_value": math.nan,
+                "exceeds": None, "n_permutations": int(draws.size), "random_state": seed}
+    q95 = float(np.quantile(valid, 0.95))
+    return {"observed": value, "floor_mean": float(valid.mean()), "floor_q95": q95,
+            "p_value": permutation_p_value(int(np.sum(valid >= value)), int(valid.size)),
+            "exceeds": bool(value > q95), "n_permutations": int(draws.size), "random_state": seed}
+
+
+# ------------------------------------------------------------------------------------------ over folds
+# (summarize_leakage and summarize_noise_floor live in probekit.report, which the study report also uses)
+
+
+def _number(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def per_class_diagnostics(per_class_tprd: Mapping[str, Any], label_gender_counts: Mapping[str, Mapping[str, Any]],
+                          *, confidence: float = 0.95) -> dict[str, Any] | None:
+    r"""Each class's TPR gap against its share of women (De-Arteaga et al. 2019), with correlations.
+
+    Parameters
+    ----------
+    per_class_tprd : mapping
+        {class: t_interval dict of the signed TPRD over folds} (``summary["per_class"]["tprd"]``).
+    label_gender_counts : mapping
+        {class: {"female": n, "male": n, ...}} (``settings["label_gender_counts"]``).
+
+    Returns
+    -------
+    dict or None
+        ``classes``: rows ``class``, ``share_female``, ``tprd`` (mean over folds); ``pearson``:
+        ``r`` with the Fisher-z interval :math:`\tanh(\operatorname{atanh} r \pm z_{(1+c)/2}/\sqrt{n-3})`;
+        ``spearman``: :func:`probekit.stats.rank_correlation_test`. None without two usable classes.
+    """
+    rows = []
+    for cls, cell in per_class_tprd.items():
+        counts = label_gender_counts.get(str(cls)) or {}
+        total = _number(counts.get("female", 0)) + _number(counts.get("male", 0))
+        gap = _number((cell or {}).get("mean") if isinstance(cell, Mapping) else cell)
+        if total > 0 and math.isfinite(gap):
+            rows.append({"class": str(cls), "share_female": float(counts["female"]) / total, "tprd": gap})
+    if len(rows) < 2:
+        return None
+    x = np.array([r["share_female"] for r in rows])
+    y = np.array([r["tprd"] for r in rows])
+    out: dict[str, Any] = {"classes": rows, "n": len(rows), "pearson": _pearson(x, y, confidence), "spearman": None}
+    if np.ptp(x) > 0 and np.ptp(y) > 0:
+        out["spearman"] = rank_correlation_test(x, y)
+    return out
+
+
+def _pearson(x: np.ndarray, y: np.ndarray, confidence: float) -> dict[str, Any]:
+    from scipy.stats import norm
+
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return {"r": math.nan, "interval": [math.nan, math.nan], "confidence": confidence}
+    r = float(np.corrcoef(x, y)[0, 1])
+    if x.size <= 3 or abs(r) >= 1:
+        return {"r": r, "interval": [math.nan, math.nan], "confidence": confidence}
+    half = float(norm.ppf((1 + confidence) / 2)) / math.sqrt(x.size - 3)
+    z = math.atanh(r)
+    return {"r": r, "interval": [math.tanh(z - half), math.tanh(z + half)], "confidence": confidence}

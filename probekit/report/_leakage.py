@@ -1,0 +1,281 @@
+"""Leakage and noise floors in the fine-tuning tables, and "hidden in the encoder, back after fine-tuning?".
+
+Built from saved fold results only (``fold.json`` / study units: ``leakage`` and ``noise_floor``,
+written by :mod:`probekit.finetune`); runs saved before these existed render as before.
+
+- :func:`summarize_leakage` / :func:`summarize_noise_floor`: over folds (Student-t intervals); used
+  by ``metrics.json`` and by the study report's groups alike.
+- :func:`leakage_cells`, :func:`floor_rows`: the leakage columns and the noise-floor table.
+- :func:`difference_rows`: differences between settings (and between methods) with whether each
+  exceeds the fold-to-fold spread (paired over folds when both runs share their folds).
+- :func:`hidden_rows`, :func:`hidden_markdown`, :func:`plot_hidden`: the intrinsic gender probe of
+  each encoder x method beside the downstream leakage of its fine-tuned classifiers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from probekit.report._format import DASH, fmt, fmt_ci, fmt_pm, num, pyplot, save_figure
+from probekit.report._labels import METRIC_LABELS
+from probekit.stats import t_interval
+
+__all__ = [
+    "FLOOR_METRICS",
+    "LEAKAGE_SOURCES",
+    "LEAKAGE_HEADER",
+    "summarize_leakage",
+    "summarize_noise_floor",
+    "leakage_cells",
+    "fold_values",
+    "floor_rows",
+    "difference_rows",
+    "hidden_rows",
+    "hidden_markdown",
+    "plot_hidden",
+]
+
+#: Gap metrics that get a shuffled-gender noise floor (CF reads no gender label, so it has none).
+FLOOR_METRICS = ("tprd", "fprd", "cf_tprd", "cf_fprd", "tprd_rms", "fprd_rms", "cf_tprd_rms", "cf_fprd_rms")
+#: What leakage is measured from: the pooled vector, the output probabilities.
+LEAKAGE_SOURCES = ("representation", "probabilities")
+#: Headers of the leakage columns of the fine-tuning tables.
+LEAKAGE_HEADER = ("Leakage (repr.)", "Leakage MDL", "Leakage (probs)", "Above floor")
+#: Measures compared between settings / methods: key -> display name.
+DIFFERENCE_MEASURES = {"tprd": "TPRD", "cf": "CF", "cf_tprd": "CF-TPRD", "leakage": "Leakage (repr.)"}
+
+
+def _number(value: Any) -> float:
+    return num(value)
+
+
+# ------------------------------------------------------------------------------------------ over folds
+
+
+def summarize_leakage(folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> dict[str, Any] | None:
+    """Mean and Student-t interval over folds of each leakage number (None when no fold has leakage).
+
+    Returns ``{source: {"balanced_accuracy": t_interval, "mdl_compression": t_interval}}`` for
+    :data:`LEAKAGE_SOURCES` (:func:`probekit.stats.t_interval`).
+    """
+    entries = [f.get("leakage") for f in folds]
+    if not any(entries):
+        return None
+    out: dict[str, Any] = {}
+    for source in LEAKAGE_SOURCES:
+        out[source] = {key: t_interval([_number(((e or {}).get(source) or {}).get(key)) for e in entries], confidence)
+                       for key in ("balanced_accuracy", "mdl_compression")}
+    return out
+
+
+def summarize_noise_floor(folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> dict[str, Any] | None:
+    """Noise floors over folds, per metric of :data:`FLOOR_METRICS` (None when no fold has one).
+
+    ``floor``: t-interval of the fold floors (mean of each fold's permutations); ``excess``:
+    t-interval of the per-fold differences observed − floor; ``exceeds``: the excess interval lies
+    above 0 (one fold: that fold's flag, observed above its permutations' 95th percentile);
+    ``folds_exceeding`` / ``folds``: folds above their 95th percentile, folds with a floor.
+    """
+    entries = [f.get("noise_floor") for f in folds]
+    if not any(entries):
+        return None
+    out: dict[str, Any] = {}
+    for metric in FLOOR_METRICS:
+        cells = [(e or {}).get(metric) or {} for e in entries]
+        floors = np.array([_number(c.get("floor_mean")) for c in cells])
+        observed = np.array([_number(c.get("observed")) for c in cells])
+        excess = t_interval(observed - floors, confidence)
+        flags = [c.get("exceeds") for c in cells if c.get("exceeds") is not None]
+        if len(folds) == 1:
+            exceeds = bool(flags[0]) if flags else None
+        else:
+            exceeds = bool(excess["low"] > 0) if math.isfinite(_number(excess.get("low"))) else None
+        out[metric] = {"floor": t_interval(floors, confidence), "excess": excess, "exceeds": exceeds,
+                       "folds_exceeding": int(sum(bool(f) for f in flags)), "folds": len(flags)}
+    return out
+
+
+# ------------------------------------------------------------------------------------------ table cells
+
+
+def has_leakage(run: Mapping[str, Any]) -> bool:
+    """Whether a run (metrics.json content) holds leakage or noise floors."""
+    summary = run.get("summary") or {}
+    return bool(summary.get("leakage") or summary.get("noise_floor"))
+
+
+def leakage_cells(run: Mapping[str, Any]) -> list[str]:
+    """The cells of :data:`LEAKAGE_HEADER` for one run: balanced accuracy and MDL compression of the
+    pooled vectors, balanced accuracy of the probabilities (mean ± t half-width over folds), and
+    the gap metrics whose excess over the noise floor lies above 0.
+    """
+    summary = run.get("summary") or {}
+    leakage = summary.get("leakage") or {}
+    cells = []
+    for source, key in (("representation", "balanced_accuracy"), ("representation", "mdl_compression"),
+                        ("probabilities", "balanced_accuracy")):
+        stats = (leakage.get(source) or {}).get(key) or {}
+        cells.append(fmt_pm(stats.get("mean"), stats.get("margin"), scientific=False))
+    floor = summary.get("noise_floor") or {}
+    above = [METRIC_LABELS.get(m, m) for m in FLOOR_METRICS if not m.endswith("_rms") and (floor.get(m) or {}).get("exceeds")]
+    cells.append(", ".join(above) if above else ("none" if floor else DASH))
+    return cells
+
+
+def floor_rows(runs: Sequence[Mapping[str, Any]], labels: Sequence[str], settings: Sequence[str]) -> list[list[str]]:
+    """Rows of the noise-floor table: run, metric, observed, floor, excess, exceeds, folds above q95."""
+    rows = []
+    for label, setting, run in zip(labels, settings, runs):
+        summary = run.get("summary") or {}
+        floor = summary.get("noise_floor") or {}
+        for metric in FLOOR_METRICS:
+            cell = floor.get(metric)
+            if not cell or metric.endswith("_rms"):
+                continue
+            observed = (summary.get("metrics") or {}).get(metric) or {}
+            mark = {True: "yes", False: "no"}.get(cell.get("exceeds"), DASH)
+            rows.append([label, setting, METRIC_LABELS.get(metric, metric), fmt_pm(observed.get("mean"), observed.get("margin"), scientific=False),
+                         fmt_pm(cell["floor"].get("mean"), cell["floor"].get("margin"), scientific=False),
+                         fmt_pm(cell["excess"].get("mean"), cell["excess"].get("margin"), scientific=False), mark,
+                         f"{cell.get('folds_exceeding', 0)}/{cell.get('folds', 0)}"])
+    return rows
+
+
+# ------------------------------------------------------------------------------------------ differences
+
+
+def fold_values(run: Mapping[str, Any], measure: str) -> dict[Any, float]:
+    """{fold: value} of a measure: a fold metric, or ``"leakage"`` (balanced accuracy from the pooled vectors)."""
+    out = {}
+    for k, fold in enumerate(run.get("folds") or []):
+        if measure == "leakage":
+            value = (((fold.get("leakage") or {}).get("representation")) or {}).get("balanced_accuracy")
+        else:
+            value = (fold.get("metrics") or {}).get(measure)
+        out[fold.get("fold", k)] = num(value)
+    return out
+
+
+def _difference(base: Mapping[str, Any], other: Mapping[str, Any], measure: str, confidence: float) -> dict[str, Any]:
+    """Other − base: paired over shared folds (t-interval of per-fold differences), else unpaired
+    (difference of means against the root sum of squares of the two t half-widths).
+    """
+    a, b = fold_values(base, measure), fold_values(other, measure)
+    shared = [f for f in a if f in b and math.isfinite(a[f]) and math.isfinite(b[f])]
+    if len(shared) >= 2 and len(shared) == len(a) == len(b):
+        stats = t_interval([b[f] - a[f] for f in shared], confidence)
+        exceeds = bool(stats["low"] > 0 or stats["high"] < 0) if math.isfinite(stats["margin"]) else None
+        return {"difference": stats["mean"], "margin": stats["margin"], "exceeds": exceeds, "paired": True}
+    sa, sb = t_interval(list(a.values()), confidence), t_interval(list(b.values()), confidence)
+    spread = math.hypot(sa["margin"], sb["margin"])
+    diff = sb["mean"] - sa["mean"]
+    exceeds = bool(abs(diff) > spread) if math.isfinite(spread) and math.isfinite(diff) else None
+    return {"difference": diff, "margin": spread, "exceeds": exceeds, "paired": False}
+
+
+def difference_rows(runs: Sequence[Mapping[str, Any]], labels: Sequence[str], settings: Sequence[str], *,
+                    confidence: float = 0.95) -> list[list[str]]:
+    """Each run against its label's first setting (settings), and against the first label in the same
+    setting (methods, when there are several labels): the difference of each of
+    :data:`DIFFERENCE_MEASURES` with ``*`` where it exceeds the fold-to-fold spread (its interval excludes 0).
+    """
+    pairs = []
+    for i, (label, setting) in enumerate(zip(labels, settings)):
+        base = next((j for j in range(len(runs)) if labels[j] == label), i)
+        if base != i:
+            pairs.append((base, i, f"{label}: {setting} vs {settings[base]}"))
+    first = labels[0] if labels else None
+    for i, (label, setting) in enumerate(zip(labels, settings)):
+        base = next((j for j in range(len(runs)) if labels[j] == first and settings[j] == setting), None)
+        if label != first and base is not None:
+            pairs.append((base, i, f"{setting}: {label} vs {first}"))
+    rows = []
+    for base, other, name in pairs:
+        cells = []
+        for measure in DIFFERENCE_MEASURES:
+            d = _difference(runs[base], runs[other], measure, confidence)
+            cell = fmt_pm(d["difference"], d["margin"], scientific=False)
+            cells.append(cell + (" *" if d["exceeds"] else "") if cell != DASH else cell)
+        rows.append([name, *cells])
+    return rows
+
+
+# ------------------------------------------------------------------------------------------ hidden or removed
+
+
+def hidden_rows(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One row per fine-tuning group with leakage whose encoder x method has an intrinsic record:
+    the intrinsic gender probe (accuracy with interval, MDL compression) beside the downstream
+    leakage (balanced accuracy and MDL compression of the pooled vectors, balanced accuracy of the
+    probabilities; means and t-intervals over folds).
+    """
+    intrinsic = {(str(r.get("encoder")), str(r.get("method"))): r for r in records}
+    rows = []
+    for g in groups:
+        leakage = (g["run"].get("summary") or {}).get("leakage")
+        record = intrinsic.get((str(g["encoder"]), str(g["method"])))
+        if not leakage or record is None:
+            continue
+        rep, probs = leakage.get("representation") or {}, leakage.get("probabilities") or {}
+        row = {k: g[k] for k in ("encoder", "method", "dataset", "setting")}
+        row |= {"intrinsic_accuracy": num(record.get("gender_accuracy")),
+                "intrinsic_low": num(record.get("gender_accuracy_low")),
+                "intrinsic_high": num(record.get("gender_accuracy_high")),
+                "intrinsic_mdl": num(record.get("mdl_compression"))}
+        for name, stats in (("leakage", rep.get("balanced_accuracy")), ("leakage_mdl", rep.get("mdl_compression")),
+                            ("leakage_probs", probs.get("balanced_accuracy"))):
+            row[name] = num((stats or {}).get("mean"))
+            row[f"{name}_margin"] = num((stats or {}).get("margin"))
+        rows.append(row)
+    return rows
+
+
+def hidden_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2, figure: str | None = None,
+                    confidence: float = 0.95) -> list[str]:
+    """The table (and figure link) "Hidden in the encoder, back after fine-tuning?"."""
+    from probekit.report._format import markdown_table
+
+    h = "#" * heading_level
+    lines = [f"{h} Hidden in the encoder, back after fine-tuning?", "",
+             "Intrinsic: the gender probe on the encoder's attribute-word embeddings (accuracy, interval; MDL "
+             "compression). Downstream: the test examples' gender read by the same probe from the fine-tuned "
+             f"classifier's pooled vector and from its output probabilities (balanced accuracy, 0.5 = chance; mean over "
+             f"folds ± {confidence:.0%} t half-width). A method that removed gender should leave both near chance; one "
+             "that only hid it shows low intrinsic but high downstream leakage.", ""]
+    table = [[r["method"], r["encoder"], r["dataset"], r["setting"],
+              fmt_ci(r["intrinsic_accuracy"], r["intrinsic_low"], r["intrinsic_high"]), fmt(r["intrinsic_mdl"]),
+              fmt_pm(r["leakage"], r["leakage_margin"], scientific=False), fmt_pm(r["leakage_mdl"], r["leakage_mdl_margin"], scientific=False),
+              fmt_pm(r["leakage_probs"], r["leakage_probs_margin"], scientific=False)] for r in rows]
+    header = ["Method", "Encoder", "Data", "Setting", "Intrinsic probe acc.", "Intrinsic MDL",
+              "Leakage (repr.)", "Leakage MDL", "Leakage (probs)"]
+    lines += markdown_table(header, table, "lllllrrrr") + [""]
+    if figure:
+        lines += [f"![Intrinsic gender probe vs downstream leakage per method]({figure})", ""]
+    return lines
+
+
+def plot_hidden(rows: Sequence[Mapping[str, Any]], path: str | os.PathLike) -> Path:
+    """Intrinsic probe accuracy (x) against downstream leakage (y) per method x setting, with intervals."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    settings = list(dict.fromkeys(r["setting"] for r in rows))
+    markers = "osD^v<>"
+    for r in rows:
+        x, y = r["intrinsic_accuracy"], r["leakage"]
+        xerr = [[max(x - r["intrinsic_low"], 0)], [max(r["intrinsic_high"] - x, 0)]] if math.isfinite(r["intrinsic_low"]) else None
+        yerr = r["leakage_margin"] if math.isfinite(r["leakage_margin"]) else None
+        marker = markers[settings.index(r["setting"]) % len(markers)]
+        ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt=marker, capsize=3)
+        ax.annotate(f"{r['method']} ({r['setting']})", (x, y), fontsize=7, xytext=(4, 3), textcoords="offset points")
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    ax.axvline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel("intrinsic gender probe accuracy (encoder)")
+    ax.set_ylabel("downstream leakage: balanced accuracy (fine-tuned)")
+    ax.set_title("Hidden in the encoder, back after fine-tuning?", fontsize=9)
+    fig.tight_layout()
+    return save_figure(fig, path, tight=False)
