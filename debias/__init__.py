@@ -4,8 +4,9 @@
   (:class:`SentDebias`, :class:`INLP`, :class:`LEACE`, :class:`LinearEraser`) applied to every
   output of an encoder by :func:`apply_projection`.
 - Weight-changing methods on the one training loop of :mod:`probekit.training`: :class:`CDA`
-  (counterfactual data augmentation with masked-LM training) and :class:`ContextDebias`
-  (Kaneko & Bollegala 2021); their checkpoints carry ``debias.json`` (:func:`read_debias_record`).
+  (counterfactual data augmentation with masked-LM training), :class:`Dropout` (masked-LM training
+  with raised dropout, Webster et al. 2020) and :class:`ContextDebias` (Kaneko & Bollegala 2021);
+  their checkpoints carry ``debias.json`` (:func:`read_debias_record`).
 - Text interventions: gender swapping (:func:`swap`) and scrubbing (:func:`scrub`) of strings,
   files and datasets.
 
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
         orthogonality_term,
         pad_token_id,
     )
+    from debias._dropout import Dropout, dropout_rates, set_dropout_rates
     from debias._gendered_words import ANY, get_vocabulary
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
     from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
@@ -59,6 +61,9 @@ _LAZY = {
     "add_mlm_head": "debias._cda",
     "mask_tokens": "debias._cda",
     "check_output_dir": "debias._checkpoint",
+    "Dropout": "debias._dropout",
+    "dropout_rates": "debias._dropout",
+    "set_dropout_rates": "debias._dropout",
     "read_debias_record": "debias._checkpoint",
     "ContextDebias": "debias._context_debias",
     "ContextDebiasCollator": "debias._context_debias",
@@ -108,7 +113,7 @@ __all__ = [
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
     # weight-changing methods and their training parts
-    "CDA", "ContextDebias", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
+    "CDA", "ContextDebias", "Dropout", "dropout_rates", "set_dropout_rates", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
     "read_debias_record", "check_output_dir",
     "MaskedLMCollator", "MaskedLMObjective", "ContextDebiasCollator", "ContextDebiasObjective",
     "context_debias_dev_loss", "context_debias_layers", "pad_token_id",

@@ -106,6 +106,11 @@ DEBIAS_METHODS: dict[str, DebiasMethod] = {
             "Contextualised Embeddings",
             "Context-debias (Kaneko & Bollegala 2021): stereotype embeddings orthogonal to gender directions",
         ),
+        DebiasMethod(
+            "dropout", "Dropout", "training", "Webster et al. 2020, Measuring and Reducing Gendered Correlations "
+            "in Pre-trained Models (dropout regularization)",
+            "Dropout (Webster et al. 2020): continued masked-LM training with raised dropout (hidden 0.20, attention 0.15)",
+        ),
     )
 }
 """Every debiasing method, in the order tables and grids list them."""

@@ -168,6 +168,12 @@ _DESCRIPTIONS.update({
         "of attribute sentences stay close to the original model (beta term); the checkpoint with the "
         "lowest dev loss is kept. Works on encoders without a masked-LM head."
     ),
+    "dropout": (
+        "Dropout debiasing (Webster et al. 2020): continue masked-LM training (15% masking, 80/10/10) on the "
+        "corpus as it is, with the dropout of hidden activations and attention probabilities raised (defaults "
+        "0.20 and 0.15, as published); the saved checkpoint keeps its base's dropout rates. Encoders without a "
+        "masked-LM head (the embedded default) need --add-mlm-head."
+    ),
 })
 
 
@@ -186,7 +192,7 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
         add_model_arguments(parser)
         add_corpus_arguments(parser)
         training = parser.add_argument_group("training")
-        cda = name == "cda"
+        cda = name in ("cda", "dropout")  # masked-LM training: the same options
         training.add_argument("--steps", type=int, default=150 if cda else 100, help="optimizer steps (default %(default)s)")
         training.add_argument("--batch-size", type=int, default=32, help="sentences per step (default %(default)s)")
         training.add_argument("--lr", type=float, default=5e-5, help="peak learning rate of AdamW (default %(default)s)")
@@ -200,7 +206,11 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
                                   "warm it up with the encoder frozen, then train both (recorded in debias.json)")
             training.add_argument("--head-warmup-steps", type=int, default=50, help="steps of the head warm-up (default %(default)s)")
             training.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head warm-up (default %(default)s)")
-        else:
+        if name == "dropout":
+            training.add_argument("--hidden-dropout", type=float, default=0.20, help="hidden dropout while training (default %(default)s)")
+            training.add_argument("--attention-dropout", type=float, default=0.15,
+                                  help="attention dropout while training (default %(default)s)")
+        if not cda:
             training.add_argument("--alpha", type=float, default=0.2, help="weight of the orthogonality term (default 0.2)")
             training.add_argument("--beta", type=float, default=0.8, help="weight of the regularization term (default 0.8)")
             training.add_argument("--layers", default="all", choices=["all", "first", "last"],
@@ -243,13 +253,19 @@ def _training_options(method: str, args: argparse.Namespace) -> tuple[dict, dict
         steps=args.steps, batch_size=args.batch_size, learning_rate=args.lr, max_length=args.max_length,
         mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every,
     )
-    if method == "cda":
+    if method in ("cda", "dropout"):
         if args.head_warmup_steps < 0:
             raise InvalidParameterError("--head-warmup-steps", args.head_warmup_steps, "an integer >= 0")
         if not args.head_lr > 0:
             raise InvalidParameterError("--head-lr", args.head_lr, "a positive number")
+        extra = {}
+        if method == "dropout":
+            for option in ("hidden_dropout", "attention_dropout"):
+                if not 0 <= getattr(args, option) < 1:
+                    raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "a rate in [0, 1)")
+                extra[option] = getattr(args, option)
         return dict(add_mlm_head=args.add_mlm_head, head_warmup_steps=args.head_warmup_steps,
-                    head_learning_rate=args.head_lr, **common), {}
+                    head_learning_rate=args.head_lr, **extra, **common), {}
     if args.dev_size < 1:
         raise InvalidParameterError("--dev-size", args.dev_size, "a positive integer")
     if args.max_per_word < 0:

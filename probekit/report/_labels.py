@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["METRIC_LABELS", "METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "checkpoint_method", "checkpoint_label", "method_rank"]
 
 #: Methods in the order tables list them (the study's identifiers; "none" is the pretrained encoder).
-METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias")
+METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias", "dropout")
 
 #: Training-data settings in the paper's order.
 SETTING_ORDER = ("original", "scrubbed", "swapped")
