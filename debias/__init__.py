@@ -7,6 +7,8 @@
   (counterfactual data augmentation with masked-LM training), :class:`Dropout` (masked-LM training
   with raised dropout, Webster et al. 2020) and :class:`ContextDebias` (Kaneko & Bollegala 2021);
   their checkpoints carry ``debias.json`` (:func:`read_debias_record`).
+- Inference-time: :class:`SelfDebias` (Schick et al. 2021) rescales masked-LM scores with
+  debiasing prefixes; its directory holds ``self_debias.json``.
 - Text interventions: gender swapping (:func:`swap`) and scrubbing (:func:`scrub`) of strings,
   files and datasets.
 
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from debias._registry import (
     DEBIAS_METHODS,
+    INFERENCE_METHODS,
     METHOD_KINDS,
     PROJECTION_METHODS,
     TRAINING_METHODS,
@@ -50,6 +53,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
     from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
+    from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
     from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
     from probekit.training import TrainingConfig, TrainingResult, latest_checkpoint, shuffled_batches, train
 
@@ -85,6 +89,9 @@ _LAZY = {
     "LinearEraser": "debias._projection",
     "SentDebias": "debias._projection",
     "apply_projection": "debias._projection",
+    "DEFAULT_DEBIASING_PREFIXES": "debias._self_debias",
+    "SelfDebias": "debias._self_debias",
+    "self_debiased_log_probs": "debias._self_debias",
     "ScrubResult": "debias._scrub",
     "describe_scrub": "debias._scrub",
     "scrub": "debias._scrub",
@@ -104,10 +111,12 @@ _LAZY = {
 
 __all__ = [
     # the method registry
-    "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
+    "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "INFERENCE_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
     "build_debiased", "get_method", "is_debiased_dir",
     # projections
     "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection",
+    # inference-time
+    "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions
     "swap", "swap_texts", "SwapResult", "Span", "describe_swap", "unambiguous_words",
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from debias import DEBIAS_METHODS, PROJECTION_METHODS, TRAINING_METHODS
+from debias import DEBIAS_METHODS, INFERENCE_METHODS, PROJECTION_METHODS, TRAINING_METHODS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     methods = parser.add_subparsers(dest="method", metavar="METHOD")
     _add_projection_methods(methods)
     _add_training_methods(methods)
+    _add_inference_methods(methods)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
 
@@ -350,4 +351,46 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
         line += "; a new masked-LM head was added (see debias.json)"
     print(line)
     print(f"wrote {written}; probe it with: probekit probe --model {written}")
+    return 0
+
+
+# --- inference-time methods: self-debias ----------------------------------------------------------
+
+
+def _add_inference_methods(methods: argparse._SubParsersAction) -> None:
+    import functools
+
+    from probekit.cli._common import add_model_arguments
+
+    for name in INFERENCE_METHODS:
+        parser = methods.add_parser(
+            name, help=DEBIAS_METHODS[name].help,
+            description="Self-Debias (Schick et al. 2021) for masked LMs: nothing is trained; every masked token is "
+            "scored with and without each debiasing prefix and tokens the prefixes make more likely are scaled down "
+            "(decay constant lambda). The output directory holds self_debias.json (the settings, the base checkpoint "
+            "and its fingerprint); `probekit crows-pairs|stereoset --model DIR`, `probekit compare` and "
+            "probekit.load_encoder(DIR) accept it (embeddings are the base's).",
+        )
+        add_model_arguments(parser)
+        settings = parser.add_argument_group("settings")
+        settings.add_argument("--prefix", action="append", default=None, metavar="TEXT",
+                              help="a debiasing prefix (repeatable; default: the survey's gender prefix)")
+        settings.add_argument("--decay-constant", type=float, default=50.0, help="lambda (default %(default)s, as published)")
+        settings.add_argument("--epsilon", type=float, default=0.01, help="smallest scaling factor (default %(default)s)")
+        parser.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
+        parser.add_argument("--overwrite", action="store_true", help="replace a Self-Debias directory already at --out")
+        parser.set_defaults(func=functools.partial(_run_inference, name))
+
+
+def _run_inference(method: str, args: argparse.Namespace) -> int:
+    from debias import SelfDebias, build_debiased
+    from probekit.cli._common import load_model
+
+    options = {"prefixes": args.prefix, "decay_constant": args.decay_constant, "epsilon": args.epsilon}
+    SelfDebias(**options).settings()  # checked before the model is loaded
+    encoder = load_model(args)
+    built = build_debiased(method, encoder, None, args.out, options=options, overwrite=args.overwrite, progress=False)
+    print(f"Self-Debias over {encoder.name_or_path} (fingerprint {encoder.fingerprint}): "
+          f"{len(built.estimator.to_encoder().self_debias['prefixes'])} prefix(es), decay constant {args.decay_constant:g}")
+    print(f"wrote {built.path}; score it with: probekit crows-pairs --model {built.path} --data FILE --out DIR")
     return 0

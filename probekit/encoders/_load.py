@@ -12,6 +12,12 @@ import torch
 from probekit.encoders._encoder import DEFAULT_MODEL_NAME, Encoder, default_model_path, fingerprint, resolve_device, resolve_dtype
 from probekit.encoders._projection import CONFIG_FILE
 from probekit.encoders._projection_dir import is_projection_dir, read_projection_dir
+from probekit.encoders._self_debias_dir import (
+    attach_self_debias,
+    is_self_debias_dir,
+    read_self_debias_dir,
+    self_debias_base_source,
+)
 from probekit.errors import ModelLoadError
 
 logger = logging.getLogger(__name__)
@@ -95,6 +101,11 @@ def load_encoder(
     if is_local and name_or_path is not None:
         if is_projection_dir(source):  # a base checkpoint plus a fitted projection (probekit debias)
             return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
+        if is_self_debias_dir(source):  # the base checkpoint, scored with Self-Debias (probekit debias self-debias)
+            record = read_self_debias_dir(source)
+            base = load_encoder(self_debias_base_source(record, source), device=device, dtype=dtype,
+                                trust_remote_code=trust_remote_code)
+            return attach_self_debias(base, source, record)
     if is_local and not (Path(source) / "config.json").is_file():
         raise ModelLoadError(f"model directory {source!r} has no config.json; it is not a transformers checkpoint")
 
