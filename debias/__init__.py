@@ -4,8 +4,11 @@
   (:class:`SentDebias`, :class:`INLP`, :class:`LEACE`, :class:`LinearEraser`) applied to every
   output of an encoder by :func:`apply_projection`.
 - Weight-changing methods on the one training loop of :mod:`probekit.training`: :class:`CDA`
-  (counterfactual data augmentation with masked-LM training) and :class:`ContextDebias`
-  (Kaneko & Bollegala 2021); their checkpoints carry ``debias.json`` (:func:`read_debias_record`).
+  (counterfactual data augmentation with masked-LM training), :class:`Dropout` (masked-LM training
+  with raised dropout, Webster et al. 2020) and :class:`ContextDebias` (Kaneko & Bollegala 2021);
+  their checkpoints carry ``debias.json`` (:func:`read_debias_record`).
+- Inference-time: :class:`SelfDebias` (Schick et al. 2021) rescales masked-LM scores with
+  debiasing prefixes; its directory holds ``self_debias.json``.
 - Text interventions: gender swapping (:func:`swap`) and scrubbing (:func:`scrub`) of strings,
   files and datasets.
 
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from debias._registry import (
     DEBIAS_METHODS,
+    INFERENCE_METHODS,
     METHOD_KINDS,
     PROJECTION_METHODS,
     TRAINING_METHODS,
@@ -44,10 +48,12 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
         orthogonality_term,
         pad_token_id,
     )
+    from debias._dropout import Dropout, dropout_rates, set_dropout_rates
     from debias._gendered_words import ANY, get_vocabulary
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
     from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
+    from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
     from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
     from probekit.training import TrainingConfig, TrainingResult, latest_checkpoint, shuffled_batches, train
 
@@ -59,6 +65,9 @@ _LAZY = {
     "add_mlm_head": "debias._cda",
     "mask_tokens": "debias._cda",
     "check_output_dir": "debias._checkpoint",
+    "Dropout": "debias._dropout",
+    "dropout_rates": "debias._dropout",
+    "set_dropout_rates": "debias._dropout",
     "read_debias_record": "debias._checkpoint",
     "ContextDebias": "debias._context_debias",
     "ContextDebiasCollator": "debias._context_debias",
@@ -80,6 +89,9 @@ _LAZY = {
     "LinearEraser": "debias._projection",
     "SentDebias": "debias._projection",
     "apply_projection": "debias._projection",
+    "DEFAULT_DEBIASING_PREFIXES": "debias._self_debias",
+    "SelfDebias": "debias._self_debias",
+    "self_debiased_log_probs": "debias._self_debias",
     "ScrubResult": "debias._scrub",
     "describe_scrub": "debias._scrub",
     "scrub": "debias._scrub",
@@ -99,16 +111,18 @@ _LAZY = {
 
 __all__ = [
     # the method registry
-    "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
+    "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "INFERENCE_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
     "build_debiased", "get_method", "is_debiased_dir",
     # projections
     "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection",
+    # inference-time
+    "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions
     "swap", "swap_texts", "SwapResult", "Span", "describe_swap", "unambiguous_words",
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
     # weight-changing methods and their training parts
-    "CDA", "ContextDebias", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
+    "CDA", "ContextDebias", "Dropout", "dropout_rates", "set_dropout_rates", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
     "read_debias_record", "check_output_dir",
     "MaskedLMCollator", "MaskedLMObjective", "ContextDebiasCollator", "ContextDebiasObjective",
     "context_debias_dev_loss", "context_debias_layers", "pad_token_id",

@@ -316,21 +316,40 @@ def apply_projection(encoder: Any, eraser: LinearEraser, *, name: str | None = N
 # ============================================================================ Sent-debias
 
 
+def _unit_rows(X: np.ndarray, parameter: str) -> np.ndarray:
+    """Every row scaled to unit Euclidean norm; a zero row cannot be scaled and is an error."""
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        row = int(np.flatnonzero(norms[:, 0] == 0)[0])
+        raise InvalidParameterError(parameter, f"a zero vector in row {row}",
+                                    "non-zero vectors (normalize=True scales each to unit length)")
+    return X / norms
+
+
 class SentDebias(LinearEraser):
     r"""Sent-debias (Liang et al. 2020): remove the top-k principal directions of counterfactual
     pair differences.
 
-    For pairs :math:`(f_i, m_i)` (a sentence and its gender-swapped counterfactual), with
+    For pairs :math:`(f_i, m_i)` (a sentence and its gender-swapped counterfactual), each first
+    scaled to unit length (:math:`f_i \leftarrow f_i / \lVert f_i \rVert`, likewise :math:`m_i`), with
     :math:`\mu_i = (f_i + m_i)/2`, the bias subspace :math:`V \in \mathbb{R}^{k \times d}` holds
     the top-k principal directions (:class:`sklearn.decomposition.PCA`) of the 2n centred rows
     :math:`f_i - \mu_i,\; m_i - \mu_i`; the debiased representation is
 
     .. math:: h' = h - \sum_{j=1}^{k} \langle h, v_j \rangle v_j = (I - V^\top V) h.
 
+    The unit scaling before the pair PCA is what Liang et al.'s code and the debiasing survey's
+    public code (Meade et al. 2022) do; it keeps long vectors from dominating the directions.
+    ``normalize=False`` fits on the raw vectors instead (probekit's earlier behaviour; the
+    subspace then spans the raw pair differences exactly).
+
     Parameters
     ----------
     k : int, default 1
         Dimension of the bias subspace.
+    normalize : bool, default True
+        Scale every sentence vector to unit Euclidean norm before the pairs are centred (as the
+        published code does). Each row (each layer's vector, for stacked layers) is scaled on its own.
 
     Attributes
     ----------
@@ -346,8 +365,9 @@ class SentDebias(LinearEraser):
     _state_arrays = ("subspace_", "explained_variance_ratio_")
     _state_values = ("n_pairs_",)
 
-    def __init__(self, k: int = 1):
+    def __init__(self, k: int = 1, normalize: bool = True):
         self.k = k
+        self.normalize = normalize
 
     def fit(self, female: Any, male: Any) -> "SentDebias":
         """Fit on two aligned arrays: row i of each is one counterfactual pair.
@@ -364,6 +384,10 @@ class SentDebias(LinearEraser):
         n, d = F.shape
         if self.k > min(2 * n, d):
             raise InvalidParameterError("k", self.k, f"at most min(2 * n_pairs, d) = {min(2 * n, d)}")
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise InvalidParameterError("normalize", self.normalize, "True or False")
+        if self.normalize:
+            F, M = _unit_rows(F, "female"), _unit_rows(M, "male")
         from sklearn.decomposition import PCA
 
         mean = (F + M) / 2

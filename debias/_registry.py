@@ -31,6 +31,7 @@ __all__ = [
     "DEBIAS_METHODS",
     "PROJECTION_METHODS",
     "TRAINING_METHODS",
+    "INFERENCE_METHODS",
     "METHOD_KINDS",
     "DebiasBuild",
     "get_method",
@@ -38,10 +39,11 @@ __all__ = [
     "build_debiased",
 ]
 
-#: The two kinds of method: a projection fitted on an encoder's outputs (a projection directory
-#: with ``projection.json``), or training that changes the weights (a checkpoint with ``debias.json``).
-METHOD_KINDS = ("projection", "training")
-_MARKERS = {"projection": "projection.json", "training": "debias.json"}
+#: The kinds of method: a projection fitted on an encoder's outputs (a projection directory with
+#: ``projection.json``), training that changes the weights (a checkpoint with ``debias.json``), or an
+#: inference-time change of the masked-LM scoring (a directory with ``self_debias.json`` naming the base).
+METHOD_KINDS = ("projection", "training", "inference")
+_MARKERS = {"projection": "projection.json", "training": "debias.json", "inference": "self_debias.json"}
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,11 @@ class DebiasMethod:
         The identifier used by the CLI, the study and the report (``"sent-debias"``, ...).
     class_name : str
         Name of the estimator class in :mod:`debias` (:attr:`estimator` imports it).
-    kind : {"projection", "training"}
+    kind : {"projection", "training", "inference"}
         ``"projection"``: fitted on embeddings with ``fit_from_encoder`` and saved as a projection
         directory; ``"training"``: fitted by training (``fit(encoder, corpus)``) and saved as a
-        Hugging Face checkpoint.
+        Hugging Face checkpoint; ``"inference"``: nothing learned (``fit(encoder)`` wraps it), saved
+        as a directory naming the base checkpoint and the settings.
     citation : str
         The paper the method comes from.
     help : str
@@ -106,6 +109,16 @@ DEBIAS_METHODS: dict[str, DebiasMethod] = {
             "Contextualised Embeddings",
             "Context-debias (Kaneko & Bollegala 2021): stereotype embeddings orthogonal to gender directions",
         ),
+        DebiasMethod(
+            "dropout", "Dropout", "training", "Webster et al. 2020, Measuring and Reducing Gendered Correlations "
+            "in Pre-trained Models (dropout regularization)",
+            "Dropout (Webster et al. 2020): continued masked-LM training with raised dropout (hidden 0.20, attention 0.15)",
+        ),
+        DebiasMethod(
+            "self-debias", "SelfDebias", "inference", "Schick et al. 2021, Self-Diagnosis and Self-Debiasing: A Proposal "
+            "for Reducing Corpus-Based Bias in NLP (masked-LM form of Meade et al. 2022)",
+            "Self-Debias (Schick et al. 2021): masked-LM scores rescaled with debiasing prefixes (decay constant 50)",
+        ),
     )
 }
 """Every debiasing method, in the order tables and grids list them."""
@@ -114,6 +127,8 @@ DEBIAS_METHODS: dict[str, DebiasMethod] = {
 PROJECTION_METHODS: tuple[str, ...] = tuple(m.name for m in DEBIAS_METHODS.values() if m.kind == "projection")
 #: Methods of kind "training" (a new checkpoint), in registry order.
 TRAINING_METHODS: tuple[str, ...] = tuple(m.name for m in DEBIAS_METHODS.values() if m.kind == "training")
+#: Methods of kind "inference" (the base checkpoint scored differently), in registry order.
+INFERENCE_METHODS: tuple[str, ...] = tuple(m.name for m in DEBIAS_METHODS.values() if m.kind == "inference")
 
 
 def get_method(name: str, parameter: str = "method") -> DebiasMethod:
@@ -223,8 +238,9 @@ def build_debiased(
     checkpoint and its fingerprint; the provenance records the command, the method's parameters,
     the fit's options, the seed and the corpus digest). Training methods (CDA, Context-debias)
     are fitted on the one training loop and saved as a Hugging Face checkpoint with
-    ``debias.json`` (the estimator records its own provenance). Both directories load with
-    :func:`probekit.load_encoder`.
+    ``debias.json`` (the estimator records its own provenance). Inference-time methods
+    (Self-Debias) learn nothing: the directory holds ``self_debias.json`` (settings, the base
+    checkpoint and its fingerprint). Every such directory loads with :func:`probekit.load_encoder`.
 
     Parameters
     ----------
@@ -262,7 +278,10 @@ def build_debiased(
     entry = get_method(method)
     init, fit = _split_options(entry, dict(options or {}))
     target = Path(out)
-    if entry.kind == "projection":
+    if entry.kind == "inference":
+        estimator = entry.estimator(**init).fit(encoder)
+        target = Path(estimator.save(target, overwrite=overwrite)) if is_main_process() else target
+    elif entry.kind == "projection":
         estimator, target = _build_projection(entry, encoder, corpus, target, init=init, fit=fit, seed=int(seed),
                                       command=command or "debias.build_debiased", overwrite=overwrite,
                                       progress=progress, cache_dir=cache_dir)

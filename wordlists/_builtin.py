@@ -32,6 +32,7 @@ __all__ = [
     "load_names",
     "load_paper_attributes",
     "load_paper_stereotypes",
+    "load_seat_sentence_test",
     "load_seat_test",
     "load_seat_tests",
     "load_slot_types",
@@ -227,6 +228,45 @@ def _canonical_seat_name(name: str) -> str | None:
             break
     candidate = "weat" + key
     return candidate if candidate in load_seat_tests() else None
+
+
+#: Where the published sentence tests of Liang et al. (2020) are shipped (MIT; LICENSE beside them).
+_SENTENCE_TEST_DIR = "sent_seat"
+_SENTENCE_TEST_SOURCE = (
+    "May et al. (2019) SEAT sentences as published by Liang et al. (2020), "
+    "github.com/pliang279/sent_debias (MIT License, Copyright (c) 2021 Paul Liang; wordlists/data/sent_seat/LICENSE)"
+)
+
+
+@functools.cache
+def load_seat_sentence_test(name: str) -> SeatTest:
+    """The published sentences of a sentence-level SEAT gender test (``sent-weat6`` ... ``sent-weat8b``).
+
+    The four sets hold sentences (``"This is math."``), as in the ``sent-weat*.jsonl`` files of the
+    SEAT release used by Liang et al. (2020) and the debiasing survey (Meade et al. 2022); shipped
+    under their MIT licence (``wordlists/data/sent_seat/LICENSE``).
+
+    Parameters
+    ----------
+    name : str
+        ``"weat7"``, ``"sent-weat7"``, ``"7"`` and the like (tests 6, 6b, 7, 7b, 8, 8b).
+
+    Returns
+    -------
+    SeatTest
+        Named ``sent-weatN``; each set's ``name`` is its category, its words are sentences.
+    """
+    canonical = _canonical_seat_name(name) if isinstance(name, str) else None
+    if canonical is None:
+        raise InvalidParameterError("name", name, tuple("sent-" + n for n in seat_test_names()))
+    path = data_path(f"{_SENTENCE_TEST_DIR}/sent-{canonical}.jsonl")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    sets = {
+        key: WordList(str(doc[raw]["category"]), tuple(str(x) for x in doc[raw]["examples"]), _SENTENCE_TEST_SOURCE)
+        for key, raw in zip(_SEAT_KEYS, ("targ1", "targ2", "attr1", "attr2"))
+    }
+    return SeatTest(name=f"sent-{canonical}", description=f"published sentences of SEAT {canonical}",
+                    source=_SENTENCE_TEST_SOURCE, **sets)
 
 
 def load_seat_test(name: str) -> SeatTest:

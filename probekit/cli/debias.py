@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from debias import DEBIAS_METHODS, PROJECTION_METHODS, TRAINING_METHODS
+from debias import DEBIAS_METHODS, INFERENCE_METHODS, PROJECTION_METHODS, TRAINING_METHODS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     methods = parser.add_subparsers(dest="method", metavar="METHOD")
     _add_projection_methods(methods)
     _add_training_methods(methods)
+    _add_inference_methods(methods)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
 
@@ -168,6 +169,12 @@ _DESCRIPTIONS.update({
         "of attribute sentences stay close to the original model (beta term); the checkpoint with the "
         "lowest dev loss is kept. Works on encoders without a masked-LM head."
     ),
+    "dropout": (
+        "Dropout debiasing (Webster et al. 2020): continue masked-LM training (15% masking, 80/10/10) on the "
+        "corpus as it is, with the dropout of hidden activations and attention probabilities raised (defaults "
+        "0.20 and 0.15, as published); the saved checkpoint keeps its base's dropout rates. Encoders without a "
+        "masked-LM head (the embedded default) need --add-mlm-head."
+    ),
 })
 
 
@@ -186,7 +193,7 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
         add_model_arguments(parser)
         add_corpus_arguments(parser)
         training = parser.add_argument_group("training")
-        cda = name == "cda"
+        cda = name in ("cda", "dropout")  # masked-LM training: the same options
         training.add_argument("--steps", type=int, default=150 if cda else 100, help="optimizer steps (default %(default)s)")
         training.add_argument("--batch-size", type=int, default=32, help="sentences per step (default %(default)s)")
         training.add_argument("--lr", type=float, default=5e-5, help="peak learning rate of AdamW (default %(default)s)")
@@ -200,7 +207,11 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
                                   "warm it up with the encoder frozen, then train both (recorded in debias.json)")
             training.add_argument("--head-warmup-steps", type=int, default=50, help="steps of the head warm-up (default %(default)s)")
             training.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head warm-up (default %(default)s)")
-        else:
+        if name == "dropout":
+            training.add_argument("--hidden-dropout", type=float, default=0.20, help="hidden dropout while training (default %(default)s)")
+            training.add_argument("--attention-dropout", type=float, default=0.15,
+                                  help="attention dropout while training (default %(default)s)")
+        if not cda:
             training.add_argument("--alpha", type=float, default=0.2, help="weight of the orthogonality term (default 0.2)")
             training.add_argument("--beta", type=float, default=0.8, help="weight of the regularization term (default 0.8)")
             training.add_argument("--layers", default="all", choices=["all", "first", "last"],
@@ -243,13 +254,19 @@ def _training_options(method: str, args: argparse.Namespace) -> tuple[dict, dict
         steps=args.steps, batch_size=args.batch_size, learning_rate=args.lr, max_length=args.max_length,
         mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every,
     )
-    if method == "cda":
+    if method in ("cda", "dropout"):
         if args.head_warmup_steps < 0:
             raise InvalidParameterError("--head-warmup-steps", args.head_warmup_steps, "an integer >= 0")
         if not args.head_lr > 0:
             raise InvalidParameterError("--head-lr", args.head_lr, "a positive number")
+        extra = {}
+        if method == "dropout":
+            for option in ("hidden_dropout", "attention_dropout"):
+                if not 0 <= getattr(args, option) < 1:
+                    raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "a rate in [0, 1)")
+                extra[option] = getattr(args, option)
         return dict(add_mlm_head=args.add_mlm_head, head_warmup_steps=args.head_warmup_steps,
-                    head_learning_rate=args.head_lr, **common), {}
+                    head_learning_rate=args.head_lr, **extra, **common), {}
     if args.dev_size < 1:
         raise InvalidParameterError("--dev-size", args.dev_size, "a positive integer")
     if args.max_per_word < 0:
@@ -342,4 +359,46 @@ def _run_training(method: str, args: argparse.Namespace) -> int:
         line += "; a new masked-LM head was added (see debias.json)"
     print(line)
     print(f"wrote {written}; probe it with: probekit probe --model {written}")
+    return 0
+
+
+# --- inference-time methods: self-debias ----------------------------------------------------------
+
+
+def _add_inference_methods(methods: argparse._SubParsersAction) -> None:
+    import functools
+
+    from probekit.cli._common import add_model_arguments
+
+    for name in INFERENCE_METHODS:
+        parser = methods.add_parser(
+            name, help=DEBIAS_METHODS[name].help,
+            description="Self-Debias (Schick et al. 2021) for masked LMs: nothing is trained; every masked token is "
+            "scored with and without each debiasing prefix and tokens the prefixes make more likely are scaled down "
+            "(decay constant lambda). The output directory holds self_debias.json (the settings, the base checkpoint "
+            "and its fingerprint); `probekit crows-pairs|stereoset --model DIR`, `probekit compare` and "
+            "probekit.load_encoder(DIR) accept it (embeddings are the base's).",
+        )
+        add_model_arguments(parser)
+        settings = parser.add_argument_group("settings")
+        settings.add_argument("--prefix", action="append", default=None, metavar="TEXT",
+                              help="a debiasing prefix (repeatable; default: the survey's gender prefix)")
+        settings.add_argument("--decay-constant", type=float, default=50.0, help="lambda (default %(default)s, as published)")
+        settings.add_argument("--epsilon", type=float, default=0.01, help="smallest scaling factor (default %(default)s)")
+        parser.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
+        parser.add_argument("--overwrite", action="store_true", help="replace a Self-Debias directory already at --out")
+        parser.set_defaults(func=functools.partial(_run_inference, name))
+
+
+def _run_inference(method: str, args: argparse.Namespace) -> int:
+    from debias import SelfDebias, build_debiased
+    from probekit.cli._common import load_model
+
+    options = {"prefixes": args.prefix, "decay_constant": args.decay_constant, "epsilon": args.epsilon}
+    SelfDebias(**options).settings()  # checked before the model is loaded
+    encoder = load_model(args)
+    built = build_debiased(method, encoder, None, args.out, options=options, overwrite=args.overwrite, progress=False)
+    print(f"Self-Debias over {encoder.name_or_path} (fingerprint {encoder.fingerprint}): "
+          f"{len(built.estimator.to_encoder().self_debias['prefixes'])} prefix(es), decay constant {args.decay_constant:g}")
+    print(f"wrote {built.path}; score it with: probekit crows-pairs --model {built.path} --data FILE --out DIR")
     return 0

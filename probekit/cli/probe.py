@@ -17,7 +17,8 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--all-wordpieces", action="store_true",
                        help="keep words of several wordpieces (the paper keeps single-wordpiece words only)")
     group.add_argument("--seat-tests", default="weat6,weat6b,weat7,weat7b,weat8,weat8b",
-                       help="comma-separated standard SEAT tests at sentence level ('' for none)")
+                       help="comma-separated standard SEAT tests at sentence level, on the published sentences "
+                       "(NAME-templates: the words in probekit's templates; '' for none)")
     group.add_argument("--permutations", type=int, default=100_000, help="SEAT permutation test size")
     group.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates of the SEAT effect-size interval")
     group.add_argument("--randomizations", type=int, default=100, help="probe randomization test size")

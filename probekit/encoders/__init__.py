@@ -32,6 +32,13 @@ from probekit.encoders._projection_dir import (
     read_projection_dir,
     write_projection_dir,
 )
+from probekit.encoders._self_debias_dir import (
+    SELF_DEBIAS_FILE,
+    SelfDebiasedEncoder,
+    is_self_debias_dir,
+    read_self_debias_dir,
+    self_debiased,
+)
 
 __all__ = [
     "DEFAULT_MODEL_NAME",
@@ -55,4 +62,9 @@ __all__ = [
     "write_projection_dir",
     "WEIGHTS_FILE",
     "CONFIG_FILE",
+    "SELF_DEBIAS_FILE",
+    "SelfDebiasedEncoder",
+    "is_self_debias_dir",
+    "read_self_debias_dir",
+    "self_debiased",
 ]

@@ -12,6 +12,12 @@ import torch
 from probekit.encoders._encoder import DEFAULT_MODEL_NAME, Encoder, default_model_path, fingerprint, resolve_device, resolve_dtype
 from probekit.encoders._projection import CONFIG_FILE
 from probekit.encoders._projection_dir import is_projection_dir, read_projection_dir
+from probekit.encoders._self_debias_dir import (
+    attach_self_debias,
+    is_self_debias_dir,
+    read_self_debias_dir,
+    self_debias_base_source,
+)
 from probekit.errors import ModelLoadError
 
 logger = logging.getLogger(__name__)
@@ -107,10 +113,15 @@ def load_encoder(
     resolved_dtype = resolve_dtype(dtype, resolved_device)
     source, display = _resolve_source(name_or_path)
     is_local = Path(source).is_dir()
-    if is_local and name_or_path is not None and is_projection_dir(source):
-        # a base checkpoint plus a fitted projection (probekit debias)
-        return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code,
-                                      safetensors_only=safetensors_only)
+    if is_local and name_or_path is not None:
+        if is_projection_dir(source):  # a base checkpoint plus a fitted projection (probekit debias)
+            return load_projected_encoder(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code,
+                                          safetensors_only=safetensors_only)
+        if is_self_debias_dir(source):  # the base checkpoint, scored with Self-Debias (probekit debias self-debias)
+            record = read_self_debias_dir(source)
+            base = load_encoder(self_debias_base_source(record, source), device=device, dtype=dtype,
+                                trust_remote_code=trust_remote_code, safetensors_only=safetensors_only)
+            return attach_self_debias(base, source, record)
     if is_local:
         _check_local_checkpoint(source, safetensors_only)
     hf_kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}

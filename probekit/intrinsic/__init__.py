@@ -5,7 +5,9 @@
 - :func:`contextual_seat` — word-level contextual SEAT (Tan & Celis 2019) on per-occurrence
   embeddings; the paper's variant uses X, Y = female/male stereotypes, A, B = female/male
   attribute terms.
-- :func:`sentence_seat` — sentence-level SEAT (May et al. 2019) with the project's bleached templates.
+- :func:`published_sentence_seat` — sentence-level SEAT (May et al. 2019) on the published sentences of
+  weat6 ... weat8b (what ``probekit probe``'s standard tests run).
+- :func:`sentence_seat` — sentence-level SEAT with the project's bleached templates (``"weat7-templates"``).
 - :func:`seat_word_sets` — X, Y, A, B words of a named test ("paper", "weat6" ... "weat8b").
 - :func:`lpbs`, :func:`attr_lpbs`, :func:`target_lpbs`, :func:`lpbs_report` — log-probability
   bias scores (Kurita et al. 2019) on a masked-LM head.
@@ -30,7 +32,15 @@ from probekit.intrinsic._gender_probe import PAPER_PROBE, GenderProbe, GenderPro
 from probekit.intrinsic._linear_probe import check_class_weight, fit_linear_probe, probe_calibration, word_grouped_folds
 from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
 from probekit.intrinsic._mdl import MdlResult, block_ends, mdl_probe, one_se_choice
-from probekit.intrinsic._named_tests import PAPER_TEST, STANDARD_SEAT_TESTS, seat_test_categories, seat_word_sets
+from probekit.intrinsic._named_tests import (
+    PAPER_TEST,
+    STANDARD_SEAT_TESTS,
+    TEMPLATE_SUFFIX,
+    is_template_variant,
+    seat_sentence_sets,
+    seat_test_categories,
+    seat_word_sets,
+)
 from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihood
 from probekit.intrinsic._probe_suite import (
     LAYER_CHART_FILE,
@@ -49,7 +59,7 @@ from probekit.intrinsic._seat_suite import (
     read_seat_test,
     run_seat_suite,
 )
-from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
+from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
 from probekit.intrinsic._stereoset import (
     STEREOSET_DOMAINS,
     StereoSetExample,
@@ -72,6 +82,10 @@ __all__ = [
     "association_scores",
     "contextual_seat",
     "sentence_seat",
+    "published_sentence_seat",
+    "seat_sentence_sets",
+    "is_template_variant",
+    "TEMPLATE_SUFFIX",
     "SeatResult",
     "seat_word_sets",
     "seat_test_categories",

@@ -16,6 +16,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import torch
 
+from debias import self_debiased_log_probs
 from probekit.embedding import default_batch_tokens
 from probekit.errors import InvalidParameterError, MissingMLMHeadError
 
@@ -93,8 +94,8 @@ def _copy_batches(lengths: list[int], positions: list[np.ndarray], batch_tokens:
             yield copies[start : start + per_batch]
 
 
-def _batch_log_probs(encoder: Any, head: Any, input_ids: torch.Tensor, where: torch.Tensor, wanted: torch.Tensor) -> np.ndarray:
-    """Log p(wanted | masked copy) at ``where`` for each row of ``input_ids`` (float64)."""
+def _batch_logits(encoder: Any, head: Any, input_ids: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
+    """Masked-LM logits at ``where`` for each row of ``input_ids`` (at least float32)."""
     rows = torch.arange(input_ids.shape[0], device=input_ids.device)
     if head is not None:
         # Only the masked row of each copy goes through the vocabulary projection.
@@ -102,9 +103,39 @@ def _batch_log_probs(encoder: Any, head: Any, input_ids: torch.Tensor, where: to
         logits = head(states)
     else:
         logits = encoder.mlm_model(input_ids=input_ids).logits[rows, where]
-    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
-    log_probs = torch.log_softmax(logits, dim=-1)
+    return logits.to(torch.promote_types(logits.dtype, torch.float32))
+
+
+def _batch_log_probs(encoder: Any, head: Any, input_ids: torch.Tensor, where: torch.Tensor, wanted: torch.Tensor,
+                     prefixes: list[torch.Tensor] | None = None) -> np.ndarray:
+    """Log p(wanted | masked copy) at ``where`` for each row of ``input_ids`` (float64); with
+    ``prefixes`` (token ids), self-debiased (Schick et al. 2021, :func:`debias.self_debiased_log_probs`):
+    each prefix is put after the first (special) token, as in the debiasing survey's public code.
+    """
+    logits = _batch_logits(encoder, head, input_ids, where)
+    if prefixes is None:
+        log_probs = torch.log_softmax(logits, dim=-1)
+    else:
+        prefixed = []
+        for prefix in prefixes:
+            ids = torch.cat([input_ids[:, :1], prefix.expand(input_ids.shape[0], -1), input_ids[:, 1:]], dim=1)
+            prefixed.append(_batch_logits(encoder, head, ids, where + prefix.shape[0]))
+        settings = encoder.self_debias
+        log_probs = self_debiased_log_probs(logits, prefixed, decay_constant=settings["decay_constant"],
+                                            epsilon=settings["epsilon"])
     return log_probs.gather(1, wanted.unsqueeze(1)).squeeze(1).double().cpu().numpy()
+
+
+def _self_debias_prefixes(encoder: Any) -> list[torch.Tensor] | None:
+    """Token ids of the debiasing prefixes of a self-debiased encoder, or ``None``."""
+    settings = getattr(encoder, "self_debias", None)
+    if not settings:
+        return None
+    return [
+        torch.tensor(encoder.tokenizer(p.strip(), add_special_tokens=False)["input_ids"], dtype=torch.long,
+                     device=encoder.device)
+        for p in settings["prefixes"]
+    ]
 
 
 def masked_token_log_probs(
@@ -128,7 +159,10 @@ def masked_token_log_probs(
     is the pseudo-log-likelihood of Salazar et al. (2020); CrowS-Pairs (Nangia et al. 2020) and
     StereoSet (Nadeem et al. 2021) score subsets. Copies of one length are batched together
     within ``batch_tokens`` tokens, without padding; the run is inside :meth:`Encoder.inference`,
-    so an output projection of the encoder applies to what the head reads.
+    so an output projection of the encoder applies to what the head reads. For a
+    :class:`probekit.encoders.SelfDebiasedEncoder` (``debias.SelfDebias``) each copy is also scored
+    with every debiasing prefix and :math:`\ell_i = \log \tilde p_\theta(t_i \mid s_{\setminus i})`, the
+    self-debiased probability (Schick et al. 2021, :func:`debias.self_debiased_log_probs`).
 
     Parameters
     ----------
@@ -159,7 +193,9 @@ def masked_token_log_probs(
         The encoder has no masked-LM head or its tokenizer no mask token.
     """
     require_mlm_head(encoder, what)
-    seqs, poss, tgts = _check_inputs(sequences, positions, targets, encoder.max_length)
+    prefixes = _self_debias_prefixes(encoder)  # a SelfDebiasedEncoder: room for the longest prefix
+    reserve = max((p.shape[0] for p in prefixes), default=0) if prefixes else 0
+    seqs, poss, tgts = _check_inputs(sequences, positions, targets, encoder.max_length - reserve)
     budget = batch_tokens or default_batch_tokens(encoder.device)
     if budget < 1:
         raise InvalidParameterError("batch_tokens", batch_tokens, "a positive number of tokens")
@@ -182,6 +218,7 @@ def masked_token_log_probs(
                 values = _batch_log_probs(
                     encoder, head, torch.from_numpy(ids).to(encoder.device),
                     torch.from_numpy(where).to(encoder.device), torch.from_numpy(wanted).to(encoder.device),
+                    prefixes,
                 )
                 for (s, k), value in zip(copies, values):
                     out[s][k] = value

@@ -32,8 +32,8 @@ from probekit.intrinsic._gender_probe import gender_probe
 from probekit.intrinsic._linear_probe import check_C, check_class_weight
 from probekit.intrinsic._lpbs import lpbs_report
 from probekit.intrinsic._mdl import mdl_probe
-from probekit.intrinsic._named_tests import STANDARD_SEAT_TESTS, seat_word_sets
-from probekit.intrinsic._seat_variants import contextual_seat, sentence_seat
+from probekit.intrinsic._named_tests import STANDARD_SEAT_TESTS, is_template_variant, seat_word_sets
+from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
 from probekit.report import plot_layer_curves, plot_probe_chart, summary_markdown
 from probekit.text import Corpus, template_corpus
 from probekit.utils import atomic_write_text, collect_provenance, to_jsonable, write_json
@@ -374,7 +374,12 @@ def _standard_seat_tests(
     """The sentence-level SEAT tests by name (seed ``seed + i`` for the i-th test)."""
     out = {}
     for index, name in enumerate(tests):
-        word_sets = seat_word_sets(name)
+        if not is_template_variant(name) and name.strip().lower() != "paper":  # the published sentences
+            out[name] = published_sentence_seat(encoder, name, layer=layer, n_permutations=n_permutations,
+                                                n_bootstrap=n_bootstrap, random_state=seed + index, name=name,
+                                                progress=progress).to_dict()
+            continue
+        word_sets = seat_word_sets(name)  # "weat7-templates": probekit's templates around the words
         result = sentence_seat(
             encoder, word_sets["X"], word_sets["Y"], word_sets["A"], word_sets["B"], layer=layer,
             n_permutations=n_permutations, n_bootstrap=n_bootstrap, random_state=seed + index,

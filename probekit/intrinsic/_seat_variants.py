@@ -11,7 +11,7 @@ import numpy as np
 
 from probekit.embedding import embed_sentences
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._named_tests import seat_word_sets
+from probekit.intrinsic._named_tests import seat_sentence_sets, seat_word_sets
 from probekit.intrinsic._occurrences import as_occurrences, select_words
 from probekit.intrinsic._seat import SeatResult, seat_test
 from probekit.intrinsic._templates import bleached_sentences
@@ -174,4 +174,46 @@ def sentence_seat(
     return seat_test(
         sets["X"], sets["Y"], sets["A"], sets["B"], n_permutations=n_permutations, random_state=random_state,
         n_bootstrap=n_bootstrap, confidence_level=confidence_level, name=name, details=details,
+    )
+
+
+def published_sentence_seat(
+    encoder: Any,
+    test: str,
+    *,
+    pooling: str = "mean",
+    layer: int = -1,
+    n_permutations: int = 100_000,
+    random_state: RandomStateLike = None,
+    n_bootstrap: int = 1000,
+    confidence_level: float = 0.95,
+    name: str | None = None,
+    progress: bool = True,
+    embed_kwargs: Mapping[str, Any] | None = None,
+) -> SeatResult:
+    """Sentence-level SEAT (May et al. 2019) on the published sentences of a standard test.
+
+    The sentences of ``sent-weat6`` ... ``sent-weat8b`` (:func:`seat_sentence_sets`) are encoded
+    with ``probekit.embed_sentences`` (``pooling``, ``layer``) and each sentence is one item of
+    :func:`seat_test`, so the numbers can be set beside published tables. (The template variant,
+    probekit's bleached templates around the test's words, is :func:`sentence_seat`; the probe
+    suite names it ``"weat7-templates"``.)
+    """
+    sets_text = seat_sentence_sets(test)
+    unique = list(dict.fromkeys(s for key in "XYAB" for s in sets_text[key]))
+    encoded = np.asarray(
+        embed_sentences(encoder, unique, pooling=pooling, layer=layer, progress=progress, **dict(embed_kwargs or {}))
+    )
+    row = {s: i for i, s in enumerate(unique)}
+    sets = {key: encoded[[row[s] for s in sets_text[key]]] for key in "XYAB"}
+    describe = getattr(encoder, "describe", None)
+    details = {
+        "level": "sentence", "aggregate": "sentence", "pooling": pooling, "layer": layer,
+        "sentences": f"published (sent-{str(test).strip().lower().removeprefix('sent-')}; May et al. 2019, MIT release of Liang et al. 2020)",
+        "n_sentences": {key: len(sets_text[key]) for key in "XYAB"},
+        "model": describe() if callable(describe) else None,
+    }
+    return seat_test(
+        sets["X"], sets["Y"], sets["A"], sets["B"], n_permutations=n_permutations, random_state=random_state,
+        n_bootstrap=n_bootstrap, confidence_level=confidence_level, name=name or test, details=details,
     )

@@ -17,7 +17,7 @@ from typing import Any
 __all__ = ["METRIC_LABELS", "METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "checkpoint_method", "checkpoint_label", "method_rank"]
 
 #: Methods in the order tables list them (the study's identifiers; "none" is the pretrained encoder).
-METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias")
+METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias", "dropout", "self-debias")
 
 #: Training-data settings in the paper's order.
 SETTING_ORDER = ("original", "scrubbed", "swapped")
@@ -72,6 +72,11 @@ def checkpoint_method(directory: str | os.PathLike) -> dict[str, Any] | None:
             base = record.get("base_model") or {}
             return {"method": str(record["method"]), "source": str(path / "debias.json"),
                     "base": base.get("name_or_path") if isinstance(base, dict) else None}
+    if (path / "self_debias.json").is_file():  # Self-Debias: the base checkpoint, scored with debiasing prefixes
+        record = _read_json(path / "self_debias.json") or {}
+        base = record.get("base_model") if isinstance(record.get("base_model"), dict) else {}
+        return {"method": str(record.get("method") or "self-debias"), "source": str(path / "self_debias.json"),
+                "base": base.get("name_or_path") or base.get("path")}
     config = _read_json(path / "projection.json") if (path / "projection.json").is_file() else None
     if config and config.get("format") == "probekit-output-projection":
         name = str((config.get("method") or {}).get("name") or "projection")

@@ -50,7 +50,7 @@ def _sent_debias_along(v: np.ndarray) -> SentDebias:
     rng = np.random.default_rng(1)
     base = rng.normal(size=(20, len(v)))
     shift = rng.uniform(1, 2, size=(20, 1)) * v
-    return SentDebias(k=1).fit(base + shift, base - shift)
+    return SentDebias(k=1, normalize=False).fit(base + shift, base - shift)  # raw: the differences are along v
 
 
 def _our_hooks(model) -> int:
@@ -347,7 +347,7 @@ def test_cli_sent_debias_then_probe(tiny_checkpoints, corpus_file, tmp_path, cap
     assert code == 0, capsys.readouterr().err
     assert "SentDebias" in capsys.readouterr().out
     config = json.loads((out / CONFIG_FILE).read_text())
-    assert config["method"]["name"] == "SentDebias" and config["method"]["hyperparameters"] == {"k": 2}
+    assert config["method"]["name"] == "SentDebias" and config["method"]["hyperparameters"] == {"k": 2, "normalize": True}
     assert config["fitting"]["n_pairs"] <= 60 and config["provenance"]["parameters"]["max_sentences"] == 60
     probe_out = tmp_path / "probe"
     code = main(["probe", "--model", str(out), "--corpus", str(corpus_file), "--permutations", "100", "--bootstrap", "50",

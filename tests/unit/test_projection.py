@@ -52,8 +52,9 @@ def _labelled(seed=0, n=400, d=DIM, strength=2.0, weights=(0.5, 0.5)):
 
 
 def test_sent_debias_subspace_is_orthonormal_and_matches_sklearn_pca():
+    # normalize=False: the reference below is the PCA of the raw pairs (the unit-norm default has its own test)
     female, male, _ = _pairs(k=3, noise=0.3)
-    eraser = SentDebias(k=3).fit(female, male)
+    eraser = SentDebias(k=3, normalize=False).fit(female, male)
     V = eraser.subspace_
     assert V.shape == (3, DIM)
     np.testing.assert_allclose(V @ V.T, np.eye(3), atol=1e-10)
@@ -66,17 +67,39 @@ def test_sent_debias_subspace_is_orthonormal_and_matches_sklearn_pca():
 
 
 def test_sent_debias_pair_differences_vanish_and_transform_formula():
+    # normalize=False: only then do the raw pair differences lie exactly in the fitted subspace
     female, male, _ = _pairs(k=2)
-    eraser = SentDebias(k=2).fit(female, male)
+    eraser = SentDebias(k=2, normalize=False).fit(female, male)
     f2, m2 = eraser.transform(female), eraser.transform(male)
     assert np.abs(f2 - m2).max() < 1e-6
     h = np.random.default_rng(3).normal(size=(5, DIM))
     V = eraser.subspace_
     np.testing.assert_allclose(eraser.transform(h), h - (h @ V.T) @ V, atol=1e-12)
     np.testing.assert_allclose(eraser.transform(h) @ V.T, 0.0, atol=1e-12)
-    both = SentDebias(k=2).fit_transform(female, male)
+    both = SentDebias(k=2, normalize=False).fit_transform(female, male)
     np.testing.assert_allclose(both[0], f2)
     np.testing.assert_allclose(both[1], m2)
+
+
+def test_sent_debias_default_normalizes_sentence_vectors_as_the_published_code():
+    """Liang et al.'s code and the survey's (Meade et al. 2022) scale every sentence vector to unit
+    length before centring the pairs; the default follows them."""
+    female, male, _ = _pairs(k=2, noise=0.3)
+    female = female * np.random.default_rng(5).uniform(0.5, 4.0, size=(len(female), 1))  # unequal lengths
+    eraser = SentDebias(k=2).fit(female, male)
+    f = female / np.linalg.norm(female, axis=1, keepdims=True)
+    m = male / np.linalg.norm(male, axis=1, keepdims=True)
+    mean = (f + m) / 2
+    reference = PCA(n_components=2).fit(np.vstack([f - mean, m - mean]))
+    np.testing.assert_allclose(np.abs(np.sum(eraser.subspace_ * reference.components_, axis=1)), 1.0, atol=1e-10)
+    np.testing.assert_allclose(eraser.explained_variance_ratio_, reference.explained_variance_ratio_, atol=1e-12)
+    raw = SentDebias(k=2, normalize=False).fit(female, male)
+    assert np.abs(np.abs(np.sum(raw.subspace_ * reference.components_, axis=1)) - 1.0).max() > 1e-3
+    assert SentDebias().get_params() == {"k": 1, "normalize": True}
+    with pytest.raises(InvalidParameterError, match="normalize"):
+        SentDebias(normalize="yes").fit(female, male)
+    with pytest.raises(InvalidParameterError, match="zero vector"):
+        SentDebias().fit(np.vstack([np.zeros((1, DIM)), female[1:]]), male)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

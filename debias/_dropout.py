@@ -1,0 +1,329 @@
+r"""Dropout debiasing (Webster et al. 2020): continued masked-LM training with raised dropout.
+
+Webster et al. (2020, §5) find that continuing BERT's masked-language-model pre-training with
+stronger dropout regularization reduces gendered correlations: dropout interrupts the attention
+paths that associate gendered words with the rest of a sentence. Their setting, the defaults here,
+raises the dropout of the hidden activations from 0.1 to 0.20 and that of the attention
+probabilities from 0.1 to 0.15. The objective is BERT's masked-LM loss on the corpus unchanged (no
+counterfactuals, unlike :class:`debias.CDA`):
+
+.. math:: \mathcal{L} = -\frac{1}{|M|} \sum_{(s, t) \in M} \log p_{\theta, \mathrm{drop}}(s_t \mid \tilde s),
+   \qquad s \in S
+
+with 15% of the non-special tokens masked (80% mask token, 10% random, 10% kept; Devlin et al.
+2019) and every dropout layer of the model active at the raised rates during training. After
+training the model's dropout rates (modules and configuration) are set back to the base
+checkpoint's, so the saved checkpoint fine-tunes as its base would; ``debias.json`` records both.
+
+The training runs on the one loop of :mod:`probekit.training` (checkpoints, resume, Accelerate),
+as :class:`debias.CDA` does; encoders without a masked-LM head need ``add_mlm_head=True``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import warnings
+from typing import Any, Callable
+
+import torch
+
+from debias._cda import MaskedLMCollator, MaskedLMObjective, add_mlm_head
+from debias._estimator import TrainedDebiaser
+from probekit.errors import InvalidParameterError, MissingMLMHeadError, ProbekitError
+from probekit.text import as_corpus, template_corpus
+from probekit.training import TrainingResult, train
+
+__all__ = ["Dropout", "dropout_rates", "set_dropout_rates"]
+
+logger = logging.getLogger(__name__)
+
+#: Configuration fields of the two dropout rates, per family: (hidden, attention).
+_RATE_FIELDS = (
+    ("hidden_dropout_prob", "attention_probs_dropout_prob"),  # BERT, RoBERTa, ELECTRA, ALBERT, ...
+    ("dropout", "attention_dropout"),  # DistilBERT
+)
+#: Distinct marker rates used to tell the hidden from the attention dropout modules apart.
+_MARKERS = (0.123456, 0.654321)
+
+
+def _rate_fields(config: Any) -> tuple[str, str]:
+    for hidden, attention in _RATE_FIELDS:
+        if hasattr(config, hidden) and hasattr(config, attention):
+            return hidden, attention
+    raise ProbekitError(
+        f"dropout debiasing: the configuration of model type {getattr(config, 'model_type', '?')!r} has no known "
+        f"dropout fields (tried {', '.join('/'.join(pair) for pair in _RATE_FIELDS)})"
+    )
+
+
+def dropout_rates(model: Any) -> dict[str, float]:
+    """The hidden and attention dropout rates of ``model``'s configuration.
+
+    Returns
+    -------
+    dict
+        ``{"hidden": p_hidden, "attention": p_attention}``.
+    """
+    hidden, attention = _rate_fields(model.config)
+    return {"hidden": float(getattr(model.config, hidden)), "attention": float(getattr(model.config, attention))}
+
+
+def _dropout_roles(model: Any) -> dict[str, str]:
+    """Name of each dropout module of ``model`` -> ``"hidden"`` or ``"attention"``.
+
+    A model of the same class is built on the meta device (no memory) from the configuration with two
+    distinct marker rates; which marker a module received tells its role. Modules the configuration
+    does not set (e.g. a classifier's own dropout) keep their rate.
+    """
+    hidden, attention = _rate_fields(model.config)
+    config = copy.deepcopy(model.config)
+    setattr(config, hidden, _MARKERS[0])
+    setattr(config, attention, _MARKERS[1])
+    with torch.device("meta"):
+        marked = type(model)._from_config(config)
+    roles = {}
+    for name, module in marked.named_modules():
+        if isinstance(module, torch.nn.Dropout):
+            if module.p == _MARKERS[0]:
+                roles[name] = "hidden"
+            elif module.p == _MARKERS[1]:
+                roles[name] = "attention"
+    return roles
+
+
+def set_dropout_rates(model: Any, *, hidden: float, attention: float) -> dict[str, float]:
+    """Set the dropout rates of ``model`` in place: its configuration and every dropout module.
+
+    Parameters
+    ----------
+    model : transformers model
+    hidden, attention : float
+        Rates of the hidden-activation and attention-probability dropout.
+
+    Returns
+    -------
+    dict
+        The rates before the change (``{"hidden": ..., "attention": ...}``), to set them back.
+    """
+    before = dropout_rates(model)
+    roles = _dropout_roles(model)
+    rates = {"hidden": float(hidden), "attention": float(attention)}
+    modules = dict(model.named_modules())
+    for name, role in roles.items():
+        if isinstance(modules.get(name), torch.nn.Dropout):
+            modules[name].p = rates[role]
+    hidden_field, attention_field = _rate_fields(model.config)
+    setattr(model.config, hidden_field, rates["hidden"])
+    setattr(model.config, attention_field, rates["attention"])
+    return before
+
+
+class Dropout(TrainedDebiaser):
+    """Dropout debiasing: continued masked-LM training with raised dropout (Webster et al. 2020).
+
+    Hyperparameters are set here; :meth:`fit` trains a copy of an encoder (the encoder passed is not
+    changed); :meth:`save` writes a Hugging Face checkpoint with ``debias.json``.
+
+    Parameters
+    ----------
+    hidden_dropout : float, default 0.20
+        Dropout of the hidden activations during training (Webster et al. 2020).
+    attention_dropout : float, default 0.15
+        Dropout of the attention probabilities during training (Webster et al. 2020).
+    steps : int
+        Optimizer steps of masked-LM training (after any head warm-up). The default is a
+        demonstration-sized run like :class:`debias.CDA`'s; Webster et al. continue pre-training
+        for 100,000 steps: raise ``steps`` on a GPU.
+    batch_size, learning_rate, max_length, mlm_probability
+        As in :class:`debias.CDA`.
+    add_mlm_head : bool
+        Allow an encoder without a masked-LM head: add one tied to the input embeddings, warmed up
+        for ``head_warmup_steps`` at ``head_learning_rate`` with the encoder frozen (at the raised
+        dropout), then trained with it.
+    head_warmup_steps : int
+    head_learning_rate : float
+    warmup_ratio, weight_decay, max_grad_norm : float
+        See :class:`debias.TrainingConfig`.
+    mixed_precision : {"no", "bf16", "fp16"}, optional
+    checkpoint_every : int, optional
+    seed : int
+
+    Attributes
+    ----------
+    model_, tokenizer_, history_, head_history_, data_, head_added_, record_
+        As in :class:`debias.CDA`.
+    base_dropout_ : dict
+        The base model's rates, set back after training.
+    """
+
+    method = "dropout"
+    reference = (
+        "dropout regularization as continued masked-LM training with raised dropout "
+        "(Webster et al. 2020, Measuring and Reducing Gendered Correlations in Pre-trained Models)"
+    )
+
+    def __init__(
+        self,
+        *,
+        hidden_dropout: float = 0.20,
+        attention_dropout: float = 0.15,
+        steps: int = 150,
+        batch_size: int = 32,
+        learning_rate: float = 5e-5,
+        max_length: int = 128,
+        mlm_probability: float = 0.15,
+        add_mlm_head: bool = False,
+        head_warmup_steps: int = 50,
+        head_learning_rate: float = 1e-3,
+        warmup_ratio: float = 0.1,
+        weight_decay: float = 0.01,
+        max_grad_norm: float | None = 1.0,
+        mixed_precision: str | None = None,
+        checkpoint_every: int | None = None,
+        seed: int = 0,
+    ):
+        self.hidden_dropout = hidden_dropout
+        self.attention_dropout = attention_dropout
+        self.steps = steps
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.max_length = max_length
+        self.mlm_probability = mlm_probability
+        self.add_mlm_head = add_mlm_head
+        self.head_warmup_steps = head_warmup_steps
+        self.head_learning_rate = head_learning_rate
+        self.warmup_ratio = warmup_ratio
+        self.weight_decay = weight_decay
+        self.max_grad_norm = max_grad_norm
+        self.mixed_precision = mixed_precision
+        self.checkpoint_every = checkpoint_every
+        self.seed = seed
+
+    def _check_params(self) -> None:
+        self._check_positive_ints("steps", "batch_size", "max_length")
+        self._check_positive_ints("head_warmup_steps", minimum=0)
+        for name in ("hidden_dropout", "attention_dropout"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+                raise InvalidParameterError(name, value, "a rate in [0, 1)")
+        if not 0.0 < self.mlm_probability < 1.0:
+            raise InvalidParameterError("mlm_probability", self.mlm_probability, "a number in (0, 1)")
+        if self.max_length < 3:
+            raise InvalidParameterError("max_length", self.max_length, "at least 3 (two special tokens and a word)")
+
+    # -- the steps of fit --------------------------------------------------------------------
+
+    def _sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
+        corpus = template_corpus() if corpus is None else as_corpus(corpus)
+        sentences = [s for s in corpus if s.strip()]
+        if not sentences:
+            raise InvalidParameterError("corpus", corpus.name, "a corpus with at least one non-empty sentence")
+        data = {**corpus.describe(), "n_training_sentences": len(sentences), "augmentation": "none"}
+        return sentences, data
+
+    def _check_head(self, encoder: Any) -> None:
+        if not encoder.has_mlm_head and not self.add_mlm_head:
+            raise MissingMLMHeadError(
+                f"dropout debiasing continues masked-LM training, but {encoder.name_or_path!r} has no masked-LM head; "
+                "pass add_mlm_head=True (CLI: --add-mlm-head) to add a head tied to the input embeddings, warmed up "
+                "with the encoder frozen, then trained with it"
+            )
+
+    def _starting_model(self, encoder: Any, generator: torch.Generator) -> tuple[Any, bool]:
+        if encoder.has_mlm_head:
+            return copy.deepcopy(encoder.mlm_model), False
+        message = (
+            f"{encoder.name_or_path!r} has no masked-LM head: adding a new one (decoder tied to the input embeddings), "
+            f"warmed up for {self.head_warmup_steps} steps with the encoder frozen; LPBS of the result reflects this new head"
+        )
+        logger.warning(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+        return add_mlm_head(copy.deepcopy(encoder.model), generator=generator), True
+
+    def _warm_up_head(self, encoder: Any, model: Any, run: dict[str, Any]) -> TrainingResult:
+        """Train the new head alone (the encoder frozen) for ``head_warmup_steps``."""
+        frozen = [p for p in model.base_model.parameters() if p.requires_grad]
+        for parameter in frozen:
+            parameter.requires_grad_(False)
+        try:
+            config = self._training_config(encoder, max_steps=self.head_warmup_steps,
+                                           learning_rate=self.head_learning_rate, warmup_ratio=0.0)
+            return train(run["objective"], run["sentences"], config, collate_fn=run["collate"],
+                         generator=run["generator"], checkpoint_dir=self._checkpoint_path(run["checkpoint_dir"], "head"),
+                         resume=run["resume"], progress=run["progress"], description="Dropout: masked-LM head warm-up")
+        finally:
+            for parameter in frozen:
+                parameter.requires_grad_(True)
+
+    def fit(
+        self,
+        encoder: Any,
+        corpus: Any = None,
+        *,
+        generator: torch.Generator | None = None,
+        checkpoint_dir: Any = None,
+        resume: bool = False,
+        progress: bool = True,
+        callback: Callable[[int, dict[str, float]], None] | None = None,
+    ) -> "Dropout":
+        """Train a copy of ``encoder`` on ``corpus`` with raised dropout.
+
+        Parameters
+        ----------
+        encoder : probekit.Encoder
+            Not modified.
+        corpus : Corpus or sequence of str, optional
+            Default: the built-in template corpus; every sentence is used as it is.
+        generator : torch.Generator, optional
+            Source of every random draw (masking, batches, dropout, a new head); default: ``seed``.
+        checkpoint_dir : path, optional
+            Checkpoints (``head/`` for a head warm-up, ``mlm/`` for training); ``resume=True``
+            continues an interrupted run to the same result.
+        resume, progress : bool
+        callback : callable, optional
+            ``callback(step, values)`` after every masked-LM training step.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        self._check_head(encoder)
+        generator, generator_given = self._random_source(generator)
+        sentences, data = self._sentences(corpus)
+        tokenizer = encoder.tokenizer
+        if tokenizer.mask_token_id is None:
+            raise InvalidParameterError("encoder", encoder.name_or_path, "a tokenizer with a mask token")
+        model, head_added = self._starting_model(encoder, generator)
+        self._freeze_pooler(model.base_model)
+        base_rates = set_dropout_rates(model, hidden=self.hidden_dropout, attention=self.attention_dropout)
+        run = dict(objective=MaskedLMObjective(model), sentences=sentences, generator=generator, resume=resume,
+                   collate=MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length),
+                   checkpoint_dir=checkpoint_dir, progress=progress)
+        try:
+            head_history = self._warm_up_head(encoder, model, run) if head_added and self.head_warmup_steps > 0 else None
+            history = train(
+                run["objective"], sentences, self._training_config(encoder), collate_fn=run["collate"],
+                generator=generator, checkpoint_dir=self._checkpoint_path(checkpoint_dir, "mlm"), resume=resume,
+                progress=progress, callback=callback, description="Dropout: masked-LM training",
+            )
+        finally:
+            set_dropout_rates(model, **base_rates)  # the saved checkpoint keeps its base's rates
+        self.base_dropout_ = base_rates
+        self._set_fitted(encoder, model=model, tokenizer=tokenizer, history=history, data=data,
+                         generator_given=generator_given, head_history_=head_history, head_added_=head_added)
+        return self
+
+    def _record_details(self) -> dict[str, Any]:
+        head: dict[str, Any] = {"added": self.head_added_}
+        if self.head_added_:
+            head.update(tied_to_input_embeddings=True, warmup_steps=self.head_warmup_steps,
+                        warmup_learning_rate=self.head_learning_rate,
+                        warmup=self.head_history_.summary() if self.head_history_ is not None else None)
+        dropout = {
+            "training": {"hidden": float(self.hidden_dropout), "attention": float(self.attention_dropout)},
+            "base": dict(self.base_dropout_),
+            "note": "raised during training only; the saved configuration and modules have the base model's rates",
+        }
+        return {"dropout": dropout, "mlm_head": head}
