@@ -17,7 +17,7 @@ from typing import Sequence
 from probekit.errors import ProbekitError
 
 # Module names under probekit.cli, in the order they appear in --help.
-SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "scrub", "seat", "crows_pairs", "stereoset", "metrics", "finetune", "study", "report")
+SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "scrub", "seat", "crows_pairs", "stereoset", "pppl", "metrics", "finetune", "study", "report")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,8 @@
   Tokpo et al. (2023), class-balanced with C chosen by word-grouped cross-validation by default
   (:data:`PAPER_PROBE` gives the paper's exact probe).
 - :func:`mdl_probe` — the online codelength of labels given embeddings (Voita & Titov 2020).
+- :func:`pseudo_perplexity` — utility: pseudo-perplexity (Salazar et al. 2020) on a held-out corpus
+  (default :func:`utility_corpus`).
 """
 
 from probekit.embedding import attribute_embeddings
@@ -74,6 +76,12 @@ from probekit.intrinsic._templates import (
     LPBS_TEMPLATES,
     bleached_sentences,
     infer_word_kind,
+)
+from probekit.intrinsic._utility import (
+    UTILITY_WORDS,
+    PseudoPerplexityResult,
+    pseudo_perplexity,
+    utility_corpus,
 )
 
 __all__ = [
@@ -142,4 +150,8 @@ __all__ = [
     "SeatSuiteTest",
     "SeatSuiteResult",
     "SEAT_ALTERNATIVES",
+    "pseudo_perplexity",
+    "PseudoPerplexityResult",
+    "utility_corpus",
+    "UTILITY_WORDS",
 ]
