@@ -30,6 +30,10 @@ library accepts::
     [finetune]                               # probekit.finetune.FinetuneConfig fields
     [intrinsic]                              # probekit.run_probe_suite keywords
     [methods.cda]                            # debias.CDA keywords (likewise for every method)
+    [benchmarks]                             # the field's benchmarks per (encoder, method), each optional:
+    # crows_pairs = "crows_pairs_anonymized.csv"  stereoset = "dev.json"  seat_suite = "seat/"
+    # pppl = true                            # pseudo-perplexity on the built-in held-out sample
+    # pppl_corpus = "held_out.txt"           # ... or on a text file (one sentence per line)
     [run]                                    # device, dtype
 """
 
@@ -50,12 +54,14 @@ from debias import TRAINING_METHODS as _TRAINING
 from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
+from probekit.intrinsic import CROWS_SCORINGS, SEAT_ALTERNATIVES, STEREOSET_DOMAINS
 from probekit.utils import check_annotated_type, check_number
 
 __all__ = [
     "METHODS",
     "SETTINGS",
     "DATASET_KINDS",
+    "BENCHMARKS",
     "StudyConfig",
     "load_config",
     "parse_config",
@@ -73,7 +79,7 @@ SETTINGS = DATA_SETTINGS  # the settings table of probekit.finetune
 DATASET_KINDS = ("synthetic", "bios", "jigsaw")
 DEFAULT_MODEL = "default"
 
-_TABLES = ("study", "encoders", "datasets", "corpus", "finetune", "intrinsic", "methods", "run")
+_TABLES = ("study", "encoders", "datasets", "corpus", "finetune", "intrinsic", "methods", "benchmarks", "run")
 _NO_DEFAULT = object()
 
 
@@ -321,6 +327,9 @@ class StudyConfig:
         {method: keywords of the method's constructor and fit} set in the file.
     run : dict
         ``device``, ``dtype``: how, not what (not part of any unit's identity).
+    benchmarks : dict
+        ``[benchmarks]``: the data of CrowS-Pairs, StereoSet, the SEAT suite and pseudo-perplexity
+        and their options (:func:`enabled_benchmarks`); empty when the file has no such table.
     source : str or None
         The file read.
     """
@@ -333,6 +342,7 @@ class StudyConfig:
     intrinsic: dict[str, Any]
     methods: dict[str, dict[str, Any]]
     run: dict[str, Any]
+    benchmarks: dict[str, Any] = dataclasses.field(default_factory=dict)
     source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -340,6 +350,7 @@ class StudyConfig:
         return copy.deepcopy({
             "study": self.study, "encoders": self.encoders, "datasets": self.datasets, "corpus": self.corpus,
             "finetune": self.finetune, "intrinsic": self.intrinsic, "methods": self.methods, "run": self.run,
+            "benchmarks": self.benchmarks,
         })
 
     def identity(self) -> dict[str, Any]:
@@ -353,6 +364,10 @@ class StudyConfig:
         out["study"].pop("name", None)
         for dataset in out["datasets"]:
             dataset.pop("path", None)
+        if not enabled_benchmarks(self):
+            out.pop("benchmarks")  # a study without [benchmarks] keeps the identity it had before the table existed
+        else:  # which benchmarks, not where their files are (unit ids hash the files' contents)
+            out["benchmarks"] = {k: (v is not None) if k in BENCHMARK_PATHS else v for k, v in out["benchmarks"].items()}
         return out
 
     def with_data_paths(self, paths: Mapping[str, str]) -> "StudyConfig":
@@ -372,8 +387,8 @@ class StudyConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> "StudyConfig":
         """Rebuild a configuration from :meth:`to_dict` (already checked; e.g. in a Ray worker)."""
-        return cls(**{f.name: copy.deepcopy(data[f.name]) for f in dataclasses.fields(cls) if f.name != "source"},
-                   source=source)
+        return cls(**{f.name: copy.deepcopy(data[f.name]) for f in dataclasses.fields(cls)
+                      if f.name != "source" and (f.name in data or f.name != "benchmarks")}, source=source)
 
     def encoder(self, label: str) -> dict[str, Any]:
         return next(e for e in self.encoders if e["label"] == label)
@@ -397,8 +412,6 @@ def _parse_study(table: Any) -> dict[str, Any]:
         raise InvalidParameterError("study.folds", study["folds"], "an integer >= 2 (stratified cross-validation)")
     if study["seed"] < 0:
         raise InvalidParameterError("study.seed", study["seed"], "an integer >= 0")
-    if not (study["intrinsic"] or study["finetune"]):
-        raise InvalidParameterError("study.intrinsic/study.finetune", False, "at least one of them true")
     return study
 
 
@@ -485,6 +498,72 @@ def _parse_methods(value: Any, methods: Sequence[str]) -> dict[str, dict[str, An
     return {m: dict(sorted(out[m].items())) for m in METHODS if m in out}
 
 
+# ------------------------------------------------------------------------------------------ [benchmarks]
+
+#: The benchmarks a study runs per (encoder, method) when ``[benchmarks]`` names them, in unit order.
+BENCHMARKS = ("crows_pairs", "stereoset", "seat_suite", "pppl")
+#: Keys of ``[benchmarks]`` that name a file or directory (checked to exist before a unit runs).
+BENCHMARK_PATHS = ("crows_pairs", "stereoset", "seat_suite", "pppl_corpus")
+#: key -> (kind as in :func:`_check_type`, default). Each benchmark is optional.
+_BENCHMARK_KEYS: dict[str, tuple[Any, Any]] = {
+    "crows_pairs": ("path", None),              # crows_pairs_anonymized.csv (public layout)
+    "crows_scoring": (CROWS_SCORINGS, "diff"),
+    "crows_bias_types": ("str-list", None),
+    "stereoset": ("path", None),                # StereoSet dev.json (public layout)
+    "stereoset_domains": ("str-list", None),
+    "stereoset_n_resamples": (int, 1000),
+    "seat_suite": ("path", None),               # directory of the published *.jsonl tests
+    "seat_tests": ("str-list", None),
+    "seat_alternative": (SEAT_ALTERNATIVES, "greater"),
+    "seat_n_permutations": (int, 100_000),
+    "seat_n_bootstrap": (int, 1000),
+    "pppl": (bool, False),                      # pseudo-perplexity on the built-in held-out sample
+    "pppl_corpus": ("path", None),              # ... or on this text file (turns pppl on)
+    "pppl_max_sentences": (int, None),
+    "confidence_level": (float, 0.95),
+    "batch_tokens": (int, None),
+}
+#: Ranges of the numeric ``[benchmarks]`` keys (keywords of :func:`probekit.utils.check_number`).
+_BENCHMARK_RANGES: dict[str, dict[str, Any]] = {
+    "stereoset_n_resamples": dict(integer=True, minimum=0),
+    "seat_n_permutations": dict(integer=True, minimum=1),
+    "seat_n_bootstrap": dict(integer=True, minimum=0),
+    "pppl_max_sentences": dict(integer=True, minimum=1, allow_none=True),
+    "confidence_level": dict(minimum=0, maximum=1, exclusive=True),
+    "batch_tokens": dict(integer=True, minimum=1, allow_none=True),
+}
+
+
+def _parse_benchmarks(table: Any) -> dict[str, Any]:
+    """``[benchmarks]``: every key checked (type, range, choices); ``{}`` when the table is absent or empty."""
+    if isinstance(table, Mapping) and not table:
+        return {}
+    out = _simple_table(table, _BENCHMARK_KEYS, "benchmarks")
+    for key, limits in _BENCHMARK_RANGES.items():
+        check_number(out[key], _option_name("benchmarks", key), **limits)
+    for domain in out["stereoset_domains"] or []:
+        if domain not in STEREOSET_DOMAINS:
+            raise InvalidParameterError(_option_name("benchmarks", "stereoset_domains"), domain, STEREOSET_DOMAINS)
+    if out["pppl_corpus"] is not None:
+        if "pppl" in table and not out["pppl"]:
+            raise InvalidParameterError(_option_name("benchmarks", "pppl"), False, "true (or no pppl key) with pppl_corpus",
+                                        "pppl_corpus names a corpus for pseudo-perplexity, which pppl = false turns off")
+        out["pppl"] = True
+    for key in ("crows_bias_types", "stereoset_domains", "seat_tests"):
+        if out[key] is not None and not out[key]:
+            raise InvalidParameterError(_option_name("benchmarks", key), out[key], "a non-empty list (or no key: all)")
+    if not any(out[name] for name in BENCHMARKS):
+        raise InvalidParameterError("benchmarks", sorted(table), "a table naming at least one benchmark: "
+                                    "crows_pairs = FILE, stereoset = FILE, seat_suite = DIR, pppl = true or pppl_corpus = FILE")
+    return out
+
+
+def enabled_benchmarks(config: StudyConfig) -> list[str]:
+    """The benchmarks ``[benchmarks]`` names, in :data:`BENCHMARKS` order (``[]`` without the table)."""
+    table = config.benchmarks or {}
+    return [name for name in BENCHMARKS if table.get(name)]
+
+
 def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> StudyConfig:
     """Check a configuration already read from TOML (a dict) and fill in the defaults.
 
@@ -507,9 +586,13 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> Study
     finetune = _options_table(data.get("finetune", {}), _finetune_schema(), "finetune")
     intrinsic = _options_table(data.get("intrinsic", {}), _intrinsic_schema(), "intrinsic")
     methods = _parse_methods(data.get("methods"), study["methods"])
+    benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")
     config = StudyConfig(study=study, encoders=encoders, datasets=datasets, corpus=corpus, finetune=finetune,
-                         intrinsic=intrinsic, methods=methods, run=run, source=source)
+                         intrinsic=intrinsic, methods=methods, run=run, benchmarks=benchmarks, source=source)
+    if not (study["intrinsic"] or study["finetune"] or enabled_benchmarks(config)):
+        raise InvalidParameterError("study.intrinsic/study.finetune", False,
+                                    "at least one of them true (or a [benchmarks] table naming a benchmark)")
     if study["finetune"]:
         finetune_config(config)  # FinetuneConfig checks its own values now, not in the first unit
     return config

@@ -1,4 +1,6 @@
-"""The inputs of a study's units: the corpus, the datasets, and the check that their files exist."""
+"""The inputs of a study's units: the corpus, the datasets, the benchmarks' data, and the check that
+their files exist (and, for the benchmarks, that they read) before anything is written.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from sklearn.model_selection import train_test_split
 
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune import load_bios, load_jigsaw, make_synthetic_bios
+from probekit.intrinsic import read_crows_pairs, read_seat_suite, read_stereoset
 from probekit.study._config import StudyConfig
-from probekit.study._units import Unit
+from probekit.study._units import Unit, benchmark_data_key
 from probekit.text import Corpus, load_hf_corpus, load_text_corpus, template_corpus
 
-__all__ = ["StudyInputs", "load_study_corpus", "load_study_dataset", "check_inputs"]
+__all__ = ["StudyInputs", "load_study_corpus", "load_study_dataset", "load_benchmark_data", "check_inputs"]
 
 
 def load_study_corpus(config: StudyConfig) -> Any:
@@ -61,6 +64,24 @@ def load_study_dataset(config: StudyConfig, name: str) -> Any:
     return subsample(data, maximum, seed)
 
 
+def load_benchmark_data(config: StudyConfig, benchmark: str) -> Any:
+    """The data of one benchmark of ``[benchmarks]``, read and checked: CrowS-Pairs pairs, StereoSet
+    contexts, SEAT suite tests, or the pseudo-perplexity corpus (``None``: the built-in held-out sample).
+    """
+    table = config.benchmarks
+    path = table[benchmark_data_key(benchmark)]
+    where = f"[benchmarks] {benchmark_data_key(benchmark)}"
+    if path is not None and not Path(path).expanduser().exists():
+        raise InputFileError(f"{where}: no such file or directory {path!r}")
+    if benchmark == "crows_pairs":
+        return read_crows_pairs(Path(path).expanduser(), bias_types=table["crows_bias_types"])
+    if benchmark == "stereoset":
+        return read_stereoset(Path(path).expanduser(), domains=table["stereoset_domains"])
+    if benchmark == "seat_suite":
+        return read_seat_suite(path, tests=table["seat_tests"])
+    return None if path is None else load_text_corpus(path, mode="lines")
+
+
 class StudyInputs:
     """The corpus and the datasets of a study, each loaded once per process."""
 
@@ -68,6 +89,7 @@ class StudyInputs:
         self.config = config
         self._corpus: Any = None
         self._datasets: dict[str, Any] = {}
+        self._benchmarks: dict[str, Any] = {}
 
     def corpus(self) -> Any:
         if self._corpus is None:
@@ -79,9 +101,19 @@ class StudyInputs:
             self._datasets[name] = load_study_dataset(self.config, name)
         return self._datasets[name]
 
+    def benchmark(self, name: str) -> Any:
+        """The data of benchmark ``name`` (:func:`load_benchmark_data`), read once per process."""
+        if name not in self._benchmarks:
+            self._benchmarks[name] = load_benchmark_data(self.config, name)
+        return self._benchmarks[name]
+
 
 def check_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
-    """Data and encoder paths that the units need exist (before any model is loaded)."""
+    """Data and encoder paths that the units need exist (before any model is loaded); the benchmark
+    files the units need exist and read as their benchmark's layout.
+    """
+    for name in dict.fromkeys(u.params["benchmark"] for u in units if u.kind == "benchmark"):
+        load_benchmark_data(config, name)
     needed_data = {u.params["dataset"] for u in units if u.kind == "finetune"}
     for dataset in config.datasets:
         if dataset["name"] not in needed_data or dataset["kind"] == "synthetic":

@@ -17,6 +17,12 @@ def describe_result(record: dict[str, Any]) -> str:
     if record.get("kind") == "finetune":
         m = result.get("metrics") or {}
         return f"accuracy {_fmt(m.get('accuracy'))}, TPRD {_fmt(m.get('tprd'))}, CF {_fmt(m.get('cf'))}"
+    if record.get("kind") == "benchmark":
+        o = result.get("overall") or {}
+        if result.get("skipped"):
+            return f"{result.get('benchmark')} skipped: {result.get('reason')}"
+        keys = ("stereotype_score", "lm_score", "ss_score", "icat", "mean_abs_effect_size", "pppl")
+        return ", ".join(f"{k} {_fmt(o[k])}" for k in keys if k in o)
     seat = result.get("seat") or {}
     probe = result.get("probe") or {}
     return (f"SEAT effect size {_fmt(seat.get('effect_size'))}, gender probe accuracy {_fmt(probe.get('gender_accuracy'))}, "

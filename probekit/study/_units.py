@@ -4,6 +4,8 @@ A study expands into units, in grid order::
 
     for encoder:                      for method:
         intrinsic(encoder, method)                              (the intrinsic suite, once)
+        for benchmark of [benchmarks]:
+            benchmark(encoder, method, benchmark)               (CrowS-Pairs, StereoSet, SEAT suite, PPPL)
         for dataset: for setting: for fold:
             finetune(encoder, method, dataset, setting, fold)   (one fine-tune and its evaluation)
 
@@ -11,7 +13,8 @@ A unit's id is readable and unique: its parameters followed by 12 hex digits of 
 the canonical JSON (sorted keys, no spaces) of everything its result depends on: its kind and
 parameters, the encoder's model, the method's options (or the directory it is taken from), the
 corpus, the dataset's options (not its location), the folds, the fine-tuning or intrinsic options
-and the seed. The same configuration gives the same ids on every machine, and changing an option
+and the seed; for a benchmark unit, its options and the SHA-256 of its data (the file's, or the
+directory's ``*.jsonl`` files'; not their location). The same configuration gives the same ids on every machine, and changing an option
 gives new ids, so a finished unit is never mistaken for one run with other options.
 
 Shared work (a debiased encoder, the frozen path's embeddings) has keys made the same way; a
@@ -24,14 +27,16 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InvalidParameterError
-from probekit.study._config import PROJECTION_METHODS, StudyConfig
+from probekit.study._config import BENCHMARK_PATHS, PROJECTION_METHODS, StudyConfig, enabled_benchmarks
 
-__all__ = ["Unit", "plan_units", "shard_units", "parse_shard", "canonical_hash", "method_spec", "debiased_key"]
+__all__ = ["Unit", "plan_units", "shard_units", "parse_shard", "canonical_hash", "method_spec", "debiased_key",
+           "benchmark_spec"]
 
-KINDS = ("intrinsic", "finetune")
+KINDS = ("intrinsic", "benchmark", "finetune")
 
 
 def canonical_hash(value: Any, length: int = 12) -> str:
@@ -47,10 +52,11 @@ class Unit:
     Attributes
     ----------
     id : str
-    kind : {"intrinsic", "finetune"}
+    kind : {"intrinsic", "benchmark", "finetune"}
     params : dict
         ``encoder`` (label), ``method``, ``dataset``, ``setting``, ``fold`` (the last three
-        ``None`` for intrinsic units).
+        ``None`` for intrinsic and benchmark units); ``benchmark`` for benchmark units
+        (``"crows_pairs"``, ``"stereoset"``, ``"seat_suite"``, ``"pppl"``).
     spec : dict
         Everything the result depends on (hashed into the id).
     """
@@ -72,6 +78,8 @@ class Unit:
         p = self.params
         if self.kind == "intrinsic":
             return f"intrinsic {p['encoder']}/{p['method']}"
+        if self.kind == "benchmark":
+            return f"benchmark {p['benchmark']} {p['encoder']}/{p['method']}"
         return f"finetune {p['encoder']}/{p['method']}/{p['dataset']}/{p['setting']}/fold {p['fold']}"
 
 
@@ -115,11 +123,56 @@ def run_key(config: StudyConfig, label: str, method: str, dataset: str, setting:
     return f"{label}-{method}-{dataset}-{setting}-{canonical_hash(spec, 10)}"
 
 
+#: The ``[benchmarks]`` keys each benchmark depends on (besides its data).
+_BENCHMARK_OPTIONS = {
+    "crows_pairs": ("crows_scoring", "crows_bias_types", "confidence_level"),
+    "stereoset": ("stereoset_domains", "stereoset_n_resamples", "confidence_level"),
+    "seat_suite": ("seat_tests", "seat_alternative", "seat_n_permutations", "seat_n_bootstrap", "confidence_level"),
+    "pppl": ("pppl_max_sentences",),
+}
+_BENCHMARK_DATA = {"crows_pairs": "crows_pairs", "stereoset": "stereoset", "seat_suite": "seat_suite", "pppl": "pppl_corpus"}
+
+
+def data_digest(path: str | None) -> str | None:
+    """SHA-256 of a benchmark's data: a file's bytes, or a directory's ``*.jsonl`` names and bytes;
+    ``None`` for no path (the built-in corpus); ``"missing"`` when the path does not exist yet
+    (the check before running reports it).
+    """
+    if path is None:
+        return None
+    target = Path(path).expanduser()
+    digest = hashlib.sha256()
+    if target.is_file():
+        digest.update(target.read_bytes())
+    elif target.is_dir():
+        for file in sorted(target.glob("*.jsonl")):
+            digest.update(file.name.encode("utf-8") + b"\0" + file.read_bytes() + b"\0")
+    else:
+        return "missing"
+    return digest.hexdigest()
+
+
+def benchmark_data_key(benchmark: str) -> str:
+    """The ``[benchmarks]`` key naming a benchmark's data (``pppl``: ``pppl_corpus``)."""
+    key = _BENCHMARK_DATA[benchmark]
+    assert key in BENCHMARK_PATHS
+    return key
+
+
+def benchmark_spec(config: StudyConfig, benchmark: str) -> dict[str, Any]:
+    """What a benchmark unit's result depends on besides the encoder: its options and its data's digest."""
+    table = config.benchmarks
+    return {"name": benchmark, "options": {k: table[k] for k in _BENCHMARK_OPTIONS[benchmark]},
+            "data_sha256": data_digest(table[benchmark_data_key(benchmark)])}
+
+
 _SAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
 
 def _unit_id(kind: str, params: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
     parts = [kind, params["encoder"], params["method"]]
+    if kind == "benchmark":
+        parts.append(params["benchmark"])
     if kind == "finetune":
         parts += [params["dataset"], params["setting"], f"fold{params['fold']}"]
     readable = "-".join(_SAFE.sub("-", str(p)) for p in parts)
@@ -127,9 +180,10 @@ def _unit_id(kind: str, params: Mapping[str, Any], spec: Mapping[str, Any]) -> s
 
 
 def plan_units(config: StudyConfig) -> list[Unit]:
-    """Every unit of the study, in grid order (encoder, method, [intrinsic], dataset, setting, fold)."""
+    """Every unit of the study, in grid order (encoder, method, [intrinsic], [benchmarks], dataset, setting, fold)."""
     units: list[Unit] = []
     seed = int(config.study["seed"])
+    benchmarks = {name: benchmark_spec(config, name) for name in enabled_benchmarks(config)}
     for encoder in config.encoders:
         label = encoder["label"]
         for method in config.study["methods"]:
@@ -139,6 +193,11 @@ def plan_units(config: StudyConfig) -> list[Unit]:
                 spec = {"kind": "intrinsic", "params": params, **common, "corpus": corpus_spec(config),
                         "intrinsic": dict(config.intrinsic)}
                 units.append(Unit(_unit_id("intrinsic", params, spec), "intrinsic", params, spec))
+            for name, bench in benchmarks.items():
+                params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None,
+                          "benchmark": name}
+                spec = {"kind": "benchmark", "params": params, **common, "benchmark": bench}
+                units.append(Unit(_unit_id("benchmark", params, spec), "benchmark", params, spec))
             if not config.study["finetune"]:
                 continue
             for dataset in config.datasets:

@@ -1,10 +1,10 @@
-"""Computing a unit: the intrinsic suite or one fold of one fine-tuning run, and its record.
+"""Computing a unit: the intrinsic suite, one benchmark, or one fold of one fine-tuning run, and its record.
 
 :class:`Workspace` is what one process needs to execute units of a study in ``out``: the study's
 inputs (:mod:`probekit.study._inputs`), its encoders (:mod:`probekit.study._encoders`), the shared
 work built once with locks (:mod:`probekit.study._shared`), and the directory layout
 (:mod:`probekit.study._layout`). :meth:`Workspace.execute` computes a unit's record
-(:func:`intrinsic_unit`, :func:`finetune_unit`); :meth:`Workspace.write` writes it atomically.
+(:func:`intrinsic_unit`, :func:`benchmark_unit`, :func:`finetune_unit`); :meth:`Workspace.write` writes it atomically.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from probekit import run_probe_suite
+from probekit.errors import MissingMLMHeadError
 from probekit.finetune import run_fold
+from probekit.intrinsic import crows_pairs, pseudo_perplexity, run_seat_suite, stereoset
 from probekit.study._config import StudyConfig, finetune_config
 from probekit.study._encoders import StudyEncoders
 from probekit.study._inputs import StudyInputs, check_inputs
@@ -27,7 +29,7 @@ from probekit.study._shared import SharedWork
 from probekit.study._units import Unit, run_key
 from probekit.utils import collect_provenance, is_main_process, wait_for_everyone, write_json
 
-__all__ = ["Workspace", "run_fold_unit", "intrinsic_unit", "finetune_unit", "check_inputs",
+__all__ = ["Workspace", "run_fold_unit", "intrinsic_unit", "benchmark_unit", "finetune_unit", "check_inputs",
            "UNITS_DIR", "SHARED_DIR", "RUNS_DIR"]
 
 
@@ -57,6 +59,64 @@ def intrinsic_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], 
     return result.to_dict(), provenance
 
 
+def _run_benchmark(name: str, encoder: Any, data: Any, table: dict[str, Any], seed: int, progress: bool) -> Any:
+    """One benchmark's result object (``table``: the study's ``[benchmarks]``)."""
+    common = {"batch_tokens": table["batch_tokens"], "progress": progress}
+    if name == "crows_pairs":
+        return crows_pairs(encoder, data, scoring=table["crows_scoring"], confidence_level=table["confidence_level"],
+                           **common)
+    if name == "stereoset":
+        return stereoset(encoder, data, n_resamples=table["stereoset_n_resamples"],
+                         confidence_level=table["confidence_level"], random_state=seed, **common)
+    if name == "seat_suite":
+        return run_seat_suite(encoder, data, alternative=table["seat_alternative"],
+                              n_permutations=table["seat_n_permutations"], n_bootstrap=table["seat_n_bootstrap"],
+                              confidence_level=table["confidence_level"], random_state=seed, **common)
+    return pseudo_perplexity(encoder, data, max_sentences=table["pppl_max_sentences"], **common)
+
+
+#: Per-example columns a benchmark unit keeps (enough for paired tests against the base; no texts).
+_EXAMPLE_COLUMNS = {
+    "crows_pairs": ("row", "bias_type", "stereo_antistereo", "sent_more_score", "sent_less_score", "outcome"),
+    "stereoset": ("id", "bias_type", "stereotype_score", "anti_stereotype_score", "unrelated_score",
+                  "stereotype_preferred", "n_related_above_unrelated"),
+    "pppl": ("n_tokens", "pll", "skipped"),
+}
+
+
+def _examples(name: str, result: Any) -> list[dict[str, Any]] | None:
+    rows = {"crows_pairs": getattr(result, "pairs", None), "stereoset": getattr(result, "examples", None),
+            "pppl": getattr(result, "sentences", None)}.get(name)
+    if rows is None:
+        return None
+    return [{k: row[k] for k in _EXAMPLE_COLUMNS[name]} for row in rows]
+
+
+def benchmark_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One benchmark of ``[benchmarks]`` on the unit's (encoder, method): (result, provenance).
+
+    The result is the benchmark's ``results.json`` dict (``overall`` ...) with the per-example
+    scores under ``examples`` (no texts); for an encoder without the masked-LM head that CrowS-Pairs,
+    StereoSet and pseudo-perplexity need, ``{"benchmark", "skipped": True, "reason"}`` instead.
+    """
+    p, config = unit.params, workspace.config
+    name = p["benchmark"]
+    data = workspace.inputs.benchmark(name)
+    encoder = workspace.encoder(p["encoder"], p["method"])
+    seed = int(config.study["seed"])
+    provenance = collect_provenance(model=encoder.describe(), seeds={"seed": seed},
+                                    parameters={"command": "probekit study", "unit": unit.spec})
+    try:
+        result = _run_benchmark(name, encoder, data, config.benchmarks, seed, workspace.progress)
+    except MissingMLMHeadError as exc:
+        return {"benchmark": name, "skipped": True, "reason": str(exc)}, provenance
+    record = {**result.to_dict(), "skipped": False}
+    examples = _examples(name, result)
+    if examples is not None:
+        record["examples"] = examples
+    return record, provenance
+
+
 def finetune_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], dict[str, Any]]:
     """One fold of the unit's fine-tuning run (its directory under ``runs/``): (fold result, provenance)."""
     p, config = unit.params, workspace.config
@@ -77,7 +137,7 @@ def finetune_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], d
     return entry, provenance
 
 
-_UNIT_KINDS = {"intrinsic": intrinsic_unit, "finetune": finetune_unit}
+_UNIT_KINDS = {"intrinsic": intrinsic_unit, "benchmark": benchmark_unit, "finetune": finetune_unit}
 
 
 class Workspace:
