@@ -9,13 +9,24 @@ with :func:`debias.build_debiased`, the code ``probekit debias`` runs, with the 
     probekit debias leace          --model M --out OUT/leace
     probekit debias context-debias --model M --out OUT/context-debias
     probekit debias cda            --model M --out OUT/cda [--add-mlm-head when M has no head]
-    probekit compare M OUT/sent-debias OUT/inlp OUT/leace OUT/context-debias OUT/cda --out OUT/comparison
+    probekit debias dropout        --model M --out OUT/dropout [--add-mlm-head when M has no head]
+    probekit debias self-debias    --model M --out OUT/self-debias   (skipped when M has no masked-LM head)
+    probekit compare M OUT/sent-debias ... OUT/dropout OUT/self-debias --out OUT/comparison
 
 then prints the paper's "hide versus remove" table (Tokpo et al. 2023, §5): for each method the
 SEAT effect size and the gender probe's numbers before (the base encoder) and after. A method that
 *removes* gender information lowers both the SEAT effect size and the probe's gender accuracy; one
 that *hides* it lowers the SEAT effect size while a freshly trained linear probe still recovers
 gender from the embeddings. The table is also written to ``OUT/hide_vs_remove.md``.
+
+Given benchmark data (``--crows-pairs FILE``, ``--stereoset FILE``, ``--seat-suite DIR``, ``--pppl``
+or ``--pppl-corpus FILE``), the script also scores the base encoder and every built checkpoint on
+them (what ``probekit crows-pairs|stereoset|seat --suite|pppl`` write, under ``OUT/benchmarks/<label>/``)
+and prints their columns: CrowS-Pairs stereotype score, StereoSet LMS/SS/ICAT, the SEAT suite's mean
+|effect size|, pseudo-perplexity (``OUT/benchmarks.md``). The masked-LM benchmarks need a masked-LM
+head: on the embedded default (no head) they are skipped for the base and the projections, and run on
+CDA and Dropout, which add a head (``add_mlm_head``), so their numbers there reflect a head trained
+from scratch during debiasing, not the base model's.
 
 A rerun reuses every method directory and probe result already in OUT (``--fresh`` rebuilds).
 Wall time of each step is measured and printed; the whole default run took 7 minutes (430 s) on
@@ -25,6 +36,7 @@ Usage::
 
     python scripts/compare_debiasing.py --out compare-debiasing
     python scripts/compare_debiasing.py --model bert-base-uncased --corpus corpus.txt --out cmp --methods sent-debias,cda
+    python scripts/compare_debiasing.py --out cmp --crows-pairs crows_pairs_anonymized.csv --stereoset dev.json --pppl
 """
 
 from __future__ import annotations
@@ -41,10 +53,13 @@ from typing import Any, Sequence
 import probekit
 from debias import DEBIAS_METHODS, build_debiased, get_method
 from probekit.cli.main import main as probekit_cli
+from probekit.errors import MissingMLMHeadError
+from probekit.intrinsic import crows_pairs, pseudo_perplexity, run_seat_suite, stereoset
 from probekit.text import load_text_corpus, template_corpus
 
-METHODS = tuple(DEBIAS_METHODS)
+METHODS = tuple(DEBIAS_METHODS)  # every method of the registry, in its order
 PROJECTIONS = tuple(m for m in METHODS if get_method(m).kind == "projection")
+TRAINING = tuple(m for m in METHODS if get_method(m).kind == "training")
 
 def _cli(argv: Sequence[str]) -> None:
 
@@ -60,15 +75,91 @@ def _build(method: str, encoder: Any, out: Path, corpus: Any, seed: int, head: b
         print(f"{method}: reusing {target}")
         return 0.0
     options: dict[str, Any] = {}
-    if method == "cda" and not head:
-        options["add_mlm_head"] = True
+    if method in TRAINING and not head and "add_mlm_head" in _parameters(method):
+        options["add_mlm_head"] = True  # CDA, Dropout: masked-LM training on an encoder without a head
     checkpoints = out / f"{method}.checkpoints"
     start = time.perf_counter()
     print(f"building {method} -> {target}", flush=True)
     build_debiased(method, encoder, corpus, target, options=options, seed=seed, command="scripts/compare_debiasing.py",
                    progress=False, cache_dir=out / "cache",  # projections: the base encoder's embeddings, shared with compare
-                   checkpoint_dir=None if method in PROJECTIONS else checkpoints, resume=checkpoints.is_dir())
+                   checkpoint_dir=checkpoints if method in TRAINING else None, resume=checkpoints.is_dir())
     return time.perf_counter() - start
+
+
+def _parameters(method: str) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(get_method(method).estimator.__init__).parameters)
+
+
+# ------------------------------------------------------------------------------------------ benchmarks
+
+BENCHMARK_COLUMNS = ("CrowS SS", "StereoSet LMS", "StereoSet SS", "StereoSet ICAT", "SEAT mean abs(d)", "PPPL")
+
+
+def _benchmark(name: str, model: str, args: argparse.Namespace, target: Path) -> dict[str, Any]:
+    """One benchmark's results.json dict for one checkpoint (reused when ``target`` holds it)."""
+    saved = target / "results.json"
+    if saved.is_file():
+        return json.loads(saved.read_text(encoding="utf-8"))
+    encoder = probekit.load_encoder(None if model == "default" else model)
+    try:
+        if name == "crows_pairs":
+            result = crows_pairs(encoder, args.crows_pairs, progress=False)
+        elif name == "stereoset":
+            result = stereoset(encoder, args.stereoset, random_state=args.seed, progress=False)
+        elif name == "seat_suite":
+            result = run_seat_suite(encoder, args.seat_suite, random_state=args.seed, progress=False)
+        else:
+            result = pseudo_perplexity(encoder, args.pppl_corpus)
+    except MissingMLMHeadError as exc:
+        return {"benchmark": name, "skipped": True, "reason": str(exc)}
+    result.save(target)
+    return result.to_dict()
+
+
+def _wanted_benchmarks(args: argparse.Namespace) -> list[str]:
+    named = {"crows_pairs": args.crows_pairs, "stereoset": args.stereoset, "seat_suite": args.seat_suite,
+             "pppl": args.pppl or args.pppl_corpus}
+    return [name for name, value in named.items() if value]
+
+
+def benchmarks_markdown(rows: Sequence[tuple[str, dict[str, dict[str, Any]]]]) -> str:
+    """The benchmark columns per checkpoint ('skipped' where a masked-LM head is missing)."""
+
+    def value(results: dict[str, dict[str, Any]], name: str, key: str, digits: int = 2) -> str:
+        result = results.get(name)
+        if result is None:
+            return "—"
+        if result.get("skipped"):
+            return "skipped (no MLM head)"
+        return _cell((result.get("overall") or {}).get(key), digits)
+
+    lines = ["# The field's benchmarks per checkpoint", "",
+             "| method | " + " | ".join(BENCHMARK_COLUMNS) + " |", "| --- |" + " --- |" * len(BENCHMARK_COLUMNS)]
+    for label, results in rows:
+        cells = [value(results, "crows_pairs", "stereotype_score"), value(results, "stereoset", "lm_score"),
+                 value(results, "stereoset", "ss_score"), value(results, "stereoset", "icat"),
+                 value(results, "seat_suite", "mean_abs_effect_size", 3), value(results, "pppl", "pppl", 2)]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += ["", "CrowS SS and StereoSet SS: percent, fair = 50. LMS: StereoSet language-model score (100 = "
+              "always prefers a related fill-in). ICAT = LMS * min(SS, 100 - SS) / 50. SEAT mean abs(d): mean absolute "
+              "effect size over the suite's tests. PPPL: pseudo-perplexity (lower is better)."]
+    return "\n".join(lines) + "\n"
+
+
+def run_benchmarks(models: Sequence[tuple[str, str]], args: argparse.Namespace, out: Path) -> str:
+    """Score every (label, checkpoint) on the benchmarks named by the options; the table as Markdown."""
+    rows = []
+    for label, model in models:
+        results = {}
+        for name in _wanted_benchmarks(args):
+            start = time.perf_counter()
+            results[name] = _benchmark(name, model, args, out / "benchmarks" / label / name)
+            state = "skipped" if results[name].get("skipped") else f"{time.perf_counter() - start:.0f} s"
+            print(f"benchmark {name} on {label}: {state}", flush=True)
+        rows.append((label, results))
+    return benchmarks_markdown(rows)
 
 
 def _number(value: Any) -> float:
@@ -142,6 +233,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fresh", action="store_true", help="remove OUT first and rebuild everything")
     parser.add_argument("--out", default="compare-debiasing", help="output directory")
+    bench = parser.add_argument_group("benchmarks (each optional; scored on the base and every built checkpoint)")
+    bench.add_argument("--crows-pairs", default=None, metavar="FILE", help="crows_pairs_anonymized.csv")
+    bench.add_argument("--stereoset", default=None, metavar="FILE", help="StereoSet dev.json")
+    bench.add_argument("--seat-suite", default=None, metavar="DIR", help="directory of the published SEAT *.jsonl tests")
+    bench.add_argument("--pppl", action="store_true", help="pseudo-perplexity on the built-in held-out sample")
+    bench.add_argument("--pppl-corpus", default=None, metavar="FILE", help="pseudo-perplexity on this text file")
     args = parser.parse_args(argv)
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -159,7 +256,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     total = time.perf_counter()
     times: dict[str, float] = {}
-    for method in methods:
+    for method in list(methods):
+        if get_method(method).kind == "inference" and not head:
+            print(f"{method}: skipped, it needs a masked-LM head and {args.model!r} has none", flush=True)
+            methods.remove(method)
+            continue
         times[method] = _build(method, encoder, out, text, args.seed, head)
         print(f"{method}: built in {times[method]:.0f} s", flush=True)
 
@@ -178,6 +279,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"methods built in {sum(times.values()):.0f} s; probe suite on {len(runs)} encoders in {compare_s:.0f} s; "
           f"total {time.perf_counter() - total:.0f} s")
     print(f"comparison: {out / 'comparison'}; hide vs remove: {out / 'hide_vs_remove.md'}")
+    if _wanted_benchmarks(args):
+        start = time.perf_counter()
+        table = run_benchmarks([("base", args.model), *((m, str(out / m)) for m in methods)], args, out)
+        (out / "benchmarks.md").write_text(table, encoding="utf-8")
+        print()
+        print(table)
+        print(f"benchmarks in {time.perf_counter() - start:.0f} s: {out / 'benchmarks.md'}")
     return 0
 
 
