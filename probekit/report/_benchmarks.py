@@ -127,7 +127,7 @@ def benchmark_models(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group runs by checkpoint: ``label``, ``method``, ``runs`` (benchmark -> run), ``base`` (label or None)."""
     models: dict[str, dict[str, Any]] = {}
     for run in runs:
-        key = str(run["fingerprint"] or run["label"])
+        key = f"{run['label']}\x00{run['fingerprint']}"  # a copy of a checkpoint (same weights) is its own row
         model = models.setdefault(key, {k: run[k] for k in ("label", "fingerprint", "name", "source", "method",
                                                              "base_fingerprint", "base_name")} | {"runs": {}})
         model["runs"].setdefault(run["benchmark"], run)
