@@ -21,7 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "there with the same settings) and write OUT/comparison.md (Tables 1-2: SEAT, LPBS, gender probe), "
         "OUT/comparison.png, OUT/figures/*.png (Figures 2-4 style) and OUT/comparison.json. A directory "
         "written by `probekit debias` is labelled '<method> (<directory name>)'; 'default' is the embedded "
-        "encoder. `probekit report OUT` turns the comparison into one HTML page.",
+        "encoder. `probekit report OUT` turns the comparison into one HTML page. With --benchmarks, the field's "
+        "standard benchmarks run on each checkpoint too (OUT/<name>/<benchmark>/) and comparison.md gains their "
+        "tables and each debiased checkpoint's significance against its base. Every table is also written as "
+        "LaTeX (booktabs) to OUT/tables/comparison_NN_*.tex.",
     )
     parser.add_argument("models", nargs="*", metavar="CKPT", help="Hugging Face ids or local directories ('default' for the embedded encoder)")
     parser.add_argument("--list", default=None, metavar="FILE", help="file with one checkpoint per line")
@@ -31,6 +34,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--safetensors-only", action="store_true", help="refuse pickled weights (pytorch_model.bin)")
     add_corpus_arguments(parser)
     add_suite_arguments(parser)
+    parser.add_argument(
+        "--benchmarks", default=None, metavar="NAME=PATH,...",
+        help="also run these benchmarks on every checkpoint, comma-separated: crows-pairs=FILE (CrowS-Pairs CSV, "
+        "public layout), stereoset=FILE (StereoSet dev.json), seat-suite=DIR (a SEAT release of *.jsonl tests). "
+        "Results go to OUT/<name>/<benchmark>/ (results.json + per-example CSV; reused when the same checkpoint and "
+        "file were scored); crows-pairs and stereoset are skipped, with the reason, for a checkpoint without a "
+        "masked-LM head. Uses --seed, --permutations and --bootstrap (SEAT permutations, bootstrap replicates).",
+    )
     parser.add_argument("--out", default="probekit-compare", help="output directory")
     parser.set_defaults(func=run)
 
@@ -52,6 +63,95 @@ def _slug(name: str, taken: set[str]) -> str:
     return slug
 
 
+#: Names accepted by --benchmarks and whether the path is a file (else a directory).
+BENCHMARKS = {"crows-pairs": True, "stereoset": True, "seat-suite": False}
+
+
+def parse_benchmarks(spec: str | None) -> dict[str, str]:
+    """``"crows-pairs=FILE,stereoset=FILE,seat-suite=DIR"`` -> ``{name: path}``, each path checked."""
+    from pathlib import Path
+
+    from probekit.errors import InvalidParameterError
+
+    chosen: dict[str, str] = {}
+    for item in [part.strip() for part in (spec or "").split(",") if part.strip()]:
+        name, _, path = item.partition("=")
+        name = name.strip()
+        if name not in BENCHMARKS or not path.strip():
+            raise InvalidParameterError("--benchmarks", item, "NAME=PATH with NAME one of " + ", ".join(BENCHMARKS))
+        path = path.strip()
+        if not (Path(path).is_file() if BENCHMARKS[name] else Path(path).is_dir()):
+            raise InvalidParameterError("--benchmarks", item, f"an existing {'file' if BENCHMARKS[name] else 'directory'} for {name}")
+        chosen[name] = path
+    return chosen
+
+
+def _reusable(directory, encoder, path: str) -> bool:
+    import json
+
+    try:
+        previous = json.loads((directory / "results.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    provenance = previous.get("provenance") or {}
+    return ((provenance.get("model") or {}).get("fingerprint") == encoder.fingerprint
+            and (provenance.get("parameters") or {}).get("data", (provenance.get("parameters") or {}).get("suite")) == path)
+
+
+def _score(name: str, path: str, encoder, args: argparse.Namespace):
+    from probekit.intrinsic import crows_pairs, run_seat_suite, stereoset
+
+    progress = not args.no_progress
+    if name == "crows-pairs":
+        result = crows_pairs(encoder, path, progress=progress)
+    elif name == "stereoset":
+        result = stereoset(encoder, path, n_resamples=args.bootstrap, random_state=args.seed, progress=progress)
+    else:
+        result = run_seat_suite(encoder, path, n_permutations=args.permutations, n_bootstrap=args.bootstrap,
+                                random_state=args.seed, progress=progress)
+    result.provenance.setdefault("parameters", {})["data"] = path
+    return result
+
+
+def run_benchmarks(encoder, model: str, label: str, directory, out, benchmarks: dict[str, str],
+                   args: argparse.Namespace) -> list[str]:
+    """Run each benchmark on one checkpoint into ``directory/<name>/``; returns the skip reasons."""
+    from probekit.report import checkpoint_method
+    from probekit.utils import check_within
+
+    skipped = []
+    found = checkpoint_method(model) if model != "default" else None
+    facts = encoder.describe()
+    checkpoint = {"label": label, "method": (found or {}).get("method") or "none",
+                  "base_name_or_path": (found or {}).get("base") or facts.get("base_name_or_path"),
+                  "base_fingerprint": facts.get("base_fingerprint")}
+    for name, path in benchmarks.items():
+        target = check_within(directory / name, out, "--out")
+        if name != "seat-suite" and not encoder.has_mlm_head:
+            skipped.append(f"{label}: {name} skipped: the checkpoint has no masked-LM head (it scores masked-token "
+                           "log-probabilities); the SEAT suite runs on any encoder")
+            print(skipped[-1])
+            continue
+        if _reusable(target, encoder, path):
+            print(f"{label}: reusing {target / 'results.json'}")
+            continue
+        print(f"{label}: running {name}")
+        result = _score(name, path, encoder, args)
+        result.provenance["checkpoint"] = checkpoint
+        result.save(target)
+    return skipped
+
+
+def _benchmark_section(out, slugs: list[str], chosen: dict[str, str], skipped: list[str], args: argparse.Namespace) -> str:
+    from probekit.report import benchmark_markdown, benchmark_models, benchmark_tables, find_benchmark_runs
+
+    kinds = {"crows-pairs": "crows_pairs", "stereoset": "stereoset_intrasentence", "seat-suite": "seat_suite"}
+    wanted = {kinds[name] for name in chosen}
+    runs = [r for slug in slugs for r in find_benchmark_runs(out / slug, max_depth=1) if r["benchmark"] in wanted]
+    tables = benchmark_tables(runs, n_bootstrap=args.bootstrap, random_state=args.seed)
+    return benchmark_markdown(tables, benchmark_models(runs), heading_level=2, skipped=skipped)
+
+
 def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
@@ -61,8 +161,8 @@ def run(args: argparse.Namespace) -> int:
     from probekit.cli.probe import suite_options
     from probekit.errors import InvalidParameterError
     from probekit.intrinsic import RESULTS_FILE, run_probe_suite
-    from probekit.report import checkpoint_label, load_results, write_intrinsic_comparison
-    from probekit.utils import check_within, ensure_writable_dir
+    from probekit.report import checkpoint_label, load_results, write_intrinsic_comparison, write_latex_tables
+    from probekit.utils import atomic_write_text, check_within, ensure_writable_dir
 
     models = list(args.models)
     if args.list:
@@ -70,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
     if len(models) < 1:
         raise InvalidParameterError("CKPT", models, "at least one checkpoint (arguments or --list FILE)")
     options = suite_options(args)
+    benchmarks = parse_benchmarks(args.benchmarks)
     out = ensure_writable_dir(args.out, "--out")  # before any model is loaded
     corpus = load_corpus(args)
     taken: set[str] = set()
@@ -79,13 +180,15 @@ def run(args: argparse.Namespace) -> int:
         plan.append((model, slug, checkpoint_label(model)))
     labels = [label for _, _, label in plan]
     plan = [(model, slug, label if labels.count(label) == 1 else f"{label} [{slug}]") for model, slug, label in plan]
-    runs = []
+    runs, skipped = [], []
     for model, slug, label in plan:
         directory = check_within(out / slug, out, "--out")  # every write stays under --out
         if directory.resolve() == out.resolve():
             raise InvalidParameterError("CKPT", model, "a model whose results get their own directory under --out")
         encoder = load_encoder(None if model == "default" else model, device=args.device, dtype=args.dtype,
                                trust_remote_code=args.trust_remote_code, safetensors_only=args.safetensors_only)
+        if benchmarks:
+            skipped += run_benchmarks(encoder, model, label, directory, out, benchmarks, args)
         if (directory / RESULTS_FILE).is_file():
             previous = load_results(directory)
             provenance = previous.get("provenance") or {}
@@ -108,7 +211,13 @@ def run(args: argparse.Namespace) -> int:
         runs.append((label, json.loads((directory / RESULTS_FILE).read_text(encoding="utf-8"))))
     paths = write_intrinsic_comparison(runs, out, sources=[f"{slug}/{RESULTS_FILE}" for _, slug, _ in plan],
                                        random_state=args.seed)
-    print(Path(paths["markdown"]).read_text(encoding="utf-8"))
+    markdown = Path(paths["markdown"]).read_text(encoding="utf-8")
+    if benchmarks:
+        markdown = markdown.rstrip() + "\n\n" + _benchmark_section(out, [slug for _, slug, _ in plan], benchmarks, skipped, args)
+        atomic_write_text(paths["markdown"], markdown)
+    latex = write_latex_tables(markdown, out / "tables", prefix="comparison")
+    print(markdown)
     figures = ", ".join(str(p) for name, p in paths.items() if name not in {"markdown", "overview", "records"})
+    print(f"LaTeX: {len(latex)} table(s) in {out / 'tables'}")
     print(f"table: {paths['markdown']}; chart: {paths['overview']}; figures: {figures}; records: {paths['records']}")
     return 0

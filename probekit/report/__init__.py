@@ -8,6 +8,10 @@
   :func:`plot_tprd_cf`, :func:`plot_tprd_vs_cf`.
 - The analysis: :func:`rank_correlation` / :func:`rank_correlations` (Spearman and Kendall with
   p-values, bootstrap intervals and a plain-language caution when the points are too few).
+- The field's standard benchmarks (SEAT suite, StereoSet, CrowS-Pairs) over several checkpoints, each
+  debiased one tested against its base: :func:`find_benchmark_runs`, :func:`benchmark_tables`,
+  :func:`benchmark_markdown`.
+- LaTeX (booktabs) of every table: :func:`latex_table`, :func:`write_latex_tables`.
 - :func:`build_report` (``probekit report DIR``): Markdown, one self-contained HTML page, PNG
   figures and CSV/JSON tables of a study directory or a ``probekit compare`` output.
 """
@@ -20,6 +24,14 @@ from probekit.report._analysis import (
     rank_correlation,
     rank_correlations,
 )
+from probekit.report._benchmarks import (
+    BENCHMARK_FILES,
+    BenchmarkTable,
+    benchmark_markdown,
+    benchmark_models,
+    benchmark_tables,
+    find_benchmark_runs,
+)
 from probekit.report._build import REPORT_DIR, StudyResults, build_report, load_study
 from probekit.report._extrinsic import (
     EXTRINSIC_MEASURES,
@@ -28,6 +40,7 @@ from probekit.report._extrinsic import (
     plot_tprd_cf,
     plot_tprd_vs_cf,
 )
+from probekit.report._format import latex_escape, latex_table, markdown_tables, write_latex_tables
 from probekit.report._html import markdown_to_html
 from probekit.report._intrinsic import (
     INTRINSIC_MEASURES,
@@ -64,6 +77,17 @@ from probekit.report._results import (
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
 
 __all__ = [
+    # standard benchmarks and LaTeX
+    "BENCHMARK_FILES",
+    "BenchmarkTable",
+    "find_benchmark_runs",
+    "benchmark_models",
+    "benchmark_tables",
+    "benchmark_markdown",
+    "latex_escape",
+    "latex_table",
+    "markdown_tables",
+    "write_latex_tables",
     # leakage and noise floors
     "FLOOR_METRICS",
     "LEAKAGE_SOURCES",

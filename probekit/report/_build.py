@@ -31,7 +31,9 @@ from probekit.report._analysis import (
     plot_correlation_scatter,
     rank_correlations,
 )
+from probekit.report._benchmarks import benchmark_markdown, benchmark_models, benchmark_tables, find_benchmark_runs
 from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_markdown, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
+from probekit.report._format import write_latex_tables
 from probekit.report._html import markdown_to_html
 from probekit.report._intrinsic import INTRINSIC_MEASURES, intrinsic_figures, intrinsic_markdown, intrinsic_records
 from probekit.report._labels import checkpoint_method, method_rank
@@ -64,6 +66,9 @@ class StudyResults:
         Files that could not be used, and why.
     wall_s : float
         Sum of the units' recorded wall times.
+    benchmarks : list of dict
+        Benchmark runs (CrowS-Pairs, StereoSet, SEAT suite) found under the directory
+        (:func:`probekit.report.find_benchmark_runs`).
     """
 
     root: Path
@@ -73,6 +78,7 @@ class StudyResults:
     manifest: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    benchmarks: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def planned_units(self) -> int | None:
@@ -163,12 +169,19 @@ def _load_compare(root: Path, result: StudyResults) -> None:
         if path.resolve() in used or path.parent.name == REPORT_DIR:
             continue
         results = _read_json(path, result.problems)
-        if results is not None:
+        if results is not None and not results.get("benchmark"):  # benchmark runs are read by find_benchmark_runs
             model = (results.get("provenance") or {}).get("model") or {}
             label = str(model.get("name_or_path") or path.parent.name)
             if any(r["label"] == label for r in result.intrinsic):
                 label = f"{label} ({path.parent.name})"
             result.intrinsic.append(_compare_entry(label, results, path))
+
+
+def _is_benchmark(path: Path) -> bool:
+    try:
+        return bool(json.loads(path.read_text(encoding="utf-8")).get("benchmark"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return False
 
 
 def load_study(directory: str | os.PathLike) -> StudyResults:
@@ -188,7 +201,7 @@ def load_study(directory: str | os.PathLike) -> StudyResults:
             result.manifest = _read_json(root / "study.json", result.problems)
         if (root / "units").is_dir():
             _load_units(root, result)
-    elif (root / "results.json").is_file():
+    elif (root / "results.json").is_file() and not _is_benchmark(root / "results.json"):
         result = StudyResults(root=root, source="probe")
         results = _read_json(root / "results.json", result.problems)
         if results is not None:
@@ -197,7 +210,8 @@ def load_study(directory: str | os.PathLike) -> StudyResults:
     else:
         result = StudyResults(root=root, source="compare")
         _load_compare(root, result)
-    if not result.intrinsic and not result.finetune:
+    result.benchmarks = find_benchmark_runs(root)
+    if not result.intrinsic and not result.finetune and not result.benchmarks:
         raise InputFileError(
             f"DIR: nothing to report in {str(directory)!r}: expected finished study units (DIR/units/*.json), a "
             "probekit compare output (DIR/comparison.json or DIR/*/results.json) or a probekit probe output "
@@ -454,7 +468,20 @@ def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]],
     return ["## Files", "",
             "- `report.md`, `report.html` (this page, self-contained), `figures/*.png`",
             "- `tables/intrinsic.csv`, `tables/extrinsic.csv`, `tables/correlations.csv`, `report.json` "
-            "(every number above, with intervals and the points behind each correlation)", ""]
+            "(every number above, with intervals and the points behind each correlation)",
+            "- `tables/report_NN_*.tex`: every table above as LaTeX (booktabs), "
+            "`tables/benchmark_significance.csv` when benchmark runs were found", ""]
+
+
+def _benchmark_section(study: StudyResults, *, n_bootstrap: int, confidence: float,
+                       random_state: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """The standard benchmarks' tables (SEAT suite, StereoSet, CrowS-Pairs, significance against the base)."""
+    if not study.benchmarks:
+        return [], []
+    tables = benchmark_tables(study.benchmarks, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
+    text = benchmark_markdown(tables, benchmark_models(study.benchmarks), heading_level=2)
+    records = [r for t in tables if t.key == "benchmark-significance" for r in t.records]
+    return [text, ""], records
 
 
 def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: float, random_state: int, version: str,
@@ -466,6 +493,8 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     lines = _header_lines(study, title, version=version, confidence=confidence)
     intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
     lines += intrinsic_lines
+    benchmark_lines, benchmark_records = _benchmark_section(study, **settings)
+    lines += benchmark_lines
     groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
                              confidence=confidence)
     lines += _extrinsic_section(study, groups, figures_dir, confidence=confidence)
@@ -478,4 +507,7 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     markdown = "\n".join(lines).rstrip() + "\n"
     markdown = re.sub(r"\n{3,}", "\n\n", markdown)
     (out / "report.md").write_text(markdown, encoding="utf-8")
+    if benchmark_records:
+        (out / "tables" / "benchmark_significance.csv").write_text(_csv(benchmark_records), encoding="utf-8")
+    write_latex_tables(markdown, out / "tables", prefix="report")
     (out / "report.html").write_text(markdown_to_html(markdown, title=title, base_dir=out), encoding="utf-8")

@@ -165,3 +165,103 @@ def read_saved_json(path: str | os.PathLike, filename: str, what: str) -> dict[s
         return json.loads(file.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputFileError(f"{str(file)!r} is not a valid {filename}: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------------- LaTeX
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "|": r"\textbar{}", "<": r"\textless{}", ">": r"\textgreater{}",
+}
+# Characters of the Markdown tables that pdflatex cannot typeset as they are.
+_LATEX_UNICODE = {
+    "±": r"$\pm$", "—": "---", "–": "--", "−": "$-$", "Δ": r"$\Delta$", "ρ": r"$\rho$", "τ": r"$\tau$",
+    "×": r"$\times$", "≤": r"$\le$", "≥": r"$\ge$", "≈": r"$\approx$", "→": r"$\to$", "·": r"$\cdot$",
+    "✓": "yes", "✗": "no", "…": r"\ldots{}", "’": "'", "α": r"$\alpha$", "σ": r"$\sigma$",
+}
+
+
+def latex_escape(text: Any) -> str:
+    r"""Text safe in a LaTeX table cell: ``& % $ # _ { } ~ ^ \\ |`` escaped, common symbols (± — Δ ρ ...)
+    as LaTeX, Markdown ``**bold**`` as ``\\textbf`` and ```code``` as ``\\texttt``.
+    """
+    out: list[str] = []
+    for part in re.split(r"(\*\*[^*]+\*\*|`[^`]+`)", str(text).replace("\n", " ")):
+        if part.startswith("**") and part.endswith("**") and len(part) > 4:
+            out.append(r"\textbf{" + latex_escape(part[2:-2]) + "}")
+        elif part.startswith("`") and part.endswith("`") and len(part) > 2:
+            out.append(r"\texttt{" + latex_escape(part[1:-1]) + "}")
+        else:
+            out.append("".join(_LATEX_SPECIALS.get(c) or _LATEX_UNICODE.get(c) or c for c in part))
+    return "".join(out)
+
+
+def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None, *,
+                caption: str | None = None, label: str | None = None) -> str:
+    r"""A booktabs table (``\\toprule``/``\\midrule``/``\\bottomrule``; needs ``\\usepackage{booktabs}``)
+    from the header and rows :func:`markdown_table` takes; every cell escaped with :func:`latex_escape`.
+
+    ``align`` has one letter per column ('l' or 'r'; default: first column left, the others right).
+    """
+    align = (align or "l" + "r" * (len(header) - 1))[: len(header)].ljust(len(header), "r")
+    lines = [r"\begin{table}[ht]", r"\centering"]
+    if caption:
+        lines.append(r"\caption{" + latex_escape(caption) + "}")
+    if label:
+        lines.append(r"\label{" + re.sub(r"[^A-Za-z0-9:._-]+", "-", label) + "}")
+    lines += [r"\begin{tabular}{" + align + "}", r"\toprule", " & ".join(latex_escape(h) for h in header) + r" \\",
+              r"\midrule"]
+    for row in rows:
+        cells = [latex_escape(c) for c in row] + [""] * (len(header) - len(row))
+        lines.append(" & ".join(cells[: len(header)]) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def _split_row(line: str) -> list[str]:
+    body = line.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)]
+
+
+def markdown_tables(markdown: str) -> list[dict[str, Any]]:
+    """The pipe tables of a Markdown text, read back into ``title`` (the nearest heading above),
+    ``header``, ``rows`` and ``align`` (from the separator line), the input of :func:`latex_table`.
+    """
+    tables: list[dict[str, Any]] = []
+    lines = markdown.splitlines()
+    title, k = "", 0
+    while k < len(lines):
+        line = lines[k]
+        if line.startswith("#"):
+            title = line.lstrip("#").strip()
+        separator = lines[k + 1].strip() if k + 1 < len(lines) else ""
+        if line.strip().startswith("|") and re.fullmatch(r"\|?(\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*", separator):
+            align = "".join("r" if c.endswith(":") else "l" for c in _split_row(separator))
+            rows, k = [], k + 2
+            while k < len(lines) and lines[k].strip().startswith("|"):
+                rows.append(_split_row(lines[k]))
+                k += 1
+            tables.append({"title": title, "header": _split_row(line), "rows": rows, "align": align})
+            continue
+        k += 1
+    return tables
+
+
+def write_latex_tables(markdown: str, directory: str | os.PathLike, *, prefix: str = "table") -> list[Path]:
+    """Write every pipe table of ``markdown`` as a booktabs LaTeX file ``directory/PREFIX_NN_<title>.tex``
+    (atomically); returns the paths.
+    """
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k, table in enumerate(markdown_tables(markdown), start=1):
+        stem = re.sub(r"[^A-Za-z0-9]+", "_", table["title"]).strip("_").lower()[:40] or "table"
+        path = out / f"{prefix}_{k:02d}_{stem}.tex"
+        text = latex_table(table["header"], table["rows"], table["align"], caption=table["title"] or None,
+                           label=f"tab:{prefix}-{k}")
+        with atomic_path(path, suffix=".tmp.tex") as tmp:
+            Path(tmp).write_text(text, encoding="utf-8")
+        paths.append(path)
+    return paths

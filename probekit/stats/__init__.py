@@ -8,6 +8,8 @@
 - Rank correlation: :func:`spearman_rho`, :func:`kendall_tau`, :func:`rank_correlation_test` (with
   p-values, exact Spearman p for few points), :func:`min_rank_p`, :func:`average_ranks`.
 - Paired tests over groups: :func:`friedman_test`, :func:`wilcoxon_test` (:class:`TestResult`).
+- Paired significance of a model against its base on the same examples:
+  :func:`paired_bootstrap` (:class:`PairedDifference`) and :func:`mcnemar_exact` (:class:`McNemarResult`).
 - Permutation p-values: :func:`permutation_p_value` (``(1 + k) / (1 + n)``, or ``k / n`` when
   exact) and :func:`count_extreme` (``k`` for a one- or two-sided alternative).
 """
@@ -24,6 +26,7 @@ from probekit.stats._intervals import (
     multinomial_bootstrap_counts,
     t_interval,
 )
+from probekit.stats._paired import McNemarResult, PairedDifference, mcnemar_exact, paired_bootstrap
 from probekit.stats._permutation import count_extreme, permutation_p_value
 from probekit.stats._ranks import (
     EXACT_SPEARMAN_MAX,
@@ -59,4 +62,8 @@ __all__ = [
     "wilcoxon_test",
     "permutation_p_value",
     "count_extreme",
+    "PairedDifference",
+    "McNemarResult",
+    "paired_bootstrap",
+    "mcnemar_exact",
 ]
