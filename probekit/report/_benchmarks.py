@@ -123,6 +123,26 @@ def _resolve_base(model: dict[str, Any], models: Sequence[dict[str, Any]]) -> tu
     return None, "no base found"
 
 
+def study_benchmark_run(unit: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A study's benchmark unit (``units/<id>.json``, kind ``benchmark``) as a benchmark run, or
+    None when the benchmark was skipped. The model is labelled ``"<method> (<encoder>)"``; a
+    debiased model's base is the ``none`` method of the same encoder.
+    """
+    result = unit.get("result") or {}
+    if result.get("skipped") or result.get("benchmark") not in BENCHMARK_FILES:
+        return None
+    params = unit.get("params") or {}
+    encoder, method = str(params.get("encoder")), str(params.get("method") or "none")
+    model = (result.get("provenance") or {}).get("model") or {}
+    label = f"{method} ({encoder})"
+    return {
+        "benchmark": result["benchmark"], "directory": str(unit.get("id")), "results": result,
+        "rows": list(result.get("examples") or []), "label": label, "fingerprint": model.get("fingerprint"),
+        "name": label, "source": label, "method": method, "base_fingerprint": None,
+        "base_name": None if method == "none" else f"none ({encoder})",
+    }
+
+
 def benchmark_models(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group runs by checkpoint: ``label``, ``method``, ``runs`` (benchmark -> run), ``base`` (label or None)."""
     models: dict[str, dict[str, Any]] = {}

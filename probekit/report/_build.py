@@ -31,7 +31,13 @@ from probekit.report._analysis import (
     plot_correlation_scatter,
     rank_correlations,
 )
-from probekit.report._benchmarks import benchmark_markdown, benchmark_models, benchmark_tables, find_benchmark_runs
+from probekit.report._benchmarks import (
+    benchmark_markdown,
+    benchmark_models,
+    benchmark_tables,
+    find_benchmark_runs,
+    study_benchmark_run,
+)
 from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_markdown, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
 from probekit.report._format import write_latex_tables
 from probekit.report._html import markdown_to_html
@@ -133,6 +139,10 @@ def _load_units(root: Path, result: StudyResults) -> None:
                                      "results": unit["result"], "unit_id": unit.get("id")})
         elif kind == "finetune":
             result.finetune.append(unit)
+        elif kind == "benchmark":
+            run = study_benchmark_run(unit)
+            if run is not None:  # a skipped benchmark (no masked-LM head) is stated in its unit, not tabled
+                result.benchmarks.append(run)
         else:
             result.problems.append(f"{path.name}: unknown kind {kind!r}")
     encoders = result.order("encoder")
@@ -210,7 +220,7 @@ def load_study(directory: str | os.PathLike) -> StudyResults:
     else:
         result = StudyResults(root=root, source="compare")
         _load_compare(root, result)
-    result.benchmarks = find_benchmark_runs(root)
+    result.benchmarks += find_benchmark_runs(root)
     if not result.intrinsic and not result.finetune and not result.benchmarks:
         raise InputFileError(
             f"DIR: nothing to report in {str(directory)!r}: expected finished study units (DIR/units/*.json), a "

@@ -82,7 +82,8 @@ def paired_bootstrap(
     .. math:: p = \min\Bigl(1,\ 2\,\frac{1 + \min(\#\{\Delta^* \le 0\}, \#\{\Delta^* \ge 0\})}{1 + B}\Bigr)
 
     (Efron & Tibshirani 1993, ch. 16; the ``+1`` keeps ``p > 0`` with ``B`` replicates).
-    Replicates where the statistic is undefined (NaN) are left out of both.
+    Replicates where the statistic is undefined (NaN) are left out of both. With fewer than two
+    paired examples a resample is the sample itself, so the interval and p are NaN (undefined).
 
     Parameters
     ----------
@@ -110,7 +111,7 @@ def paired_bootstrap(
     s_base, s_other = float(statistic(*base_arrays)), float(statistic(*other_arrays))
     low = high = p_value = math.nan
     deltas = np.empty(0)
-    if n_resamples and n:
+    if n_resamples and n >= 2:
         rng = np.random.default_rng(random_state)
         deltas = np.empty(n_resamples)
         for r in range(n_resamples):

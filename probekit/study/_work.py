@@ -78,7 +78,7 @@ def _run_benchmark(name: str, encoder: Any, data: Any, table: dict[str, Any], se
 #: Per-example columns a benchmark unit keeps (enough for paired tests against the base; no texts).
 _EXAMPLE_COLUMNS = {
     "crows_pairs": ("row", "bias_type", "stereo_antistereo", "sent_more_score", "sent_less_score", "outcome"),
-    "stereoset": ("id", "bias_type", "stereotype_score", "anti_stereotype_score", "unrelated_score",
+    "stereoset": ("id", "bias_type", "target", "stereotype_score", "anti_stereotype_score", "unrelated_score",
                   "stereotype_preferred", "n_related_above_unrelated"),
     "pppl": ("n_tokens", "pll", "skipped"),
 }

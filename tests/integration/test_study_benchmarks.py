@@ -205,3 +205,18 @@ def test_ray_backend(files, tmp_path):
     for key in a:
         assert a[key]["result"]["overall"] == b[key]["result"]["overall"] if not a[key]["result"]["skipped"] \
             else a[key]["result"]["reason"] == b[key]["result"]["reason"]
+
+
+def test_report_tables_the_benchmark_units(study, tmp_path):
+    from probekit.report import build_report, load_study
+
+    _, out, _ = study
+    loaded = load_study(out)
+    assert not [p for p in loaded.problems if "unknown kind" in p]
+    labels = {run["label"] for run in loaded.benchmarks}
+    assert {"none (mlm)", "sent-debias (mlm)"} <= labels  # skipped head-less benchmarks are not tabled
+    build_report(out, out=tmp_path / "report")
+    text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "CrowS-Pairs" in text and "StereoSet" in text and "SEAT" in text
+    # the debiased encoder is tested against the none method of the same encoder
+    assert "sent-debias (mlm)" in text and "none (mlm)" in text

@@ -66,3 +66,12 @@ def test_mcnemar_exact_against_scipy_binomtest():
 def test_mcnemar_drops_nan_and_no_discordance():
     result = mcnemar_exact([1, np.nan, 0], [1, 0, 0])
     assert (result.b, result.c, result.n, result.p_value) == (0, 0, 2, 1.0)
+
+
+def test_paired_bootstrap_of_a_single_example_is_undefined():
+    from probekit.stats import paired_bootstrap
+
+    result = paired_bootstrap(lambda x: float(np.mean(x)), [np.array([0.4])], [np.array([0.9])], n_resamples=50,
+                              random_state=0)
+    assert result.difference == pytest.approx(0.5) and result.n == 1
+    assert np.isnan(result.p_value) and np.isnan(result.ci_low) and np.isnan(result.ci_high)
