@@ -34,7 +34,7 @@ from probekit.errors import InvalidParameterError, MissingMLMHeadError, Probekit
 from probekit.text import as_corpus, template_corpus
 from probekit.training import TrainingResult, train
 
-__all__ = ["CDA", "mask_tokens", "add_mlm_head"]
+__all__ = ["CDA", "MaskedLMDebiaser", "mask_tokens", "add_mlm_head"]
 
 logger = logging.getLogger(__name__)
 
@@ -194,7 +194,116 @@ def add_mlm_head(model: Any, *, generator: torch.Generator) -> Any:
 # CDA
 
 
-class CDA(TrainedDebiaser):
+class MaskedLMDebiaser(TrainedDebiaser):
+    """The fitting steps shared by the debiasers that continue masked-LM training (CDA, Dropout).
+
+    A subclass names its training sentences (:meth:`_training_sentences`) and may change the model
+    for the duration of training (:meth:`_before_training` / :meth:`_after_training`); the rest is
+    here once: the head check, a new head when the checkpoint has none (warmed up with the encoder
+    frozen), the masked-LM objective and collator, the training on the one loop, the fitted state.
+    """
+
+    #: How progress bars and messages name the method.
+    display_name = "masked-LM debiasing"
+
+    def _training_sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
+        raise NotImplementedError
+
+    def _before_training(self, model: Any) -> Any:
+        """Change ``model`` for training; the return value is passed to :meth:`_after_training`."""
+        return None
+
+    def _after_training(self, model: Any, state: Any) -> None:
+        """Undo :meth:`_before_training` (also when training fails)."""
+
+    def _check_head(self, encoder: Any) -> None:
+        if not encoder.has_mlm_head and not self.add_mlm_head:
+            raise MissingMLMHeadError(
+                f"{self.display_name} continues masked-LM training, but {encoder.name_or_path!r} has no masked-LM head; "
+                "pass add_mlm_head=True (CLI: --add-mlm-head) to add a head tied to the input embeddings, warmed up "
+                "with the encoder frozen, then trained with it"
+            )
+
+    def _starting_model(self, encoder: Any, generator: torch.Generator) -> tuple[Any, bool]:
+        if encoder.has_mlm_head:
+            return copy.deepcopy(encoder.mlm_model), False
+        self._check_head(encoder)
+        message = (
+            f"{encoder.name_or_path!r} has no masked-LM head: adding a new one (decoder tied to the input embeddings), "
+            f"warmed up for {self.head_warmup_steps} steps with the encoder frozen; LPBS of the result reflects this new head"
+        )
+        logger.warning(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+        return add_mlm_head(copy.deepcopy(encoder.model), generator=generator), True
+
+    def _warm_up_head(self, encoder: Any, model: Any, objective: MaskedLMObjective, sentences: list[str],
+                      collate: MaskedLMCollator, generator: torch.Generator, directory: Path | None,
+                      resume: bool, progress: bool) -> TrainingResult:
+        """Train the new head alone (the encoder frozen) for ``head_warmup_steps``."""
+        frozen = [p for p in model.base_model.parameters() if p.requires_grad]
+        for parameter in frozen:
+            parameter.requires_grad_(False)
+        try:
+            return train(
+                objective, sentences,
+                self._training_config(encoder, max_steps=self.head_warmup_steps,
+                                      learning_rate=self.head_learning_rate, warmup_ratio=0.0),
+                collate_fn=collate, generator=generator, checkpoint_dir=directory,
+                resume=resume, progress=progress, description=f"{self.display_name}: masked-LM head warm-up",
+            )
+        finally:
+            for parameter in frozen:
+                parameter.requires_grad_(True)
+
+    def _fit_masked_lm(self, encoder: Any, corpus: Any, *, generator: torch.Generator | None, checkpoint_dir: Any,
+                       resume: bool, progress: bool, callback: Callable[[int, dict[str, float]], None] | None) -> None:
+        """Check, build the model and data, warm up a new head, train, and store the fitted state."""
+        self._check_params()
+        self._check_head(encoder)  # before the corpus is read
+        generator, generator_given = self._random_source(generator)
+        sentences, data = self._training_sentences(corpus)
+        tokenizer = encoder.tokenizer
+        if tokenizer.mask_token_id is None:
+            raise InvalidParameterError("encoder", encoder.name_or_path, "a tokenizer with a mask token")
+        model, head_added = self._starting_model(encoder, generator)
+        self._freeze_pooler(model.base_model)  # unused by the masked-LM loss
+        collate = MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length)
+        objective = MaskedLMObjective(model)
+        state = self._before_training(model)
+        try:
+            head_history = None
+            if head_added and self.head_warmup_steps > 0:
+                head_history = self._warm_up_head(
+                    encoder, model, objective, sentences, collate, generator,
+                    self._checkpoint_path(checkpoint_dir, "head"), resume, progress,
+                )
+            history = train(
+                objective, sentences, self._training_config(encoder),
+                collate_fn=collate, generator=generator, checkpoint_dir=self._checkpoint_path(checkpoint_dir, "mlm"),
+                resume=resume, progress=progress, callback=callback, description=f"{self.display_name}: masked-LM training",
+            )
+        finally:
+            self._after_training(model, state)
+        self._set_fitted(
+            encoder, model=model, tokenizer=tokenizer, history=history, data=data, generator_given=generator_given,
+            head_history_=head_history, head_added_=head_added,
+        )
+
+    def _head_record(self) -> dict[str, Any]:
+        head: dict[str, Any] = {"added": self.head_added_}
+        if self.head_added_:
+            head.update(
+                tied_to_input_embeddings=True,
+                warmup_steps=self.head_warmup_steps,
+                warmup_learning_rate=self.head_learning_rate,
+                note="the base checkpoint had no masked-LM head; a new head was built from its configuration, "
+                "warmed up with the encoder frozen, then trained with it",
+                warmup=self.head_history_.summary() if self.head_history_ is not None else None,
+            )
+        return head
+
+
+class CDA(MaskedLMDebiaser):
     """Two-sided counterfactual data augmentation by continued masked-LM training.
 
     Hyperparameters are set here; :meth:`fit` trains a copy of an encoder (the encoder passed is not
@@ -248,6 +357,7 @@ class CDA(TrainedDebiaser):
     """
 
     method = "cda"
+    display_name = "CDA"
     reference = (
         "two-sided counterfactual data augmentation as continued masked-LM training "
         "(Webster et al. 2020; Barikeri et al. 2021; Tokpo et al. 2023)"
@@ -321,44 +431,8 @@ class CDA(TrainedDebiaser):
 
     # -- fitting -----------------------------------------------------------------------------
 
-    def _check_head(self, encoder: Any) -> None:
-        if not encoder.has_mlm_head and not self.add_mlm_head:
-            raise MissingMLMHeadError(
-                f"CDA continues masked-LM training, but {encoder.name_or_path!r} has no masked-LM head; pass "
-                "add_mlm_head=True (CLI: --add-mlm-head) to add a head tied to the input embeddings, warmed up "
-                "with the encoder frozen, then trained with it"
-            )
-
-    def _starting_model(self, encoder: Any, generator: torch.Generator) -> tuple[Any, bool]:
-        if encoder.has_mlm_head:
-            return copy.deepcopy(encoder.mlm_model), False
-        self._check_head(encoder)
-        message = (
-            f"{encoder.name_or_path!r} has no masked-LM head: adding a new one (decoder tied to the input embeddings), "
-            f"warmed up for {self.head_warmup_steps} steps with the encoder frozen; LPBS of the result reflects this new head"
-        )
-        logger.warning(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
-        return add_mlm_head(copy.deepcopy(encoder.model), generator=generator), True
-
-    def _warm_up_head(self, encoder: Any, model: Any, objective: MaskedLMObjective, sentences: list[str],
-                      collate: MaskedLMCollator, generator: torch.Generator, directory: Path | None,
-                      resume: bool, progress: bool) -> TrainingResult:
-        """Train the new head alone (the encoder frozen) for ``head_warmup_steps``."""
-        frozen = [p for p in model.base_model.parameters() if p.requires_grad]
-        for parameter in frozen:
-            parameter.requires_grad_(False)
-        try:
-            return train(
-                objective, sentences,
-                self._training_config(encoder, max_steps=self.head_warmup_steps,
-                                      learning_rate=self.head_learning_rate, warmup_ratio=0.0),
-                collate_fn=collate, generator=generator, checkpoint_dir=directory,
-                resume=resume, progress=progress, description="CDA: masked-LM head warm-up",
-            )
-        finally:
-            for parameter in frozen:
-                parameter.requires_grad_(True)
+    def _training_sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
+        return self._augmented_corpus(corpus)
 
     def fit(
         self,
@@ -395,44 +469,9 @@ class CDA(TrainedDebiaser):
         -------
         self
         """
-        self._check_params()
-        self._check_head(encoder)  # before the corpus is read and swapped
-        generator, generator_given = self._random_source(generator)
-        sentences, data = self._augmented_corpus(corpus)
-        tokenizer = encoder.tokenizer
-        if tokenizer.mask_token_id is None:
-            raise InvalidParameterError("encoder", encoder.name_or_path, "a tokenizer with a mask token")
-        model, head_added = self._starting_model(encoder, generator)
-        self._freeze_pooler(model.base_model)  # unused by the masked-LM loss
-        collate = MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length)
-        objective = MaskedLMObjective(model)
-
-        head_history = None
-        if head_added and self.head_warmup_steps > 0:
-            head_history = self._warm_up_head(
-                encoder, model, objective, sentences, collate, generator,
-                self._checkpoint_path(checkpoint_dir, "head"), resume, progress,
-            )
-        history = train(
-            objective, sentences, self._training_config(encoder),
-            collate_fn=collate, generator=generator, checkpoint_dir=self._checkpoint_path(checkpoint_dir, "mlm"),
-            resume=resume, progress=progress, callback=callback, description="CDA: masked-LM training",
-        )
-        self._set_fitted(
-            encoder, model=model, tokenizer=tokenizer, history=history, data=data, generator_given=generator_given,
-            head_history_=head_history, head_added_=head_added,
-        )
+        self._fit_masked_lm(encoder, corpus, generator=generator, checkpoint_dir=checkpoint_dir, resume=resume,
+                            progress=progress, callback=callback)
         return self
 
     def _record_details(self) -> dict[str, Any]:
-        head: dict[str, Any] = {"added": self.head_added_}
-        if self.head_added_:
-            head.update(
-                tied_to_input_embeddings=True,
-                warmup_steps=self.head_warmup_steps,
-                warmup_learning_rate=self.head_learning_rate,
-                note="the base checkpoint had no masked-LM head; a new head was built from its configuration, "
-                "warmed up with the encoder frozen, then trained with it",
-                warmup=self.head_history_.summary() if self.head_history_ is not None else None,
-            )
-        return {"mlm_head": head}
+        return {"mlm_head": self._head_record()}

@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import copy
 import logging
-import warnings
 from typing import Any, Callable
 
 import torch
 
-from debias._cda import MaskedLMCollator, MaskedLMObjective, add_mlm_head
-from debias._estimator import TrainedDebiaser
-from probekit.errors import InvalidParameterError, MissingMLMHeadError, ProbekitError
+from debias._cda import MaskedLMDebiaser
+from probekit.errors import InvalidParameterError, ProbekitError
 from probekit.text import as_corpus, template_corpus
-from probekit.training import TrainingResult, train
 
 __all__ = ["Dropout", "dropout_rates", "set_dropout_rates"]
 
@@ -119,7 +116,7 @@ def set_dropout_rates(model: Any, *, hidden: float, attention: float) -> dict[st
     return before
 
 
-class Dropout(TrainedDebiaser):
+class Dropout(MaskedLMDebiaser):
     """Dropout debiasing: continued masked-LM training with raised dropout (Webster et al. 2020).
 
     Hyperparameters are set here; :meth:`fit` trains a copy of an encoder (the encoder passed is not
@@ -158,6 +155,7 @@ class Dropout(TrainedDebiaser):
     """
 
     method = "dropout"
+    display_name = "Dropout"
     reference = (
         "dropout regularization as continued masked-LM training with raised dropout "
         "(Webster et al. 2020, Measuring and Reducing Gendered Correlations in Pre-trained Models)"
@@ -222,39 +220,15 @@ class Dropout(TrainedDebiaser):
         data = {**corpus.describe(), "n_training_sentences": len(sentences), "augmentation": "none"}
         return sentences, data
 
-    def _check_head(self, encoder: Any) -> None:
-        if not encoder.has_mlm_head and not self.add_mlm_head:
-            raise MissingMLMHeadError(
-                f"dropout debiasing continues masked-LM training, but {encoder.name_or_path!r} has no masked-LM head; "
-                "pass add_mlm_head=True (CLI: --add-mlm-head) to add a head tied to the input embeddings, warmed up "
-                "with the encoder frozen, then trained with it"
-            )
+    def _training_sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
+        return self._sentences(corpus)
 
-    def _starting_model(self, encoder: Any, generator: torch.Generator) -> tuple[Any, bool]:
-        if encoder.has_mlm_head:
-            return copy.deepcopy(encoder.mlm_model), False
-        message = (
-            f"{encoder.name_or_path!r} has no masked-LM head: adding a new one (decoder tied to the input embeddings), "
-            f"warmed up for {self.head_warmup_steps} steps with the encoder frozen; LPBS of the result reflects this new head"
-        )
-        logger.warning(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
-        return add_mlm_head(copy.deepcopy(encoder.model), generator=generator), True
+    def _before_training(self, model: Any) -> dict[str, float]:
+        self.base_dropout_ = set_dropout_rates(model, hidden=self.hidden_dropout, attention=self.attention_dropout)
+        return self.base_dropout_
 
-    def _warm_up_head(self, encoder: Any, model: Any, run: dict[str, Any]) -> TrainingResult:
-        """Train the new head alone (the encoder frozen) for ``head_warmup_steps``."""
-        frozen = [p for p in model.base_model.parameters() if p.requires_grad]
-        for parameter in frozen:
-            parameter.requires_grad_(False)
-        try:
-            config = self._training_config(encoder, max_steps=self.head_warmup_steps,
-                                           learning_rate=self.head_learning_rate, warmup_ratio=0.0)
-            return train(run["objective"], run["sentences"], config, collate_fn=run["collate"],
-                         generator=run["generator"], checkpoint_dir=self._checkpoint_path(run["checkpoint_dir"], "head"),
-                         resume=run["resume"], progress=run["progress"], description="Dropout: masked-LM head warm-up")
-        finally:
-            for parameter in frozen:
-                parameter.requires_grad_(True)
+    def _after_training(self, model: Any, state: dict[str, float]) -> None:
+        set_dropout_rates(model, **state)  # the saved checkpoint keeps its base's rates
 
     def fit(
         self,
@@ -288,42 +262,14 @@ class Dropout(TrainedDebiaser):
         -------
         self
         """
-        self._check_params()
-        self._check_head(encoder)
-        generator, generator_given = self._random_source(generator)
-        sentences, data = self._sentences(corpus)
-        tokenizer = encoder.tokenizer
-        if tokenizer.mask_token_id is None:
-            raise InvalidParameterError("encoder", encoder.name_or_path, "a tokenizer with a mask token")
-        model, head_added = self._starting_model(encoder, generator)
-        self._freeze_pooler(model.base_model)
-        base_rates = set_dropout_rates(model, hidden=self.hidden_dropout, attention=self.attention_dropout)
-        run = dict(objective=MaskedLMObjective(model), sentences=sentences, generator=generator, resume=resume,
-                   collate=MaskedLMCollator(tokenizer, model.config.vocab_size, self.mlm_probability, self.max_length),
-                   checkpoint_dir=checkpoint_dir, progress=progress)
-        try:
-            head_history = self._warm_up_head(encoder, model, run) if head_added and self.head_warmup_steps > 0 else None
-            history = train(
-                run["objective"], sentences, self._training_config(encoder), collate_fn=run["collate"],
-                generator=generator, checkpoint_dir=self._checkpoint_path(checkpoint_dir, "mlm"), resume=resume,
-                progress=progress, callback=callback, description="Dropout: masked-LM training",
-            )
-        finally:
-            set_dropout_rates(model, **base_rates)  # the saved checkpoint keeps its base's rates
-        self.base_dropout_ = base_rates
-        self._set_fitted(encoder, model=model, tokenizer=tokenizer, history=history, data=data,
-                         generator_given=generator_given, head_history_=head_history, head_added_=head_added)
+        self._fit_masked_lm(encoder, corpus, generator=generator, checkpoint_dir=checkpoint_dir, resume=resume,
+                            progress=progress, callback=callback)
         return self
 
     def _record_details(self) -> dict[str, Any]:
-        head: dict[str, Any] = {"added": self.head_added_}
-        if self.head_added_:
-            head.update(tied_to_input_embeddings=True, warmup_steps=self.head_warmup_steps,
-                        warmup_learning_rate=self.head_learning_rate,
-                        warmup=self.head_history_.summary() if self.head_history_ is not None else None)
         dropout = {
             "training": {"hidden": float(self.hidden_dropout), "attention": float(self.attention_dropout)},
             "base": dict(self.base_dropout_),
             "note": "raised during training only; the saved configuration and modules have the base model's rates",
         }
-        return {"dropout": dropout, "mlm_head": head}
+        return {"dropout": dropout, "mlm_head": self._head_record()}

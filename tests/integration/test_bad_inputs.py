@@ -349,7 +349,7 @@ def test_compare_never_writes_outside_out(world, tmp_path, monkeypatch, capsys, 
     for path in written:  # --out, what lies under it, and the parents created to hold it
         resolved = path.resolve()
         assert resolved == out or out in resolved.parents or (path.is_dir() and resolved in out.parents), path
-    per_model = [p for p in out.iterdir() if p.is_dir() and p.name not in ("cache", "figures")]
+    per_model = [p for p in out.iterdir() if p.is_dir() and p.name not in ("cache", "figures", "tables")]
     assert len(per_model) == 1 and (per_model[0] / "results.json").is_file()
     assert "\n" not in per_model[0].name and per_model[0].name not in {".", ".."}
 
