@@ -209,6 +209,14 @@ class MaskedLMDebiaser(TrainedDebiaser):
     def _training_sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
         raise NotImplementedError
 
+    def _check_params(self) -> None:
+        self._check_positive_ints("steps", "batch_size", "max_length")
+        self._check_positive_ints("head_warmup_steps", minimum=0)
+        if not 0.0 < self.mlm_probability < 1.0:
+            raise InvalidParameterError("mlm_probability", self.mlm_probability, "a number in (0, 1)")
+        if self.max_length < 3:
+            raise InvalidParameterError("max_length", self.max_length, "at least 3 (two special tokens and a word)")
+
     def _before_training(self, model: Any) -> Any:
         """Change ``model`` for training; the return value is passed to :meth:`_after_training`."""
         return None
@@ -395,14 +403,6 @@ class CDA(MaskedLMDebiaser):
         self.mixed_precision = mixed_precision
         self.checkpoint_every = checkpoint_every
         self.seed = seed
-
-    def _check_params(self) -> None:
-        self._check_positive_ints("steps", "batch_size", "max_length")
-        self._check_positive_ints("head_warmup_steps", minimum=0)
-        if not 0.0 < self.mlm_probability < 1.0:
-            raise InvalidParameterError("mlm_probability", self.mlm_probability, "a number in (0, 1)")
-        if self.max_length < 3:
-            raise InvalidParameterError("max_length", self.max_length, "at least 3 (two special tokens and a word)")
 
     # -- data --------------------------------------------------------------------------------
 

@@ -199,16 +199,11 @@ class Dropout(MaskedLMDebiaser):
         self.seed = seed
 
     def _check_params(self) -> None:
-        self._check_positive_ints("steps", "batch_size", "max_length")
-        self._check_positive_ints("head_warmup_steps", minimum=0)
         for name in ("hidden_dropout", "attention_dropout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
                 raise InvalidParameterError(name, value, "a rate in [0, 1)")
-        if not 0.0 < self.mlm_probability < 1.0:
-            raise InvalidParameterError("mlm_probability", self.mlm_probability, "a number in (0, 1)")
-        if self.max_length < 3:
-            raise InvalidParameterError("max_length", self.max_length, "at least 3 (two special tokens and a word)")
+        super()._check_params()
 
     # -- the steps of fit --------------------------------------------------------------------
 
