@@ -10,7 +10,7 @@ import shutil
 from probekit.cli.main import main
 
 FAST_CLI = ["--max-per-word", "3", "--seat-tests", "weat8b", "--permutations", "50", "--bootstrap", "20",
-            "--randomizations", "10", "--no-progress", "--no-mdl"]
+            "--randomizations", "10", "--no-progress", "--no-mdl", "--C", "1"]
 
 
 def _data(tmp_path):
