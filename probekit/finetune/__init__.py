@@ -13,7 +13,7 @@ run-time estimate, resume, ``metrics.json``, table and figure), or the same work
 :func:`aggregate_folds` / :func:`collect_run` (fold results -> ``metrics.json``).
 """
 
-from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+from probekit.finetune._counterfactual import apply_setting, balanced_weights, counterfactual_dataset, objective_inputs
 from probekit.finetune._datasets import (
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
@@ -24,7 +24,7 @@ from probekit.finetune._datasets import (
 )
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, prob_column, summarize_folds
-from probekit.finetune._model import EncoderClassifier
+from probekit.finetune._model import EncoderClassifier, GenderAdversary, GradientReversal, grad_reverse
 from probekit.finetune._run import (
     FIGURE_FILE,
     METRICS_FILE,
@@ -39,7 +39,7 @@ from probekit.finetune._run import (
     run_fold,
     stratified_folds,
 )
-from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE, DataSetting
+from probekit.finetune._settings import DATA_SETTINGS, OBJECTIVES, SETTING_TABLE, DataSetting
 from probekit.finetune._synthetic import (
     SYNTHETIC_FEMALE_DOMINATED,
     SYNTHETIC_MALE_DOMINATED,
@@ -50,6 +50,7 @@ from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
     default_embedder,
+    fit_adversarial_projection,
     pad_batch,
     tokenize_texts,
     train_classifier,
@@ -74,6 +75,14 @@ __all__ = [
     "DataSetting",
     "apply_setting",
     "counterfactual_dataset",
+    "OBJECTIVES",
+    "balanced_weights",
+    "objective_inputs",
+    # task-time baselines
+    "grad_reverse",
+    "GradientReversal",
+    "GenderAdversary",
+    "fit_adversarial_projection",
     # training and evaluation
     "FinetuneConfig",
     "train_classifier",

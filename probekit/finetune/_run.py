@@ -57,7 +57,7 @@ import pandas as pd
 
 from debias import describe_scrub, describe_swap
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, objective_inputs
 from probekit.finetune._datasets import label_gender_counts
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
@@ -390,6 +390,7 @@ def _run_fold(
     clf: TrainedClassifier = train_classifier(
         encoder, train["text"], train["label"], len(classes), config, checkpoint_dir=None if config.frozen else checkpoints,
         resume=resume, progress=progress, description=f"fold {k} ({setting})", embed=embed, callback=callback,
+        **objective_inputs(train, setting),  # balanced: sample weights; adversarial: genders
     )
     probs = clf.predict_proba(test["text"], progress=progress)
     cf_probs = clf.predict_proba(counterfactual["text"], progress=progress)
