@@ -61,7 +61,7 @@ from probekit.finetune._counterfactual import apply_setting, counterfactual_data
 from probekit.finetune._datasets import label_gender_counts
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
-from probekit.finetune._settings import DATA_SETTINGS
+from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE
 from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
@@ -665,6 +665,9 @@ def _interventions(setting: str) -> dict[str, Any]:
         out["training"] = describe_scrub()
     elif setting == "swapped":
         out["training"] = out["counterfactual_test"]
+    elif SETTING_TABLE[setting].objective != "cross_entropy":  # balanced, adversarial: the loss changes
+        out["training"] = {"intervention": setting, "objective": SETTING_TABLE[setting].objective,
+                           "description": SETTING_TABLE[setting].training_data}
     return out
 
 
@@ -700,8 +703,10 @@ def run_finetune(
         ``example_id``): :func:`probekit.finetune.make_synthetic_bios` (a split),
         :func:`~probekit.finetune.load_bios`, :func:`~probekit.finetune.load_jigsaw`.
         Cross-validation folds are drawn from it; with ``test_data`` it is the training set.
-    setting : {"original", "scrubbed", "swapped"}
-        Training-data setting (Tokpo et al. 2023, §4), applied to the training part of each fold.
+    setting : {"original", "scrubbed", "swapped", "balanced", "adversarial"}
+        Training-data setting (Tokpo et al. 2023, §4), applied to the training part of each fold,
+        or task-time baseline (``balanced``: label x gender reweighting; ``adversarial``: gradient
+        reversal against a gender discriminator of strength ``config.adversarial_lambda``).
     folds : int
         Number of stratified folds (default 10, the paper's); ignored with ``test_data``.
     test_data : datasets.Dataset, optional

@@ -232,3 +232,17 @@ def test_adversarial_lambda_is_checked():
         FinetuneConfig(adversarial_lambda=-1.0)
     with pytest.raises(InvalidParameterError, match="adversarial_lambda"):
         FinetuneConfig(adversarial_lambda=float("nan"))
+
+
+def test_objective_inputs_rejects_an_unknown_setting(bios):
+    with pytest.raises(InvalidParameterError, match="setting"):
+        objective_inputs(bios, "reweighted")
+
+
+def test_the_cli_takes_the_new_settings_and_lambda():
+    from probekit.cli.main import build_parser
+
+    args = build_parser().parse_args(["finetune", "--setting", "adversarial", "--adversarial-lambda", "0.5",
+                                      "--out", "x"])
+    assert args.setting == "adversarial" and args.adversarial_lambda == 0.5
+    assert build_parser().parse_args(["finetune", "--setting", "balanced", "--out", "x"]).adversarial_lambda == 1.0
