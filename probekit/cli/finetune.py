@@ -59,6 +59,12 @@ setting and evaluate its extrinsic gender bias over cross-validation folds:
   original   the training data as loaded
   scrubbed   gender words and first names deleted from the training texts
   swapped    the training data plus its gender-swapped counterfactuals (same labels)
+  balanced   the data as loaded; every label x gender cell weighs the same in the loss
+             (instance reweighting, Han et al. 2022)
+  adversarial
+             the data as loaded; a gender discriminator on the pooled vector trained through
+             gradient reversal (Elazar & Goldberg 2018), strength --adversarial-lambda; with
+             --frozen it acts on a trainable linear projection in front of the linear layer
 
 Writes OUT/folds/fold-NN/{original,augmented}.csv (predictions with class probabilities for every
 test example and its counterfactual, readable by `probekit metrics`), OUT/metrics.json (every
@@ -70,7 +76,7 @@ and OUT/results.png. An interrupted run continues with --resume.
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "finetune",
-        help="fine-tune and measure TPRD, FPRD, CF over folds (original, scrubbed or swapped data)",
+        help="fine-tune and measure TPRD, FPRD, CF over folds (original, scrubbed, swapped, balanced, adversarial)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -109,6 +115,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     training.add_argument("--batch-size", type=int, default=16)
     training.add_argument("--max-length", type=int, default=100, help="tokens per text, special tokens included")
     training.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="sentence vector read by the linear layer")
+    training.add_argument("--adversarial-lambda", type=float, default=1.0, metavar="LAMBDA",
+                          help="adversarial setting: strength of the gradient reversal (default: %(default)s)")
     training.add_argument("--seed", type=int, default=0, help="seed of folds, data, initialization, batch order, dropout")
     run = parser.add_argument_group("run")
     run.add_argument("--out", required=True, metavar="DIR", help="output directory (new or empty, or the run to --resume)")
@@ -134,7 +142,19 @@ def _config(args: argparse.Namespace):
     return FinetuneConfig(
         epochs=args.epochs, learning_rate=args.lr, batch_size=args.batch_size, max_length=args.max_length,
         pooling=args.pooling, frozen=args.frozen, seed=args.seed, device="cpu" if args.device == "cpu" else None,
+        adversarial_lambda=_adversarial_lambda(args),
     )
+
+
+def _adversarial_lambda(args: argparse.Namespace) -> float:
+    import math
+
+    from probekit.errors import InvalidParameterError
+
+    value = getattr(args, "adversarial_lambda", 1.0)
+    if not (math.isfinite(value) and value >= 0):
+        raise InvalidParameterError("--adversarial-lambda", value, "a number >= 0")
+    return float(value)
 
 
 def _load_data(args: argparse.Namespace):

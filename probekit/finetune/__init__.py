@@ -19,7 +19,7 @@ floor of each gap metric (:func:`noise_floor`), and the run the per-class diagno
 De-Arteaga et al. (2019) (:func:`per_class_diagnostics`).
 """
 
-from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+from probekit.finetune._counterfactual import apply_setting, balanced_weights, counterfactual_dataset, objective_inputs
 from probekit.finetune._datasets import (
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
@@ -45,7 +45,7 @@ from probekit.finetune._leakage import (
     summarize_leakage,
     summarize_noise_floor,
 )
-from probekit.finetune._model import EncoderClassifier
+from probekit.finetune._model import EncoderClassifier, GenderAdversary, GradientReversal, grad_reverse
 from probekit.finetune._run import (
     FIGURE_FILE,
     METRICS_FILE,
@@ -60,7 +60,7 @@ from probekit.finetune._run import (
     run_fold,
     stratified_folds,
 )
-from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE, DataSetting
+from probekit.finetune._settings import DATA_SETTINGS, OBJECTIVES, SETTING_TABLE, DataSetting
 from probekit.finetune._synthetic import (
     SYNTHETIC_FEMALE_DOMINATED,
     SYNTHETIC_MALE_DOMINATED,
@@ -71,6 +71,7 @@ from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
     default_embedder,
+    fit_adversarial_projection,
     pad_batch,
     tokenize_texts,
     train_classifier,
@@ -95,6 +96,14 @@ __all__ = [
     "DataSetting",
     "apply_setting",
     "counterfactual_dataset",
+    "OBJECTIVES",
+    "balanced_weights",
+    "objective_inputs",
+    # task-time baselines
+    "grad_reverse",
+    "GradientReversal",
+    "GenderAdversary",
+    "fit_adversarial_projection",
     # training and evaluation
     "FinetuneConfig",
     "train_classifier",

@@ -8,6 +8,11 @@ Tokpo et al. (2023, §4) fine-tune under three settings of the training data:
 - ``swapped``: the training data plus a counterfactual of every example, gender words and names
   swapped (:func:`debias.swap_dataset`), with the same label.
 
+Two further settings keep the training data and change the objective (the task-time
+baselines): ``balanced`` weighs every label x gender cell the same (:func:`balanced_weights`;
+Han, Baldwin & Cohn 2022) and ``adversarial`` trains a gender discriminator through gradient
+reversal (Elazar & Goldberg 2018); :func:`objective_inputs` gives what their training needs.
+
 Every test example is also scored on its counterfactual (for CF and the CF-* group metrics).
 The swapping and scrubbing themselves live in :mod:`debias` (one implementation for the whole
 toolkit); this module applies them to datasets in the shared representation (``text``,
@@ -17,16 +22,18 @@ toolkit); this module applies them to datasets in the shared representation (``t
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
 
 from debias import scrub_dataset, swap_dataset
 from probekit.errors import InvalidParameterError
-from probekit.finetune._settings import DATA_SETTINGS
+from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE
 
 if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
     import datasets
 
-__all__ = ["DATA_SETTINGS", "apply_setting", "counterfactual_dataset"]
+__all__ = ["DATA_SETTINGS", "apply_setting", "counterfactual_dataset", "balanced_weights", "objective_inputs"]
 
 logger = logging.getLogger(__name__)
 
@@ -117,8 +124,9 @@ def apply_setting(train: datasets.Dataset, setting: str, *, batch_size: int = 10
     ----------
     train : datasets.Dataset
         Training examples in the shared representation.
-    setting : {"original", "scrubbed", "swapped"}
-        ``"original"``: ``train`` itself. ``"scrubbed"``: every text with its gender words and
+    setting : {"original", "scrubbed", "swapped", "balanced", "adversarial"}
+        ``"original"``, ``"balanced"``, ``"adversarial"``: ``train`` itself (the last two change
+        the objective, see :func:`objective_inputs`). ``"scrubbed"``: every text with its gender words and
         first names deleted (:func:`debias.scrub_dataset`). ``"swapped"``:
         ``train`` followed by :func:`counterfactual_dataset` of ``train`` (twice the rows; each
         counterfactual keeps its label and ``example_id``, and has the other gender).
@@ -132,10 +140,59 @@ def apply_setting(train: datasets.Dataset, setting: str, *, batch_size: int = 10
     if setting not in DATA_SETTINGS:
         raise InvalidParameterError("setting", setting, DATA_SETTINGS)
     _check_dataset(train, "train")
-    if setting == "original":
+    if setting not in ("scrubbed", "swapped"):
         return train
     if setting == "scrubbed":
         return _scrubbed(train, batch_size)
     import datasets
 
     return datasets.concatenate_datasets([train, counterfactual_dataset(train, batch_size=batch_size)])
+
+
+def balanced_weights(labels: Sequence[Any], groups: Sequence[Any]) -> np.ndarray:
+    r"""Instance weights under which every (label, group) cell weighs the same (balanced training).
+
+    :math:`w_i = \frac{N}{C \, n_{y_i g_i}}`, with :math:`N` examples, :math:`C` non-empty
+    (label, group) cells and :math:`n_{yg}` examples in cell :math:`(y, g)`. Every cell's total
+    weight is :math:`N / C` and the mean weight is 1, so the weighted loss
+    :math:`\frac{1}{N}\sum_i w_i \ell_i` is on the scale of the plain mean. This is the joint
+    balancing of Han, Baldwin & Cohn (2022, "Balancing out Bias: Achieving Fairness Through
+    Balanced Training", instance reweighting), here over label x gender.
+
+    Parameters
+    ----------
+    labels, groups : sequence
+        One label and one group (gender) per example.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 weights, one per example.
+    """
+    labels, groups = np.asarray(labels), np.asarray(groups)
+    if labels.shape != groups.shape or labels.ndim != 1:
+        raise InvalidParameterError("groups", f"shape {groups.shape}", f"one group per label, shape {labels.shape}")
+    if labels.size == 0:
+        raise InvalidParameterError("labels", "empty", "at least one example")
+    cells = np.unique(np.stack([labels.astype(str), groups.astype(str)], axis=1), axis=0, return_inverse=True)[1]
+    cells = np.asarray(cells).reshape(-1)
+    counts = np.bincount(cells)
+    return labels.size / (counts.size * counts[cells].astype(np.float64))
+
+
+def objective_inputs(train: datasets.Dataset, setting: str) -> dict[str, Any]:
+    """What the training objective of ``setting`` needs beyond texts and labels, as keyword
+    arguments of :func:`probekit.finetune.train_classifier`.
+
+    ``balanced``: ``sample_weight`` (:func:`balanced_weights` over label x gender of ``train``);
+    ``adversarial``: ``protected`` (the gender of each example, 1 = female, 0 = male, the
+    discriminator's target); every other setting: nothing.
+    """
+    if setting not in DATA_SETTINGS:
+        raise InvalidParameterError("setting", setting, DATA_SETTINGS)
+    objective = SETTING_TABLE[setting].objective
+    if objective == "balanced":
+        return {"sample_weight": balanced_weights(train["label"], train["gender"])}
+    if objective == "adversarial":
+        return {"protected": np.asarray([g == "female" for g in train["gender"]], dtype=np.int64)}
+    return {}

@@ -202,7 +202,8 @@ def predict_with_representations(classifier: Any, texts: Sequence[str]) -> tuple
     Full fine-tuning: one pass of the fine-tuned module in the prediction batches and precision of
     :meth:`TrainedClassifier.predict_proba` (the probabilities are those it gives), the pooled
     vector from :meth:`EncoderClassifier.pooled` (after the projection, in fp32). Frozen path: the
-    embeddings the logistic-regression head reads (the extraction engine's, projection included).
+    vectors the logistic-regression head reads (:meth:`TrainedClassifier.representations`: the
+    extraction engine's embeddings, after the adversarial projection when there is one).
 
     Returns
     -------
@@ -211,8 +212,8 @@ def predict_with_representations(classifier: Any, texts: Sequence[str]) -> tuple
     """
     import torch
 
-    if classifier.head is not None:
-        pooled = np.asarray(classifier._embed(texts), dtype=np.float64)
+    if classifier.head is not None:  # frozen: the embeddings after any adversarially trained projection
+        pooled = np.asarray(classifier.representations(texts), dtype=np.float64)
         return classifier.head.predict_proba(pooled).astype(np.float64), pooled
     module, config, tokenizer = classifier.module, classifier.config, classifier.encoder.tokenizer
     examples = tokenize_texts(tokenizer, texts, config.max_length)

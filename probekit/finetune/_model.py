@@ -18,11 +18,20 @@ trained. Because an affine map commutes with averaging (the pooling weights sum 
 :math:`A \bar h + b = \frac{1}{|T|}\sum_t (A h_t + b)`: this is exactly what the extraction
 engine computes with the projection hook on every token state, at the cost of one matrix product
 per sentence instead of per token, and without a hook on a model that Accelerate may wrap.
+
+Task-time baselines (the ``balanced`` and ``adversarial`` settings): ``forward`` takes optional
+per-example ``weights`` (the loss is then :math:`\frac{1}{n}\sum_i w_i \ell_i` over the batch) and,
+when the classifier has an adversary, the ``protected`` attribute (gender) of each example. The
+adversary (:class:`GenderAdversary`, an MLP as in fairlib) reads the pooled vector through
+:func:`grad_reverse`: it learns to predict gender, while the encoder below receives
+:math:`-\lambda` times its gradient and so learns to hide gender from it (Ganin & Lempitsky 2015;
+Elazar & Goldberg 2018). One optimizer trains all parts; the loss is task + adversary.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 import numpy as np
@@ -32,9 +41,76 @@ from probekit.errors import InvalidParameterError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EncoderClassifier", "POOLINGS"]
+__all__ = ["EncoderClassifier", "GenderAdversary", "GradientReversal", "grad_reverse", "POOLINGS"]
 
 POOLINGS = ("mean", "cls")
+ADVERSARY_HIDDEN = 300  # fairlib's default hidden size of the discriminator
+
+
+class GradientReversal(torch.autograd.Function):
+    r"""Identity forward, :math:`-\lambda \cdot` gradient backward (Ganin & Lempitsky 2015)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, strength: float) -> torch.Tensor:
+        ctx.strength = float(strength)
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return -ctx.strength * grad, None
+
+
+def grad_reverse(x: torch.Tensor, strength: float = 1.0) -> torch.Tensor:
+    r"""Gradient reversal layer: :math:`f(x) = x`, :math:`\partial f / \partial x = -\lambda I`.
+
+    A discriminator placed after it minimizes its loss while everything before it maximizes that
+    loss scaled by :math:`\lambda` = ``strength`` (adversarial removal of a protected attribute;
+    Ganin & Lempitsky 2015, Elazar & Goldberg 2018).
+    """
+    return GradientReversal.apply(x, strength)
+
+
+class GenderAdversary(torch.nn.Module):
+    r"""The discriminator of adversarial training: an MLP from the pooled vector to gender logits.
+
+    Parameters
+    ----------
+    dimension : int
+        Size of the pooled vector.
+    strength : float
+        :math:`\lambda` of the gradient reversal in front of it.
+    hidden : int
+        Width of its one hidden layer (ReLU); fairlib's default is 300.
+    n_groups : int
+    seed : int
+        Seed of its initialization (a local generator; the global RNG is untouched).
+    """
+
+    def __init__(self, dimension: int, strength: float, *, hidden: int = ADVERSARY_HIDDEN, n_groups: int = 2,
+                 seed: int = 0) -> None:
+        super().__init__()
+        self.strength = float(strength)
+        self.net = torch.nn.Sequential(
+            torch.nn.Linear(int(dimension), int(hidden)), torch.nn.ReLU(), torch.nn.Linear(int(hidden), int(n_groups))
+        )
+        generator = torch.Generator().manual_seed(int(seed) + 1)
+        with torch.no_grad():
+            for layer in (self.net[0], self.net[2]):
+                bound = 1.0 / math.sqrt(layer.in_features)  # torch's default uniform bound, drawn locally
+                layer.weight.copy_(torch.rand(layer.weight.shape, generator=generator) * 2 * bound - bound)
+                layer.bias.zero_()
+
+    def forward(self, vector: torch.Tensor) -> torch.Tensor:
+        """Gender logits of ``vector`` seen through the gradient reversal."""
+        return self.net(grad_reverse(vector.float(), self.strength))
+
+
+def classifier_loss(logits: torch.Tensor, labels: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
+    r"""Cross-entropy, per-example weighted when ``weights`` are given: :math:`\frac{1}{n}\sum_i w_i \ell_i`."""
+    if weights is None:
+        return torch.nn.functional.cross_entropy(logits.float(), labels)
+    losses = torch.nn.functional.cross_entropy(logits.float(), labels, reduction="none")
+    return (losses * weights.to(losses.dtype)).mean()
 
 
 class EncoderClassifier(torch.nn.Module):
@@ -52,6 +128,9 @@ class EncoderClassifier(torch.nn.Module):
         The encoder's output projection (``Encoder.output_projection``), applied to the pooled vector.
     head_init_seed : int
         Seed of the linear layer's initialization (a local generator; the global RNG is untouched).
+    adversarial_lambda : float, optional
+        With a value, a :class:`GenderAdversary` of this strength reads the pooled vector and
+        ``forward`` adds its loss on ``protected`` (the ``adversarial`` setting).
 
     Notes
     -----
@@ -70,6 +149,7 @@ class EncoderClassifier(torch.nn.Module):
         pooling: str = "mean",
         projection: Any = None,
         head_init_seed: int = 0,
+        adversarial_lambda: float | None = None,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
@@ -96,6 +176,9 @@ class EncoderClassifier(torch.nn.Module):
             # x' = A x + b as rows: H @ A.T + b; buffers move with the module, are saved, never trained
             self.register_buffer("projection_matrix_t", torch.as_tensor(projection.matrix.T.copy(), dtype=torch.float32))
             self.register_buffer("projection_offset", torch.as_tensor(projection.offset.copy(), dtype=torch.float32))
+        self.adversary = None
+        if adversarial_lambda is not None:
+            self.adversary = GenderAdversary(hidden, adversarial_lambda, seed=head_init_seed)
         self.config = encoder_model.config  # what Hugging Face Trainer and Accelerate look for
 
     def pooled(
@@ -131,12 +214,23 @@ class EncoderClassifier(torch.nn.Module):
         pool_mask: torch.Tensor | None = None,
         token_type_ids: torch.Tensor | None = None,
         labels: torch.Tensor | None = None,
+        weights: torch.Tensor | None = None,
+        protected: torch.Tensor | None = None,
     ) -> Any:
+        """Logits, and with ``labels`` the loss: cross-entropy (weighted by ``weights``), plus the
+        adversary's cross-entropy on ``protected`` when the classifier has an adversary (then the
+        output also holds ``task_loss`` and ``adversary_loss``).
+        """
         from transformers.modeling_outputs import SequenceClassifierOutput
 
         vector = self.pooled(input_ids, attention_mask, pool_mask, token_type_ids)
         logits = self.classifier(vector)
-        loss = None
-        if labels is not None:
-            loss = torch.nn.functional.cross_entropy(logits.float(), labels)
-        return SequenceClassifierOutput(loss=loss, logits=logits)
+        if labels is None:
+            return SequenceClassifierOutput(loss=None, logits=logits)
+        loss = classifier_loss(logits, labels, weights)
+        if self.adversary is None or protected is None:
+            return SequenceClassifierOutput(loss=loss, logits=logits)
+        adversary_loss = torch.nn.functional.cross_entropy(self.adversary(vector), protected)
+        output = SequenceClassifierOutput(loss=loss + adversary_loss, logits=logits)
+        output["task_loss"], output["adversary_loss"] = loss, adversary_loss
+        return output

@@ -62,7 +62,7 @@ import pandas as pd
 
 from debias import describe_scrub, describe_swap
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, objective_inputs
 from probekit.finetune._datasets import label_gender_counts
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
@@ -76,7 +76,7 @@ from probekit.finetune._leakage import (
     summarize_leakage,
     summarize_noise_floor,
 )
-from probekit.finetune._settings import DATA_SETTINGS
+from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE
 from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
@@ -403,6 +403,7 @@ def _run_fold(
     clf: TrainedClassifier = train_classifier(
         encoder, train["text"], train["label"], len(classes), config, checkpoint_dir=None if config.frozen else checkpoints,
         resume=resume, progress=progress, description=f"fold {k} ({setting})", embed=embed, callback=callback,
+        **objective_inputs(train, setting),  # balanced: sample weights; adversarial: genders
     )
     probs, pooled = predict_with_representations(clf, test["text"])
     cf_probs = clf.predict_proba(counterfactual["text"], progress=progress)
@@ -707,6 +708,9 @@ def _interventions(setting: str) -> dict[str, Any]:
         out["training"] = describe_scrub()
     elif setting == "swapped":
         out["training"] = out["counterfactual_test"]
+    elif SETTING_TABLE[setting].objective != "cross_entropy":  # balanced, adversarial: the loss changes
+        out["training"] = {"intervention": setting, "objective": SETTING_TABLE[setting].objective,
+                           "description": SETTING_TABLE[setting].training_data}
     return out
 
 
@@ -742,8 +746,10 @@ def run_finetune(
         ``example_id``): :func:`probekit.finetune.make_synthetic_bios` (a split),
         :func:`~probekit.finetune.load_bios`, :func:`~probekit.finetune.load_jigsaw`.
         Cross-validation folds are drawn from it; with ``test_data`` it is the training set.
-    setting : {"original", "scrubbed", "swapped"}
-        Training-data setting (Tokpo et al. 2023, §4), applied to the training part of each fold.
+    setting : {"original", "scrubbed", "swapped", "balanced", "adversarial"}
+        Training-data setting (Tokpo et al. 2023, §4), applied to the training part of each fold,
+        or task-time baseline (``balanced``: label x gender reweighting; ``adversarial``: gradient
+        reversal against a gender discriminator of strength ``config.adversarial_lambda``).
     folds : int
         Number of stratified folds (default 10, the paper's); ignored with ``test_data``.
     test_data : datasets.Dataset, optional

@@ -20,7 +20,7 @@ __all__ = ["METRIC_LABELS", "METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "c
 METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias", "dropout", "self-debias")
 
 #: Training-data settings in the paper's order.
-SETTING_ORDER = ("original", "scrubbed", "swapped")
+SETTING_ORDER = ("original", "scrubbed", "swapped", "balanced", "adversarial")
 
 #: How the paper (and the Markdown table) names each metric.
 METRIC_LABELS = {
