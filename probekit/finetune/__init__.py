@@ -60,7 +60,7 @@ from probekit.finetune._run import (
     run_fold,
     stratified_folds,
 )
-from probekit.finetune._settings import DATA_SETTINGS, OBJECTIVES, SETTING_TABLE, DataSetting
+from probekit.finetune._settings import DATA_SETTINGS, OBJECTIVES, PAPER_SETTINGS, SETTING_TABLE, DataSetting
 from probekit.finetune._synthetic import (
     SYNTHETIC_FEMALE_DOMINATED,
     SYNTHETIC_MALE_DOMINATED,
@@ -153,4 +153,5 @@ __all__ = [
     "frozen_text_groups",
     "distinct_texts",
     "uncached_groups",
+    "PAPER_SETTINGS",
 ]

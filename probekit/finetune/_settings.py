@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DataSetting", "SETTING_TABLE", "DATA_SETTINGS", "OBJECTIVES"]
+__all__ = ["DataSetting", "SETTING_TABLE", "DATA_SETTINGS", "PAPER_SETTINGS", "OBJECTIVES"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,9 @@ SETTING_TABLE: dict[str, DataSetting] = {
 """Every training-data setting: the paper's three in its order, then the two task-time baselines."""
 
 DATA_SETTINGS: tuple[str, ...] = tuple(SETTING_TABLE)
+
+#: The training-data settings of Tokpo et al. (2023); the task-time baselines follow them.
+PAPER_SETTINGS: tuple[str, ...] = ("original", "scrubbed", "swapped")
 """The settings: original, scrubbed, swapped (Tokpo et al. 2023), balanced, adversarial."""
 
 OBJECTIVES = ("cross_entropy", "balanced", "adversarial")

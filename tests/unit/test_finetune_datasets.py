@@ -15,6 +15,7 @@ from probekit.finetune import (
     DATA_SETTINGS,
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
+    PAPER_SETTINGS,
     apply_setting,
     counterfactual_dataset,
     format_label_gender_counts,
@@ -360,7 +361,8 @@ def synthetic():
 
 
 def test_settings_are_the_papers_three():
-    assert DATA_SETTINGS == ("original", "scrubbed", "swapped")
+    assert PAPER_SETTINGS == ("original", "scrubbed", "swapped")
+    assert DATA_SETTINGS[:3] == PAPER_SETTINGS  # then the task-time baselines (balanced, adversarial)
 
 
 def test_original_setting_is_the_data(synthetic):
@@ -411,7 +413,7 @@ def test_scrubbed_setting_removes_gender_words_and_names(synthetic):
 
 def test_settings_reject_bad_input(synthetic):
     with pytest.raises(InvalidParameterError, match="setting"):
-        apply_setting(synthetic["train"], "balanced")
+        apply_setting(synthetic["train"], "reweighted")
     with pytest.raises(InvalidParameterError, match="example_id"):
         apply_setting(synthetic["train"].remove_columns("example_id"), "swapped")
     with pytest.raises(InvalidParameterError, match="train"):
