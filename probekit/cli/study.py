@@ -6,9 +6,10 @@ import argparse
 import sys
 
 DESCRIPTION = """\
-Run the grid of a study: encoders x debiasing methods (none, sent-debias, inlp, leace, cda,
-context-debias; built on the fly or taken from a path) x data settings (original, scrubbed,
-swapped) x datasets x folds, plus the intrinsic suite once per (encoder, method). Without CONFIG
+Run the grid of a study: encoders x debiasing methods (none, or any method of `probekit debias`;
+built on the fly or taken from a path) x data settings (the paper's original, scrubbed, swapped and
+the task-time baselines balanced, adversarial) x datasets x folds, plus the intrinsic suite and any
+[benchmarks] once per (encoder, method). Without CONFIG
 the default study runs (the embedded encoder, the built-in corpus, synthetic biographies; offline).
 
 Each unit is written atomically to DIR/units/<id>.json; a rerun skips finished units and redoes
