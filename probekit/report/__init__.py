@@ -24,6 +24,7 @@ from probekit.report._analysis import (
     rank_correlation,
     rank_correlations,
 )
+from probekit.report._answers import answers_markdown
 from probekit.report._benchmarks import (
     BENCHMARK_FILES,
     BenchmarkTable,
@@ -145,4 +146,5 @@ __all__ = [
     "plot_layer_curves",
     "load_results",
     "METRIC_LABELS",
+    "answers_markdown",
 ]

@@ -31,6 +31,7 @@ from probekit.report._analysis import (
     plot_correlation_scatter,
     rank_correlations,
 )
+from probekit.report._answers import answers_markdown
 from probekit.report._benchmarks import (
     benchmark_markdown,
     benchmark_models,
@@ -501,6 +502,7 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
     settings = {"n_bootstrap": n_bootstrap, "confidence": confidence, "random_state": random_state}
     lines = _header_lines(study, title, version=version, confidence=confidence)
+    answers_at = len(lines)
     intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
     lines += intrinsic_lines
     benchmark_lines, benchmark_records = _benchmark_section(study, **settings)
@@ -512,6 +514,8 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     lines += analysis_lines
     hidden_lines, hidden = _hidden_section(records, groups, figures_dir, confidence=confidence)
     lines += hidden_lines
+    if study.source == "study":
+        lines[answers_at:answers_at] = answers_markdown(records, groups, correlations, confidence=confidence)
     lines += _write_tables(out, study, records, groups, correlations, settings=settings, version=version,
                            dumps_json=dumps_json, hidden=hidden)
     markdown = "\n".join(lines).rstrip() + "\n"
