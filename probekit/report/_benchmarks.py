@@ -22,7 +22,7 @@ import numpy as np
 
 from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, latex_table, markdown_table, num
 from probekit.report._labels import checkpoint_label, checkpoint_method, method_rank
-from probekit.stats import mcnemar_exact, paired_bootstrap
+from probekit.stats import mcnemar_exact, paired_bootstrap, stereoset_scores
 
 __all__ = ["BENCHMARK_FILES", "BenchmarkTable", "find_benchmark_runs", "benchmark_models", "benchmark_tables",
            "benchmark_markdown"]
@@ -256,15 +256,9 @@ def _joined(base_rows: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, 
 
 
 def _stereoset_measures(terms: np.ndarray, pro: np.ndarray, related: np.ndarray) -> dict[str, float]:
-    """LMS, SS, ICAT macro-averaged over target terms (Nadeem et al. 2021), as the StereoSet scorer computes them."""
-    terms = np.asarray(terms, dtype=np.int64)
-    if terms.size == 0:
-        return {"lms": math.nan, "ss": math.nan, "icat": math.nan}
-    n = np.bincount(terms).astype(float)
-    present = n > 0
-    ss = float(np.mean(100.0 * np.bincount(terms, weights=pro)[present] / n[present]))
-    lms = float(np.mean(100.0 * np.bincount(terms, weights=related)[present] / (2.0 * n[present])))
-    return {"lms": lms, "ss": ss, "icat": lms * min(ss, 100.0 - ss) / 50.0}
+    """LMS, SS, ICAT macro-averaged over target terms, as the StereoSet scorer computes them."""
+    lms, ss, icat = stereoset_scores(terms, pro, related)
+    return {"lms": lms, "ss": ss, "icat": icat}
 
 
 def _crows_score(outcomes: np.ndarray) -> float:

@@ -37,6 +37,7 @@ from probekit.stats._ranks import (
     rank_correlation_test,
     spearman_rho,
 )
+from probekit.stats._stereoset import stereoset_scores
 from probekit.stats._tests import TestResult, friedman_test, wilcoxon_test
 
 __all__ = [
@@ -66,4 +67,5 @@ __all__ = [
     "McNemarResult",
     "paired_bootstrap",
     "mcnemar_exact",
+    "stereoset_scores",
 ]
