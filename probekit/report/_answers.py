@@ -62,7 +62,7 @@ def _question_one(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping
         group = _original(groups, str(record["encoder"]), str(record["method"]))
         leakage = (group["run"].get("summary") or {}).get("leakage") if group else None
         sentences.append(_hidden_sentence(record, bases.get(str(record["encoder"])), leakage))
-    return ["**Removed or only hidden?** " + " ".join(sentences)]
+    return ["**Removed or only hidden?**", ""] + [f"- {sentence}" for sentence in sentences]
 
 
 def _question_two(correlations: Sequence[Mapping[str, Any]], confidence: float) -> list[str]:
@@ -114,7 +114,7 @@ def _question_three(groups: Sequence[Mapping[str, Any]], confidence: float) -> l
                        "higher, beyond fold noise" if paired["low"] > 0 else "no difference beyond fold noise")
             sentences.append(f"{g['method']}: TPRD {paired['mean']:+.3f} [{paired['low']:+.3f}, {paired['high']:+.3f}] "
                              f"against the base ({verdict}).")
-    return ["**Does intrinsic debiasing make the classifier fairer?** " + " ".join(sentences)]
+    return ["**Does intrinsic debiasing make the classifier fairer?**", ""] + [f"- {sentence}" for sentence in sentences]
 
 
 def answers_markdown(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]],
