@@ -9,14 +9,18 @@ library packages and scripts/:
 - no import cycle, between modules or between packages;
 - ``wordlists`` imports only ``probekit.errors``; ``probekit.report`` renders saved JSON and imports
   no compute package;
-- ``import probekit.errors``, ``import wordlists`` and ``import probekit.extrinsic`` load no torch.
+- ``import probekit.errors``, ``import wordlists`` and ``import probekit.extrinsic`` load no torch;
+- no library function is longer than ``MAX_FUNCTION_LINES`` code lines (signature included;
+  docstring, comments and blank lines not counted).
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import subprocess
 import sys
+import tokenize
 from collections import defaultdict
 from pathlib import Path
 
@@ -49,6 +53,9 @@ LAYERS = {
     "probekit.__main__": 9,
     "scripts": 10,
 }
+
+#: Library functions stay short: name the steps (DESIGN.md).
+MAX_FUNCTION_LINES = 80
 
 #: The layer-1 modules of the root package that every layer may import.
 BOTTOM = {"probekit.errors", "probekit._version", "probekit._lazy"}
@@ -260,3 +267,43 @@ def test_the_checker_finds_what_it_must(tmp_path):
 def test_light_imports_load_no_torch(statement):
     code = f"import sys; {statement}; assert 'torch' not in sys.modules, sorted(m for m in sys.modules if m.startswith('torch'))[:3]"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def _code_lines(source: str) -> set[int]:
+    """Line numbers that carry a code token (not blank, not only a comment)."""
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+            tokenize.ENCODING, tokenize.ENDMARKER}
+    lines: set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in skip:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return lines
+
+
+def _function_lengths(path: Path) -> list[tuple[str, int]]:
+    """(qualified name with line, code lines) of every function of a file, docstrings excluded."""
+    source = path.read_text(encoding="utf-8")
+    code = _code_lines(source)
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = set(range(node.lineno, node.end_lineno + 1)) & code
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines -= set(range(first.lineno, first.end_lineno + 1))
+            found.append((f"{node.name} (line {node.lineno})", len(lines)))
+    return found
+
+
+def test_no_library_function_is_long():
+    long = [f"{path.relative_to(ROOT)}: {name} has {n} code lines"
+            for module, path in MODULES.items() if module.split(".")[0] in PROJECT
+            for name, n in _function_lengths(path) if n > MAX_FUNCTION_LINES]
+    assert not long, "\n".join(long)
+
+
+def test_the_length_rule_counts_code_not_docstrings(tmp_path):
+    body = "\n".join(f"    x{i} = {i}  # step" for i in range(MAX_FUNCTION_LINES))
+    path = tmp_path / "m.py"
+    path.write_text(f'def f():\n    """Doc.\n\n    More doc.\n    """\n\n{body}\n    return x0\n', encoding="utf-8")
+    assert _function_lengths(path) == [("f (line 1)", MAX_FUNCTION_LINES + 2)]
