@@ -13,15 +13,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 from probekit.encoders import fingerprint, weight_files
 from probekit.errors import InvalidParameterError
+from probekit.utils import atomic_directory, dumps_json, is_main_process, wait_for_everyone
 from probekit.utils import check_output_dir as check_output_dir_policy
-from probekit.utils import dumps_json, is_main_process, wait_for_everyone
 
 __all__ = ["DEBIAS_FILE", "check_output_dir", "save_debiased_checkpoint", "read_debias_record"]
 
@@ -76,12 +74,10 @@ def save_debiased_checkpoint(
         wait_for_everyone()
         return Path(out).expanduser()
     target = check_output_dir(out, overwrite=overwrite)
-    target.absolute().parent.mkdir(parents=True, exist_ok=True)
     from transformers.utils import logging as hf_logging
 
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.absolute().parent))
     bars = hf_logging.is_progress_bar_enabled()
-    try:
+    with atomic_directory(target) as tmp:  # an existing target is empty, or replaced with overwrite=True
         hf_logging.disable_progress_bar()  # one shard of a small model needs no bar
         try:
             model.save_pretrained(tmp, safe_serialization=True)
@@ -96,28 +92,9 @@ def save_debiased_checkpoint(
         )
         full = {"format": RECORD_FORMAT, "format_version": RECORD_VERSION, **record, "fingerprint": saved_fingerprint}
         (tmp / DEBIAS_FILE).write_text(dumps_json(full), encoding="utf-8")
-        _usual_permissions(tmp)
-        old = None
-        if target.exists():
-            # Empty, or replaced with overwrite=True: move it aside so the swap is one rename.
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.absolute().parent))
-            os.replace(target, old / "previous")
-        os.replace(tmp, target)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     logger.info("wrote the debiased checkpoint %s (fingerprint %s)", target, saved_fingerprint)
     wait_for_everyone()
     return target
-
-
-def _usual_permissions(directory: Path) -> None:
-    """Mkdtemp makes a private directory; give the checkpoint the permissions of a plain mkdir."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(directory, 0o777 & ~umask)
 
 
 def read_debias_record(directory: str | os.PathLike) -> dict[str, Any]:

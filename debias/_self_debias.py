@@ -31,16 +31,14 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
 import torch
 
-from probekit.encoders import SELF_DEBIAS_FILE, base_record, is_self_debias_dir, self_debiased
+from probekit.encoders import SELF_DEBIAS_FILE, base_record, self_debiased
 from probekit.errors import InvalidParameterError, MissingMLMHeadError, NotFittedError
-from probekit.utils import collect_provenance, dumps_json
+from probekit.utils import atomic_directory, check_output_dir, collect_provenance, dumps_json
 
 __all__ = ["SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs"]
 
@@ -178,27 +176,12 @@ class SelfDebias:
             "note": "inference-time: the base checkpoint's weights, masked-LM scores self-debiased; embeddings unchanged",
             "provenance": collect_provenance(model=self.base_, parameters={"method": self.method, **settings}),
         }
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.absolute().parent))
-        try:
+        with atomic_directory(target) as staging:  # an existing target was checked: empty, or ours with overwrite
             (staging / SELF_DEBIAS_FILE).write_text(dumps_json(record), encoding="utf-8")
-            os.chmod(staging, 0o755)
-            if target.exists():
-                shutil.rmtree(target)
-            os.replace(staging, target)
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
         logger.info("wrote the Self-Debias directory %s over %s", target, encoder.name_or_path)
         return target
 
 
 def _check_out(out: str | os.PathLike, overwrite: bool) -> Path:
-    path = Path(out).expanduser()
-    if path.exists() and not path.is_dir():
-        raise InvalidParameterError("out", str(out), "a directory path", "a file of that name exists")
-    if path.is_dir() and any(path.iterdir()):
-        if not overwrite or not is_self_debias_dir(path):
-            raise InvalidParameterError("out", str(out), "a new or empty directory (or a Self-Debias directory with "
-                                        "overwrite)", "it already holds files")
-    path.absolute().parent.mkdir(parents=True, exist_ok=True)
-    return path
+    return check_output_dir(out, parameter="out", marker=SELF_DEBIAS_FILE, reuse=overwrite,
+                            reuse_option="overwrite (--overwrite)", kind="a Self-Debias directory")

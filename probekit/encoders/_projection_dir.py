@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -32,8 +30,8 @@ from probekit.encoders._projection import (
     OutputProjection,
 )
 from probekit.errors import ModelLoadError, ProbekitError
+from probekit.utils import atomic_directory, dumps_json
 from probekit.utils import check_output_dir as check_output_dir_policy
-from probekit.utils import dumps_json
 
 logger = logging.getLogger(__name__)
 
@@ -93,15 +91,6 @@ def check_output_dir(directory: str | os.PathLike, *, overwrite: bool = False, p
     )
 
 
-def _usual_permissions(directory: Path) -> None:
-    """Mkdtemp makes private directories; give the result the permissions of a plain mkdir."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(directory, 0o777 & ~umask)
-    for path in directory.iterdir():
-        os.chmod(path, 0o666 & ~umask)
-
-
 def write_projection_dir(
     directory: str | os.PathLike,
     projection: OutputProjection,
@@ -154,22 +143,9 @@ def write_projection_dir(
     tensors = {"matrix": np.ascontiguousarray(projection.matrix), "offset": np.ascontiguousarray(projection.offset)}
     for name, value in (state or {}).items():
         tensors[STATE_PREFIX + name] = np.ascontiguousarray(np.asarray(value))
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    try:
+    with atomic_directory(target) as staging:  # a projection directory being overwritten was checked above
         save_file(tensors, str(staging / WEIGHTS_FILE))
         (staging / CONFIG_FILE).write_text(dumps_json(config), encoding="utf-8")
-        _usual_permissions(staging)
-        if target.exists():
-            # Projection directory being overwritten (checked above): swap, then delete the old one.
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-            os.replace(target, old / "previous")
-            os.replace(staging, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(staging, target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return target
 
 

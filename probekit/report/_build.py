@@ -17,8 +17,6 @@ import logging
 import math
 import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -45,7 +43,7 @@ from probekit.report._html import markdown_to_html
 from probekit.report._intrinsic import INTRINSIC_MEASURES, intrinsic_figures, intrinsic_markdown, intrinsic_records
 from probekit.report._labels import checkpoint_method, method_rank
 from probekit.report._leakage import hidden_markdown, hidden_rows, plot_hidden
-from probekit.utils import dumps_json, ensure_writable_dir
+from probekit.utils import atomic_directory, dumps_json, ensure_writable_dir
 
 logger = logging.getLogger(__name__)
 
@@ -286,16 +284,6 @@ def _hidden_section(records: Sequence[Mapping[str, Any]], groups: Sequence[Mappi
     return hidden_markdown(rows, heading_level=2, figure=f"figures/{figure.name}", confidence=confidence), rows
 
 
-def _swap_in(staging: Path, target: Path) -> None:
-    old = None
-    if target.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-        os.replace(target, old / "previous")
-    os.replace(staging, target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def build_report(
     directory: str | os.PathLike,
     *,
@@ -339,15 +327,9 @@ def build_report(
         raise InvalidParameterError(parameter, str(target), "a new or empty directory, or an earlier report",
                                     "it exists and holds other files; the report directory is replaced as a whole")
     ensure_writable_dir(target.parent, parameter)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
+    with atomic_directory(target) as staging:  # an earlier report is replaced as a whole
         _write(study, staging, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state,
                version=__version__, dumps_json=dumps_json, markdown_to_html=markdown_to_html)
-        os.chmod(staging, 0o777 & ~_umask())
-        _swap_in(staging, target)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
@@ -358,12 +340,6 @@ def _scatter_measures(records: Sequence[Mapping[str, Any]]) -> list[str]:
     has_balanced = any(math.isfinite(float(r.get("stereotype_accuracy_balanced") or math.nan)) for r in records)
     return ["seat_effect_size_abs", "attr_lpbs", "stereotype_accuracy_balanced" if has_balanced else "stereotype_accuracy",
             "stereotype_confidence"]
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _header_lines(study: StudyResults, title: str, *, version: str, confidence: float) -> list[str]:

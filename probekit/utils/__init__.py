@@ -15,6 +15,7 @@ This package imports only :mod:`probekit.errors` (and NumPy); everything else in
 
 from probekit.utils._arrays import as_1d, factorize, missing_values_error, resolve_class, resolve_group
 from probekit.utils._io import (
+    atomic_directory,
     atomic_path,
     atomic_write_text,
     check_output_dir,
@@ -83,4 +84,5 @@ __all__ = [
     "factorize",
     "as_1d",
     "missing_values_error",
+    "atomic_directory",
 ]

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -36,6 +37,37 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+@contextlib.contextmanager
+def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield an empty staging directory beside ``path``; if the block succeeds it becomes ``path``.
+
+    The staging directory gets the permissions of a plain ``mkdir``, then replaces ``path`` in one
+    rename (a directory already there is moved aside first and deleted after), so readers see the
+    old directory or the whole new one, never a half-written one; if the block fails, ``path`` is
+    untouched and the staging directory is removed. The caller checks beforehand that replacing an
+    existing ``path`` is allowed (:func:`check_output_dir`).
+    """
+    target = Path(path)
+    parent = target.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    try:
+        yield staging
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp makes a private directory
+        old = None
+        if target.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=parent))
+            os.replace(target, old / "previous")
+        os.replace(staging, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
 
 
 def ensure_writable_dir(path: str | os.PathLike, parameter: str = "out") -> Path:

@@ -157,3 +157,23 @@ def test_npz_sizes_are_checked_against_the_file(tmp_path):
     (tmp_path / "text.npz").write_text("not a zip")
     with pytest.raises(InputFileError, match="not a readable .npz"):
         npz_declared_sizes(tmp_path / "text.npz")
+
+
+def test_atomic_directory_replaces_the_whole_directory_or_nothing(tmp_path):
+    from probekit.utils import atomic_directory
+
+    target = tmp_path / "out" / "run"
+    with atomic_directory(target) as staging:
+        (staging / "a.txt").write_text("first")
+    assert sorted(p.name for p in target.iterdir()) == ["a.txt"]
+    with atomic_directory(target) as staging:
+        (staging / "b.txt").write_text("second")
+    assert sorted(p.name for p in target.iterdir()) == ["b.txt"]  # replaced as a whole, not merged
+    try:
+        with atomic_directory(target) as staging:
+            (staging / "c.txt").write_text("half")
+            raise RuntimeError("interrupted")
+    except RuntimeError:
+        pass
+    assert sorted(p.name for p in target.iterdir()) == ["b.txt"]  # a failed write changes nothing
+    assert sorted(p.name for p in target.parent.iterdir()) == ["run"]  # no staging or old directory left
