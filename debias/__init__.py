@@ -33,7 +33,7 @@ from debias._registry import (
     get_method,
     is_debiased_dir,
 )
-from probekit._lazy import lazy_exports
+from probekit.lazy import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._cda import CDA, MaskedLMCollator, MaskedLMObjective, add_mlm_head, mask_tokens

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from probekit._lazy import lazy_exports
 from probekit._version import __version__
 from probekit.errors import ProbekitError
+from probekit.lazy import lazy_exports
 
 if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from probekit.embedding import WordEmbeddings, embed_sentences, embed_words

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -368,7 +367,3 @@ def _run_local(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: St
         workspace.write(record)
         summary.n_run += 1
         say(f"[{index}/{len(todo)}] {unit.label()}: {describe_result(record)} ({record['wall_s']:.1f} s)")
-
-
-def _stderr(message: str) -> None:  # pragma: no cover - used by the CLI
-    print(message, file=sys.stderr, flush=True)

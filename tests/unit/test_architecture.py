@@ -34,7 +34,7 @@ SCANNED = ("probekit", "debias", "wordlists", "scripts")
 LAYERS = {
     "probekit.errors": 1,
     "probekit._version": 1,
-    "probekit._lazy": 1,
+    "probekit.lazy": 1,
     "wordlists": 2,
     "probekit.utils": 2,
     "probekit.stats": 3,
@@ -58,7 +58,7 @@ LAYERS = {
 MAX_FUNCTION_LINES = 80
 
 #: The layer-1 modules of the root package that every layer may import.
-BOTTOM = {"probekit.errors", "probekit._version", "probekit._lazy"}
+BOTTOM = {"probekit.errors", "probekit._version", "probekit.lazy"}
 
 #: What report/ may import from the rest of the project (it renders saved JSON only).
 REPORT_MAY_IMPORT = ("probekit.report", "probekit.utils", "probekit.stats", "probekit.errors", "probekit._version")
