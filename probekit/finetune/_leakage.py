@@ -41,7 +41,6 @@ import pandas as pd
 
 from probekit.errors import InvalidParameterError
 from probekit.finetune._evaluate import fold_metrics
-from probekit.finetune._train import _autocast, pad_batch, tokenize_texts
 from probekit.intrinsic import fit_linear_probe, mdl_probe
 from probekit.report import FLOOR_METRICS, LEAKAGE_SOURCES, summarize_leakage, summarize_noise_floor
 from probekit.stats import bootstrap_ci, permutation_p_value, rank_correlation_test
@@ -197,41 +196,18 @@ def fold_leakage(pooled: Any, probabilities: Any, genders: Any, *, random_state:
 
 
 def predict_with_representations(classifier: Any, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Class probabilities and the pooled vectors the linear layer reads, for ``texts``.
-
-    Full fine-tuning: one pass of the fine-tuned module in the prediction batches and precision of
-    :meth:`TrainedClassifier.predict_proba` (the probabilities are those it gives), the pooled
-    vector from :meth:`EncoderClassifier.pooled` (after the projection, in fp32). Frozen path: the
-    vectors the logistic-regression head reads (:meth:`TrainedClassifier.representations`: the
-    extraction engine's embeddings, after the adversarial projection when there is one).
+    """Class probabilities and the pooled vectors the linear layer reads, for ``texts``, from one
+    pass (:meth:`TrainedClassifier.predict_with_representations`): on the full path the fine-tuned
+    module's pooled vector (after the projection) and the probabilities
+    :meth:`TrainedClassifier.predict_proba` gives; on the frozen path the extraction engine's
+    embeddings after the adversarial projection when there is one.
 
     Returns
     -------
     probabilities : array (n, n_classes), float64
     pooled : array (n, hidden), float64
     """
-    import torch
-
-    if classifier.head is not None:  # frozen: the embeddings after any adversarially trained projection
-        pooled = np.asarray(classifier.representations(texts), dtype=np.float64)
-        return classifier.head.predict_proba(pooled).astype(np.float64), pooled
-    module, config, tokenizer = classifier.module, classifier.config, classifier.encoder.tokenizer
-    examples = tokenize_texts(tokenizer, texts, config.max_length)
-    order = np.argsort([len(e["input_ids"]) for e in examples], kind="stable")
-    device = next(module.parameters()).device
-    size = max(1, 4 * int(config.batch_size))
-    probs = np.zeros((len(examples), module.classifier.out_features), dtype=np.float64)
-    pooled = np.zeros((len(examples), module.classifier.in_features), dtype=np.float64)
-    module.eval()
-    with torch.inference_mode(), _autocast(device, config.mixed_precision):
-        for start in range(0, len(order), size):
-            rows = order[start:start + size]
-            batch = {k: v.to(device) for k, v in pad_batch([examples[i] for i in rows], tokenizer.pad_token_id).items()}
-            vector = module.pooled(**batch)
-            logits = module.classifier(vector).float()
-            probs[rows] = torch.softmax(logits, dim=-1).double().cpu().numpy()
-            pooled[rows] = vector.float().double().cpu().numpy()
-    return probs, pooled
+    return classifier.predict_with_representations(texts)
 
 
 # ------------------------------------------------------------------------------------------ saved representations

@@ -272,14 +272,17 @@ class TrainedClassifier:
         vector after any encoder projection (full path), or the frozen embedding after the
         adversarially trained projection, if any (frozen path).
         """
-        if self.head is not None:
-            return _project(self._embed(texts), self.projection)
-        return _run_module(self.module, self.encoder.tokenizer, texts, self.config, progress=progress, pooled=True)
+        return self.predict_with_representations(texts, progress=progress)[1]
 
     def predict_proba(self, texts: Sequence[str], *, progress: bool = False) -> np.ndarray:
         """Class probabilities, shape (n_texts, n_classes), float64 (softmax in fp32)."""
+        return self.predict_with_representations(texts, progress=progress)[0]
+
+    def predict_with_representations(self, texts: Sequence[str], *, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(class probabilities, the vectors the linear layer reads) of ``texts`` from one pass."""
         if self.head is not None:
-            return self.head.predict_proba(self.representations(texts)).astype(np.float64)
+            features = _project(self._embed(texts), self.projection)
+            return self.head.predict_proba(features).astype(np.float64), features
         return _run_module(self.module, self.encoder.tokenizer, texts, self.config, progress=progress)
 
 
@@ -303,27 +306,26 @@ def _autocast(device: torch.device, mixed_precision: str | None) -> Any:
 
 
 def _run_module(module: EncoderClassifier, tokenizer: Any, texts: Sequence[str], config: FinetuneConfig,
-                *, progress: bool = False, pooled: bool = False) -> np.ndarray:
-    """Class probabilities (softmax in fp32), or with ``pooled`` the vectors the linear layer reads."""
+                *, progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(class probabilities, softmax in fp32; the vectors the linear layer reads), from one pass."""
     from tqdm.auto import tqdm
 
     examples = tokenize_texts(tokenizer, texts, config.max_length)
     order = np.argsort([len(e["input_ids"]) for e in examples], kind="stable")
     device = next(module.parameters()).device
     batch_size = max(1, 4 * int(config.batch_size))  # no gradients: larger batches fit
-    width = module.classifier.in_features if pooled else module.classifier.out_features
-    out = np.zeros((len(examples), width), dtype=np.float64)
+    probs = np.zeros((len(examples), module.classifier.out_features), dtype=np.float64)
+    pooled = np.zeros((len(examples), module.classifier.in_features), dtype=np.float64)
     module.eval()
     with torch.inference_mode(), _autocast(device, config.mixed_precision):
         for start in tqdm(range(0, len(order), batch_size), desc="predicting", disable=not progress, leave=False):
             rows = order[start:start + batch_size]
             batch = pad_batch([examples[i] for i in rows], tokenizer.pad_token_id)
             batch = {k: v.to(device) for k, v in batch.items()}
-            if pooled:
-                out[rows] = module.pooled(**batch).double().cpu().numpy()
-            else:
-                out[rows] = torch.softmax(module(**batch).logits.float(), dim=-1).double().cpu().numpy()
-    return out
+            vector = module.pooled(**batch)  # what forward() feeds the linear layer
+            probs[rows] = torch.softmax(module.classifier(vector).float(), dim=-1).double().cpu().numpy()
+            pooled[rows] = vector.double().cpu().numpy()
+    return probs, pooled
 
 
 def _new_module(encoder: Any, num_labels: int, config: FinetuneConfig, *, adversarial: bool = False) -> EncoderClassifier:
