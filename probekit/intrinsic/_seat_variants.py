@@ -146,21 +146,13 @@ def sentence_seat(
     built: dict[str, tuple[list[str], list[str]]] = {}
     for key, words in (("X", x_words), ("Y", y_words), ("A", a_words), ("B", b_words)):
         built[key] = bleached_sentences(list(dict.fromkeys(words)), templates=templates, kinds=kinds)
-    all_sentences = [s for key in "XYAB" for s in built[key][0]]
-    unique = list(dict.fromkeys(all_sentences))
-    encoded = np.asarray(
-        embed_sentences(encoder, unique, pooling=pooling, layer=layer, progress=progress, **dict(embed_kwargs or {}))
-    )
-    row = {s: i for i, s in enumerate(unique)}
-    sets: dict[str, np.ndarray] = {}
-    for key in "XYAB":
-        sentences, owners = built[key]
-        rows = encoded[[row[s] for s in sentences]]
-        if aggregate == "word":
-            sets[key], _, _ = select_words(rows, np.asarray(owners, dtype=object), list(dict.fromkeys(owners)),
+    sets = _encode_sets(encoder, {key: built[key][0] for key in "XYAB"}, pooling=pooling, layer=layer,
+                        progress=progress, embed_kwargs=embed_kwargs)
+    if aggregate == "word":
+        for key in "XYAB":
+            owners = built[key][1]
+            sets[key], _, _ = select_words(sets[key], np.asarray(owners, dtype=object), list(dict.fromkeys(owners)),
                                            aggregate="word", set_name=key)
-        else:
-            sets[key] = rows
     describe = getattr(encoder, "describe", None)
     details = {
         "level": "sentence",
@@ -175,6 +167,17 @@ def sentence_seat(
         sets["X"], sets["Y"], sets["A"], sets["B"], n_permutations=n_permutations, random_state=random_state,
         n_bootstrap=n_bootstrap, confidence_level=confidence_level, name=name, details=details,
     )
+
+
+def _encode_sets(encoder: Any, sentences: Mapping[str, Sequence[str]], *, pooling: str, layer: int, progress: bool,
+                 embed_kwargs: Mapping[str, Any] | None) -> dict[str, np.ndarray]:
+    """Each set's sentence vectors (rows in the set's order), every distinct sentence encoded once."""
+    unique = list(dict.fromkeys(s for texts in sentences.values() for s in texts))
+    encoded = np.asarray(
+        embed_sentences(encoder, unique, pooling=pooling, layer=layer, progress=progress, **dict(embed_kwargs or {}))
+    )
+    row = {s: i for i, s in enumerate(unique)}
+    return {key: encoded[[row[s] for s in texts]] for key, texts in sentences.items()}
 
 
 def published_sentence_seat(
@@ -200,12 +203,8 @@ def published_sentence_seat(
     suite names it ``"weat7-templates"``.)
     """
     sets_text = seat_sentence_sets(test)
-    unique = list(dict.fromkeys(s for key in "XYAB" for s in sets_text[key]))
-    encoded = np.asarray(
-        embed_sentences(encoder, unique, pooling=pooling, layer=layer, progress=progress, **dict(embed_kwargs or {}))
-    )
-    row = {s: i for i, s in enumerate(unique)}
-    sets = {key: encoded[[row[s] for s in sets_text[key]]] for key in "XYAB"}
+    sets = _encode_sets(encoder, {key: sets_text[key] for key in "XYAB"}, pooling=pooling, layer=layer,
+                        progress=progress, embed_kwargs=embed_kwargs)
     describe = getattr(encoder, "describe", None)
     details = {
         "level": "sentence", "aggregate": "sentence", "pooling": pooling, "layer": layer,
