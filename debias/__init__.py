@@ -10,7 +10,7 @@
 - Inference-time: :class:`SelfDebias` (Schick et al. 2021) rescales masked-LM scores with
   debiasing prefixes; its directory holds ``self_debias.json``.
 - Text interventions: gender swapping (:func:`swap`) and scrubbing (:func:`scrub`) of strings,
-  files and datasets.
+  files and datasets; same-gender renaming (:func:`rename`), the control of swapping.
 
 The package face is lazy (PEP 562): the method registry (:data:`DEBIAS_METHODS`,
 :func:`build_debiased`) is imported at once and loads no torch, so the CLI builds its parsers from
@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._gendered_words import ANY, get_vocabulary
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
     from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
+    from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
     from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
@@ -92,6 +93,11 @@ _LAZY = {
     "DEFAULT_DEBIASING_PREFIXES": "debias._self_debias",
     "SelfDebias": "debias._self_debias",
     "self_debiased_log_probs": "debias._self_debias",
+    "describe_rename": "debias._rename",
+    "rename": "debias._rename",
+    "rename_dataset": "debias._rename",
+    "rename_texts": "debias._rename",
+    "same_gender_partners": "debias._rename",
     "ScrubResult": "debias._scrub",
     "describe_scrub": "debias._scrub",
     "scrub": "debias._scrub",
@@ -121,6 +127,7 @@ __all__ = [
     "swap", "swap_texts", "SwapResult", "Span", "describe_swap", "unambiguous_words",
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
+    "rename", "rename_texts", "rename_dataset", "describe_rename", "same_gender_partners",
     # weight-changing methods and their training parts
     "CDA", "ContextDebias", "Dropout", "dropout_rates", "set_dropout_rates", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
     "read_debias_record", "check_output_dir",

@@ -15,11 +15,18 @@ run-time estimate, resume, ``metrics.json``, table and figure), or the same work
 Does gender survive fine-tuning? Every fold also measures leakage (:func:`fold_leakage`: the test
 examples' gender read from the classifier's pooled vectors and from its output probabilities by the
 gender probe, balanced accuracy with an interval and MDL compression), the shuffled-gender noise
-floor of each gap metric (:func:`noise_floor`), and the run the per-class diagnostics of
+floor of each gap metric (:func:`noise_floor`; CF's against same-gender renamed texts,
+:func:`cf_noise_floor`), and the run the per-class diagnostics of
 De-Arteaga et al. (2019) (:func:`per_class_diagnostics`).
 """
 
-from probekit.finetune._counterfactual import apply_setting, balanced_weights, counterfactual_dataset, objective_inputs
+from probekit.finetune._counterfactual import (
+    apply_setting,
+    balanced_weights,
+    counterfactual_dataset,
+    objective_inputs,
+    renamed_dataset,
+)
 from probekit.finetune._datasets import (
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
@@ -34,6 +41,7 @@ from probekit.finetune._leakage import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
     REPRESENTATIONS_FILE,
+    cf_noise_floor,
     fold_leakage,
     load_representations,
     noise_floor,
@@ -44,6 +52,7 @@ from probekit.finetune._leakage import (
     save_representations,
     summarize_leakage,
     summarize_noise_floor,
+    true_label_probabilities,
 )
 from probekit.finetune._model import EncoderClassifier, GenderAdversary, GradientReversal, grad_reverse
 from probekit.finetune._run import (
@@ -96,6 +105,7 @@ __all__ = [
     "DataSetting",
     "apply_setting",
     "counterfactual_dataset",
+    "renamed_dataset",
     "OBJECTIVES",
     "balanced_weights",
     "objective_inputs",
@@ -129,6 +139,8 @@ __all__ = [
     "REPRESENTATIONS_FILE",
     "LEAKAGE_SOURCES",
     "noise_floor",
+    "cf_noise_floor",
+    "true_label_probabilities",
     "permute_gender",
     "FLOOR_METRICS",
     "per_class_diagnostics",

@@ -13,7 +13,8 @@ baselines): ``balanced`` weighs every label x gender cell the same (:func:`balan
 Han, Baldwin & Cohn 2022) and ``adversarial`` trains a gender discriminator through gradient
 reversal (Elazar & Goldberg 2018); :func:`objective_inputs` gives what their training needs.
 
-Every test example is also scored on its counterfactual (for CF and the CF-* group metrics).
+Every test example is also scored on its counterfactual (for CF and the CF-* group metrics) and
+on its same-gender renamed control (:func:`renamed_dataset`, for CF's noise floor).
 The swapping and scrubbing themselves live in :mod:`debias` (one implementation for the whole
 toolkit); this module applies them to datasets in the shared representation (``text``,
 ``label``, ``gender``, ``example_id``; see :mod:`probekit.finetune._datasets`).
@@ -26,14 +27,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from debias import scrub_dataset, swap_dataset
+from debias import rename_dataset, scrub_dataset, swap_dataset
 from probekit.errors import InvalidParameterError
 from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE
 
 if TYPE_CHECKING:  # datasets is imported lazily: it is slow to import
     import datasets
 
-__all__ = ["DATA_SETTINGS", "apply_setting", "counterfactual_dataset", "balanced_weights", "objective_inputs"]
+__all__ = ["DATA_SETTINGS", "apply_setting", "counterfactual_dataset", "renamed_dataset", "balanced_weights", "objective_inputs"]
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +104,17 @@ def counterfactual_dataset(dataset: datasets.Dataset, *, batch_size: int = 1000)
                            **_MAP_OPTIONS)
     _log_changed("swapping", dataset, swapped)
     return swapped.map(_flip_genders, batched=True, batch_size=batch_size, desc="flipping genders", **_MAP_OPTIONS)
+
+
+def renamed_dataset(dataset: datasets.Dataset, *, batch_size: int = 1000) -> datasets.Dataset:
+    r"""Every example with its first names replaced by names of the same gender (:func:`debias.rename`).
+
+    The control of :func:`counterfactual_dataset`: the words change, gender does not. CF's noise
+    floor compares :math:`|P(\hat y = y \mid x) - P(\hat y = y \mid x_{rn})|` with CF's terms
+    (:func:`probekit.finetune.cf_noise_floor`). Same rows, columns and order; only ``text`` changes.
+    """
+    _check_dataset(dataset, "dataset")
+    return rename_dataset(dataset, "text", batch_size=batch_size, desc="same-gender renamed controls", **_MAP_OPTIONS)
 
 
 def _scrubbed(dataset: Any, batch_size: int) -> Any:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from probekit.embedding import EmbeddingCache, cache_key, extraction_meta, normalize_layers
-from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset
+from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, renamed_dataset
 from probekit.finetune._train import default_embedder, truncate_texts
 
 __all__ = ["frozen_embedder", "frozen_text_groups", "distinct_texts", "uncached_groups"]
@@ -25,8 +25,9 @@ def frozen_text_groups(pool: Any, test_data: Any, settings: str | Sequence[str])
     """Every text that the folds of runs under ``settings`` over ``pool`` embed, in groups.
 
     The groups: the pool (training and, in cross-validation, test texts), its counterfactuals
-    (test counterfactuals; the swapped setting's added training data), a fixed ``test_data`` and
-    its counterfactuals, and (scrubbed setting) the scrubbed pool. Each transform is computed once
+    (test counterfactuals; the swapped setting's added training data) and same-gender renamed
+    controls (CF's noise floor), a fixed ``test_data`` with its counterfactuals and controls, and
+    (scrubbed setting) the scrubbed pool. Each transform is computed once
     for the whole pool; the groups of one pool are the same in every setting that needs them.
 
     Parameters
@@ -42,8 +43,11 @@ def frozen_text_groups(pool: Any, test_data: Any, settings: str | Sequence[str])
     groups = [list(pool["text"])]
     if test_data is None or "swapped" in settings:
         groups.append(list(counterfactual_dataset(pool)["text"]))
-    if test_data is not None:
-        groups += [list(test_data["text"]), list(counterfactual_dataset(test_data)["text"])]
+    if test_data is None:
+        groups.append(list(renamed_dataset(pool)["text"]))
+    else:
+        groups += [list(test_data["text"]), list(counterfactual_dataset(test_data)["text"]),
+                   list(renamed_dataset(test_data)["text"])]
     if "scrubbed" in settings:
         groups.append(list(apply_setting(pool, "scrubbed")["text"]))
     return groups

@@ -22,7 +22,12 @@ engine on each permuted copy (:func:`probekit.finetune.fold_metrics`). ``exceeds
 the observed value is above the permutations' 95th percentile; ``p_value`` is
 :math:`(1 + k)/(1 + n)` with :math:`k` permutations at least as large. CF itself
 (:math:`|P(\hat y = y \mid x) - P(\hat y = y \mid x_{cf})|`) reads no gender label, so permuting
-labels leaves it unchanged: it has no shuffled-gender floor (recorded as ``None`` with the reason).
+labels leaves it unchanged. Its floor is a control perturbation instead (:func:`cf_noise_floor`):
+every test text with its first names replaced by other names *of the same gender*
+(:func:`debias.rename`), so :math:`CF_{rn} = \frac{1}{N}\sum_i |P(\hat y = y \mid x_i) - P(\hat y = y
+\mid x_{rn,i})|` is what CF reads when the words change but gender does not; the test exchanges
+each example's swap and rename terms at random (they are exchangeable when the classifier reacts to
+a gender swap no more than to a change of names within gender).
 
 **Per-class diagnostics** (De-Arteaga et al. 2019, Fig. 2): each class's TPR gap (female − male,
 mean over folds) against its share of women in the data, with Pearson's r (Fisher-z interval) and
@@ -40,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import InvalidParameterError
-from probekit.finetune._evaluate import fold_metrics
+from probekit.finetune._evaluate import fold_metrics, prob_column
 from probekit.intrinsic import fit_linear_probe, mdl_probe
 from probekit.report import FLOOR_METRICS, LEAKAGE_SOURCES, summarize_leakage, summarize_noise_floor
 from probekit.stats import bootstrap_ci, permutation_p_value, rank_correlation_test
@@ -54,6 +59,8 @@ __all__ = [
     "probe_leakage",
     "fold_leakage",
     "noise_floor",
+    "cf_noise_floor",
+    "true_label_probabilities",
     "permute_gender",
     "per_class_diagnostics",
     "summarize_leakage",
@@ -214,8 +221,9 @@ def predict_with_representations(classifier: Any, texts: Sequence[str]) -> tuple
 
 
 def save_representations(path: Any, *, pooled: np.ndarray, probabilities: np.ndarray, genders: Sequence[str],
-                         source: Sequence[int]) -> dict[str, np.ndarray]:
-    """Write a fold's test representations (float32 pooled vectors, probabilities, gender, example id)
+                         source: Sequence[int], renamed_probabilities: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Write a fold's test representations (float32 pooled vectors, probabilities, gender, example id
+    and, when given, the probabilities of the same-gender renamed texts that CF's floor reads)
     atomically as ``.npz`` (no pickle); returns the arrays as written, so leakage is computed on
     exactly what is saved.
     """
@@ -223,6 +231,8 @@ def save_representations(path: Any, *, pooled: np.ndarray, probabilities: np.nda
 
     arrays = {"pooled": np.asarray(pooled, dtype=np.float32), "probabilities": np.asarray(probabilities, dtype=np.float32),
               "gender": np.asarray(list(genders), dtype=str), "source": np.asarray(source, dtype=np.int64)}
+    if renamed_probabilities is not None:
+        arrays["renamed_probabilities"] = np.asarray(renamed_probabilities, dtype=np.float32)
     with atomic_path(path) as tmp, open(tmp, "wb") as handle:
         np.savez_compressed(handle, **arrays)
     return arrays
@@ -265,6 +275,7 @@ def noise_floor(
     metrics: Sequence[str] = FLOOR_METRICS,
     n_permutations: int = 20,
     random_state: int = 0,
+    renamed: Any = None,
 ) -> dict[str, Any]:
     """Shuffled-gender noise floor of each gap metric of one fold (see the module docstring).
 
@@ -276,16 +287,19 @@ def noise_floor(
     observed : mapping, optional
         The fold's metrics (default: computed from ``frame``).
     metrics : sequence of str
-        Metrics that get a floor (:data:`FLOOR_METRICS`).
+        Metrics whose floor permutes gender (:data:`FLOOR_METRICS`; CF's is :func:`cf_noise_floor`).
     n_permutations : int
     random_state : int
+    renamed : array (n, n_classes), optional
+        Class probabilities of the test examples' same-gender renamed texts (:func:`debias.rename`),
+        in the order of the frame's original rows: gives CF its floor (:func:`cf_noise_floor`).
 
     Returns
     -------
     dict
         Per metric: ``observed``, ``floor_mean``, ``floor_q95``, ``p_value``, ``exceeds``
-        (observed > floor_q95), ``n_permutations``, ``random_state``; ``cf``: ``floor_mean`` None
-        and ``note``.
+        (observed > floor_q95), ``n_permutations``, ``random_state``; ``cf``: :func:`cf_noise_floor`
+        with ``renamed``, else ``floor_mean`` None and ``note``.
     """
     if isinstance(n_permutations, bool) or not isinstance(n_permutations, (int, np.integer)) or n_permutations < 1:
         raise InvalidParameterError("n_permutations", n_permutations, "a positive integer")
@@ -302,8 +316,76 @@ def noise_floor(
             for m in metrics:
                 draws[m].append(float(values.get(m, math.nan)))
     out = {m: _floor_entry(float(observed.get(m, math.nan)), np.asarray(draws[m]), int(random_state)) for m in metrics}
-    out["cf"] = {"observed": float(observed.get("cf", math.nan)), "floor_mean": None, "note": _CF_NOTE}
+    if renamed is None:
+        out["cf"] = {"observed": float(observed.get("cf", math.nan)), "floor_mean": None, "note": _CF_NOTE}
+    else:
+        p_original, p_counterfactual, p_renamed = true_label_probabilities(frame, classes, renamed)
+        out["cf"] = cf_noise_floor(p_original, p_counterfactual, p_renamed, n_permutations=n_permutations,
+                                   random_state=random_state)
     return out
+
+
+def true_label_probabilities(frame: pd.DataFrame, classes: Sequence, renamed: Any) -> tuple[np.ndarray, ...]:
+    r""":math:`P(\hat y = y)` of each test example on its original, counterfactual and renamed text.
+
+    ``frame`` holds the original and counterfactual rows (paired by ``source``); ``renamed`` the class
+    probabilities of the renamed texts in the order of the original rows.
+    """
+    original = frame[frame["variant"] == "original"]
+    counterfactual = frame[frame["variant"] == "counterfactual"].set_index("source").loc[original["source"].to_numpy()]
+    renamed = np.asarray(renamed, dtype=np.float64)
+    if renamed.shape != (len(original), len(classes)):
+        raise InvalidParameterError("renamed", f"shape {renamed.shape}",
+                                    f"one row of {len(classes)} class probabilities per original row ({len(original)})")
+    column = {str(c): k for k, c in enumerate(classes)}
+    index = np.array([column[str(y)] for y in original["label"]])
+    rows = np.arange(len(original))
+    probs = [original[[prob_column(c) for c in classes]].to_numpy(dtype=np.float64),
+             counterfactual[[prob_column(c) for c in classes]].to_numpy(dtype=np.float64), renamed]
+    return tuple(p[rows, index] for p in probs)
+
+
+def cf_noise_floor(p_original: Any, p_counterfactual: Any, p_renamed: Any, *, n_permutations: int = 20,
+                   random_state: int = 0) -> dict[str, Any]:
+    r"""CF against its control: the same-gender renaming floor, with a within-example exchange test.
+
+    With :math:`a_i = |p_i - p_{cf,i}|` (CF's terms: the gender-swapped text) and
+    :math:`b_i = |p_i - p_{rn,i}|` (the text with its first names replaced by names of the same
+    gender, :func:`debias.rename`), :math:`CF = ar a` and the floor :math:`CF_{rn} = ar b`: what
+    the metric reads when words change but gender does not. If the classifier reacts to the gender
+    swap no more than to the renaming, :math:`a_i` and :math:`b_i` are exchangeable within each
+    example; each permutation exchanges them independently with probability 1/2 and recomputes the
+    mean (``n_permutations`` times, ``random_state`` seeded). ``p_value`` is
+    :math:`(1 + k)/(1 + n)` with :math:`k` permuted means at least CF; ``exceeds``: CF above their
+    95th percentile. A text without a first name renames to itself (:math:`b_i = 0`): its pronoun
+    and title swap, a pure change of gender, is then measured against no change at all.
+
+    Parameters
+    ----------
+    p_original, p_counterfactual, p_renamed : array (n,)
+        :math:`P(\hat y = y_i)` on each test example's original, gender-swapped and renamed text.
+
+    Returns
+    -------
+    dict
+        ``observed`` (CF), ``floor_mean`` (:math:`CF_{rn}`), ``floor_q95``, ``permutation_mean``,
+        ``p_value``, ``exceeds``, ``n_permutations``, ``random_state``, ``control``.
+    """
+    if isinstance(n_permutations, bool) or not isinstance(n_permutations, (int, np.integer)) or n_permutations < 1:
+        raise InvalidParameterError("n_permutations", n_permutations, "a positive integer")
+    p = np.asarray(p_original, dtype=np.float64)
+    a = np.abs(p - np.asarray(p_counterfactual, dtype=np.float64))
+    b = np.abs(p - np.asarray(p_renamed, dtype=np.float64))
+    if not a.shape == b.shape == p.shape or p.ndim != 1 or p.size == 0:
+        raise InvalidParameterError("p_renamed", f"shape {b.shape}", f"one probability per example, shape {p.shape}")
+    rng = np.random.default_rng(int(random_state))
+    exchanged = rng.random((int(n_permutations), p.size)) < 0.5
+    draws = np.where(exchanged, b, a).mean(axis=1)
+    entry = _floor_entry(float(a.mean()), draws, int(random_state))
+    entry["permutation_mean"] = entry["floor_mean"]
+    entry["floor_mean"] = float(b.mean())
+    entry["control"] = "same-gender renaming of first names (debias.rename); exchange test within examples"
+    return entry
 
 
 def _floor_entry(value: float, draws: np.ndarray, seed: int) -> dict[str, Any]:

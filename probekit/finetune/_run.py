@@ -62,7 +62,7 @@ import pandas as pd
 
 from debias import describe_scrub, describe_swap
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, objective_inputs
+from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, objective_inputs, renamed_dataset
 from probekit.finetune._datasets import label_gender_counts
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column, summarize_folds
@@ -407,9 +407,10 @@ def _run_fold(
     )
     probs, pooled = predict_with_representations(clf, test["text"])
     cf_probs = clf.predict_proba(counterfactual["text"], progress=progress)
+    renamed_probs = clf.predict_proba(renamed_dataset(test)["text"], progress=progress)
     frame = _predictions_frame(k, test, counterfactual, probs, cf_probs, classes)
     metrics, per_class, messages = fold_metrics(frame, classes, fold=k)
-    evaluation = _leakage_and_floor(frame, classes, metrics, pooled, probs, test, seed=int(config.seed))
+    evaluation = _leakage_and_floor(frame, classes, metrics, (pooled, probs, renamed_probs), test, seed=int(config.seed))
     training = {key: value for key, value in clf.training.items() if key != "losses"}
     losses = clf.training.get("losses")
     if losses:
@@ -434,13 +435,19 @@ def _run_fold(
     return _jsonable(entry)  # what fold.json holds (NaN as null, numbers as JSON numbers)
 
 
-def _leakage_and_floor(frame: pd.DataFrame, classes: Sequence[str], metrics: Mapping[str, float], pooled: np.ndarray,
-                       probs: np.ndarray, test: Any, *, seed: int) -> dict[str, Any]:
-    """Leakage of the fold (on the float32 arrays that are saved) and the noise floor of its gap metrics."""
+def _leakage_and_floor(frame: pd.DataFrame, classes: Sequence[str], metrics: Mapping[str, float],
+                       outputs: tuple[np.ndarray, np.ndarray, np.ndarray], test: Any, *, seed: int) -> dict[str, Any]:
+    """Leakage of the fold (on the float32 arrays that are saved) and the noise floor of its gap
+    metrics; ``outputs``: the test examples' pooled vectors, probabilities, and probabilities of
+    their same-gender renamed texts.
+    """
+    pooled, probs, renamed_probs = outputs
     arrays = {"pooled": pooled.astype(np.float32), "probabilities": probs.astype(np.float32),
-              "genders": list(test["gender"]), "source": np.asarray(test["example_id"], dtype=np.int64)}
+              "genders": list(test["gender"]), "source": np.asarray(test["example_id"], dtype=np.int64),
+              "renamed_probabilities": renamed_probs.astype(np.float32)}
     leakage = fold_leakage(arrays["pooled"], arrays["probabilities"], arrays["genders"], random_state=seed)
-    floor = noise_floor(frame, classes, observed=metrics, n_permutations=NOISE_PERMUTATIONS, random_state=seed)
+    floor = noise_floor(frame, classes, observed=metrics, n_permutations=NOISE_PERMUTATIONS, random_state=seed,
+                        renamed=renamed_probs)
     return {"leakage": leakage, "noise_floor": floor, "arrays": arrays}
 
 

@@ -58,6 +58,7 @@ from probekit.report._intrinsic import (
 from probekit.report._labels import DEFAULT_LABEL, METHOD_ORDER, METRIC_LABELS, SETTING_ORDER, checkpoint_label, checkpoint_method
 from probekit.report._leakage import (
     FLOOR_METRICS,
+    FLOOR_TABLE_METRICS,
     LEAKAGE_SOURCES,
     difference_rows,
     floor_rows,
@@ -91,6 +92,7 @@ __all__ = [
     "write_latex_tables",
     # leakage and noise floors
     "FLOOR_METRICS",
+    "FLOOR_TABLE_METRICS",
     "LEAKAGE_SOURCES",
     "summarize_leakage",
     "summarize_noise_floor",

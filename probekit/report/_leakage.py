@@ -27,6 +27,7 @@ from probekit.stats import t_interval
 
 __all__ = [
     "FLOOR_METRICS",
+    "FLOOR_TABLE_METRICS",
     "LEAKAGE_SOURCES",
     "LEAKAGE_HEADER",
     "summarize_leakage",
@@ -40,8 +41,11 @@ __all__ = [
     "plot_hidden",
 ]
 
-#: Gap metrics that get a shuffled-gender noise floor (CF reads no gender label, so it has none).
+#: Gap metrics that get a shuffled-gender noise floor (CF reads no gender label: its floor is a control).
 FLOOR_METRICS = ("tprd", "fprd", "cf_tprd", "cf_fprd", "tprd_rms", "fprd_rms", "cf_tprd_rms", "cf_fprd_rms")
+#: The metrics with a floor in the tables: the shuffled-gender ones and CF (whose floor is the
+#: same-gender renaming control, ``probekit.finetune.cf_noise_floor``; runs before it have none).
+FLOOR_TABLE_METRICS = ("tprd", "fprd", "cf", *FLOOR_METRICS[2:])
 #: What leakage is measured from: the pooled vector, the output probabilities.
 LEAKAGE_SOURCES = ("representation", "probabilities")
 #: Headers of the leakage columns of the fine-tuning tables.
@@ -74,7 +78,7 @@ def summarize_leakage(folds: Sequence[Mapping[str, Any]], *, confidence: float =
 
 
 def summarize_noise_floor(folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> dict[str, Any] | None:
-    """Noise floors over folds, per metric of :data:`FLOOR_METRICS` (None when no fold has one).
+    """Noise floors over folds, per metric of :data:`FLOOR_TABLE_METRICS` that has one (None when no fold has any).
 
     ``floor``: t-interval of the fold floors (mean of each fold's permutations); ``excess``:
     t-interval of the per-fold differences observed − floor; ``exceeds``: the excess interval lies
@@ -85,9 +89,11 @@ def summarize_noise_floor(folds: Sequence[Mapping[str, Any]], *, confidence: flo
     if not any(entries):
         return None
     out: dict[str, Any] = {}
-    for metric in FLOOR_METRICS:
+    for metric in FLOOR_TABLE_METRICS:
         cells = [(e or {}).get(metric) or {} for e in entries]
         floors = np.array([_number(c.get("floor_mean")) for c in cells])
+        if not np.isfinite(floors).any():
+            continue  # CF of a run from before its control floor
         observed = np.array([_number(c.get("observed")) for c in cells])
         excess = t_interval(observed - floors, confidence)
         flags = [c.get("exceeds") for c in cells if c.get("exceeds") is not None]
@@ -122,7 +128,7 @@ def leakage_cells(run: Mapping[str, Any]) -> list[str]:
         stats = (leakage.get(source) or {}).get(key) or {}
         cells.append(fmt_pm(stats.get("mean"), stats.get("margin"), scientific=False))
     floor = summary.get("noise_floor") or {}
-    above = [METRIC_LABELS.get(m, m) for m in FLOOR_METRICS if not m.endswith("_rms") and (floor.get(m) or {}).get("exceeds")]
+    above = [METRIC_LABELS.get(m, m) for m in FLOOR_TABLE_METRICS if not m.endswith("_rms") and (floor.get(m) or {}).get("exceeds")]
     cells.append(", ".join(above) if above else ("none" if floor else DASH))
     return cells
 
@@ -133,7 +139,7 @@ def floor_rows(runs: Sequence[Mapping[str, Any]], labels: Sequence[str], setting
     for label, setting, run in zip(labels, settings, runs):
         summary = run.get("summary") or {}
         floor = summary.get("noise_floor") or {}
-        for metric in FLOOR_METRICS:
+        for metric in FLOOR_TABLE_METRICS:
             cell = floor.get(metric)
             if not cell or metric.endswith("_rms"):
                 continue
