@@ -117,6 +117,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     training.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="sentence vector read by the linear layer")
     training.add_argument("--adversarial-lambda", type=float, default=1.0, metavar="LAMBDA",
                           help="adversarial setting: strength of the gradient reversal (default: %(default)s)")
+    training.add_argument("--adversary-lr", type=float, default=1e-3, metavar="LR",
+                          help="adversarial setting, full fine-tuning: the discriminator's own peak learning rate "
+                               "(default: %(default)s)")
     training.add_argument("--seed", type=int, default=0, help="seed of folds, data, initialization, batch order, dropout")
     run = parser.add_argument_group("run")
     run.add_argument("--out", required=True, metavar="DIR", help="output directory (new or empty, or the run to --resume)")
@@ -143,6 +146,7 @@ def _config(args: argparse.Namespace):
         epochs=args.epochs, learning_rate=args.lr, batch_size=args.batch_size, max_length=args.max_length,
         pooling=args.pooling, frozen=args.frozen, seed=args.seed, device="cpu" if args.device == "cpu" else None,
         adversarial_lambda=_adversarial_lambda(args),
+        adversary_learning_rate=_adversary_lr(args),
     )
 
 
@@ -154,6 +158,17 @@ def _adversarial_lambda(args: argparse.Namespace) -> float:
     value = getattr(args, "adversarial_lambda", 1.0)
     if not (math.isfinite(value) and value >= 0):
         raise InvalidParameterError("--adversarial-lambda", value, "a number >= 0")
+    return float(value)
+
+
+def _adversary_lr(args: argparse.Namespace) -> float:
+    import math
+
+    from probekit.errors import InvalidParameterError
+
+    value = getattr(args, "adversary_lr", 1e-3)
+    if not (math.isfinite(value) and value > 0):
+        raise InvalidParameterError("--adversary-lr", value, "a positive number")
     return float(value)
 
 

@@ -84,12 +84,18 @@ class GenderAdversary(torch.nn.Module):
     n_groups : int
     seed : int
         Seed of its initialization (a local generator; the global RNG is untouched).
+    learning_rate : float, optional
+        Its own peak learning rate in :func:`probekit.training.train` (default: the loop's): a
+        discriminator initialized from scratch barely moves at an encoder's fine-tuning rate
+        (2e-5), and gradient reversal against a discriminator that has not learned pushes nothing.
     """
 
     def __init__(self, dimension: int, strength: float, *, hidden: int = ADVERSARY_HIDDEN, n_groups: int = 2,
-                 seed: int = 0) -> None:
+                 seed: int = 0, learning_rate: float | None = None) -> None:
         super().__init__()
         self.strength = float(strength)
+        if learning_rate is not None:
+            self.learning_rate = float(learning_rate)  # its own peak rate in the training loop's optimizer
         self.net = torch.nn.Sequential(
             torch.nn.Linear(int(dimension), int(hidden)), torch.nn.ReLU(), torch.nn.Linear(int(hidden), int(n_groups))
         )
@@ -131,6 +137,8 @@ class EncoderClassifier(torch.nn.Module):
     adversarial_lambda : float, optional
         With a value, a :class:`GenderAdversary` of this strength reads the pooled vector and
         ``forward`` adds its loss on ``protected`` (the ``adversarial`` setting).
+    adversary_learning_rate : float, optional
+        The adversary's own peak learning rate (:class:`GenderAdversary`).
 
     Notes
     -----
@@ -150,6 +158,7 @@ class EncoderClassifier(torch.nn.Module):
         projection: Any = None,
         head_init_seed: int = 0,
         adversarial_lambda: float | None = None,
+        adversary_learning_rate: float | None = None,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
@@ -178,7 +187,8 @@ class EncoderClassifier(torch.nn.Module):
             self.register_buffer("projection_offset", torch.as_tensor(projection.offset.copy(), dtype=torch.float32))
         self.adversary = None
         if adversarial_lambda is not None:
-            self.adversary = GenderAdversary(hidden, adversarial_lambda, seed=head_init_seed)
+            self.adversary = GenderAdversary(hidden, adversarial_lambda, seed=head_init_seed,
+                                             learning_rate=adversary_learning_rate)
         self.config = encoder_model.config  # what Hugging Face Trainer and Accelerate look for
 
     def pooled(

@@ -10,8 +10,9 @@ question at the top of the study report, each number taken from the tables below
    training data): chance (0.5) inside the interval means removed, above it means still there;
 2. how many intrinsic x extrinsic rank correlations have p < 1 - confidence, out of how many;
 3. each method's original-data TPRD against the base's, as a paired t-interval over the shared
-   folds (a difference counts only when the interval excludes 0), and whether the base's TPRD
-   exceeds its shuffled-gender noise floor.
+   folds (a difference counts only when the interval excludes 0), likewise each task-time
+   intervention (scrubbed, swapped, balanced, adversarial training of the base encoder), and
+   whether the base's TPRD and CF exceed their noise floors (shuffled gender; same-gender renaming).
 
 Where a study lacks the results a question needs, its paragraph says what is missing.
 """
@@ -81,13 +82,61 @@ def _question_two(correlations: Sequence[Mapping[str, Any]], confidence: float) 
             "indications, not evidence."]
 
 
-def _paired_tprd(group: Mapping[str, Any], base: Mapping[str, Any], confidence: float) -> dict[str, float] | None:
-    """Paired t-interval over the shared folds of (method TPRD - base TPRD)."""
-    by_fold = {f.get("fold"): num((f.get("metrics") or {}).get("tprd")) for f in base["run"]["folds"]}
-    diffs = [num((f.get("metrics") or {}).get("tprd")) - by_fold[f.get("fold")]
+def _paired(group: Mapping[str, Any], base: Mapping[str, Any], confidence: float, metric: str = "tprd"
+            ) -> dict[str, float] | None:
+    """Paired t-interval over the shared folds of (group's metric - base's metric)."""
+    by_fold = {f.get("fold"): num((f.get("metrics") or {}).get(metric)) for f in base["run"]["folds"]}
+    diffs = [num((f.get("metrics") or {}).get(metric)) - by_fold[f.get("fold")]
              for f in group["run"]["folds"] if f.get("fold") in by_fold]
     diffs = [d for d in diffs if math.isfinite(d)]
     return t_interval(diffs, confidence) if len(diffs) >= 2 else None
+
+
+def _floor_clause(summary: Mapping[str, Any], metric: str, floor_name: str) -> str:
+    """", above its <floor> (0.161)" for a metric with a floor; empty without one."""
+    floor = ((summary.get("noise_floor") or {}).get(metric)) or {}
+    if not floor:
+        return ""
+    return (f", {'above' if floor.get('exceeds') else 'not above'} its {floor_name} "
+            f"({num((floor.get('floor') or {}).get('mean')):.3f})")
+
+
+def _verdict(paired: Mapping[str, float]) -> str:
+    return ("lower, beyond fold noise" if paired["high"] < 0 else
+            "higher, beyond fold noise" if paired["low"] > 0 else "no difference beyond fold noise")
+
+
+def _base_sentence(encoder: str, base: Mapping[str, Any]) -> str:
+    summary = base["run"]["summary"]
+    metrics = summary.get("metrics") or {}
+    text = (f"Base ({encoder}): TPRD {num((metrics.get('tprd') or {}).get('mean')):.3f}"
+            + _floor_clause(summary, "tprd", "shuffled-gender noise floor"))
+    cf = num((metrics.get("cf") or {}).get("mean"))
+    if math.isfinite(cf):
+        text += f"; CF {cf:.3f}" + _floor_clause(summary, "cf", "same-gender renaming floor")
+    return text + "."
+
+
+def _compared(groups: Sequence[Mapping[str, Any]], base: Mapping[str, Any], encoder: str, confidence: float,
+              *, methods: bool) -> list[str]:
+    """One sentence per debiasing method on the original data (``methods``) or per other setting
+    of the base encoder: its TPRD against the base's, paired over folds.
+    """
+    sentences = []
+    for g in groups:
+        if str(g["encoder"]) != encoder or g is base:
+            continue
+        if methods and (g["setting"] != "original" or g["method"] == "none"):
+            continue
+        if not methods and (g["method"] != "none" or g["setting"] == "original"):
+            continue
+        paired = _paired(g, base, confidence)
+        if paired is None:
+            continue
+        who = g["method"] if methods else f"{g['setting']} training (base encoder)"
+        sentences.append(f"{who}: TPRD {paired['mean']:+.3f} [{paired['low']:+.3f}, {paired['high']:+.3f}] "
+                         f"against the base ({_verdict(paired)}).")
+    return sentences
 
 
 def _question_three(groups: Sequence[Mapping[str, Any]], confidence: float) -> list[str]:
@@ -97,23 +146,9 @@ def _question_three(groups: Sequence[Mapping[str, Any]], confidence: float) -> l
                 "base encoder on the original data."]
     sentences = []
     for encoder, base in bases.items():
-        tprd = (base["run"]["summary"]["metrics"].get("tprd")) or {}
-        floor = ((base["run"]["summary"].get("noise_floor") or {}).get("tprd")) or {}
-        text = f"Base ({encoder}): TPRD {num(tprd.get('mean')):.3f}"
-        if floor:
-            text += (f", {'above' if floor.get('exceeds') else 'not above'} its shuffled-gender noise floor "
-                     f"({num((floor.get('floor') or {}).get('mean')):.3f})")
-        sentences.append(text + ".")
-        for g in groups:
-            if str(g["encoder"]) != encoder or g["setting"] != "original" or g["method"] == "none":
-                continue
-            paired = _paired_tprd(g, base, confidence)
-            if paired is None:
-                continue
-            verdict = ("lower, beyond fold noise" if paired["high"] < 0 else
-                       "higher, beyond fold noise" if paired["low"] > 0 else "no difference beyond fold noise")
-            sentences.append(f"{g['method']}: TPRD {paired['mean']:+.3f} [{paired['low']:+.3f}, {paired['high']:+.3f}] "
-                             f"against the base ({verdict}).")
+        sentences.append(_base_sentence(encoder, base))
+        sentences += _compared(groups, base, encoder, confidence, methods=True)
+        sentences += _compared(groups, base, encoder, confidence, methods=False)
     return ["**Does intrinsic debiasing make the classifier fairer?**", ""] + [f"- {sentence}" for sentence in sentences]
 
 

@@ -323,20 +323,30 @@ def _make_accelerator(config: TrainingConfig, mixed_precision: str) -> Any:
 
 
 def _parameter_groups(module: torch.nn.Module, weight_decay: float) -> list[dict[str, Any]]:
-    """Trainable parameters, matrices with weight decay and vectors (biases, norm weights) without."""
-    decay, no_decay, seen = [], [], set()
+    """Trainable parameters, matrices with weight decay and vectors (biases, norm weights) without.
+
+    A submodule with a float attribute ``learning_rate`` (e.g. a freshly initialized adversary
+    beside a pre-trained encoder) trains its parameters at that peak rate, in groups of its own;
+    the schedule scales every group alike.
+    """
+    own_rates = {id(p): float(m.learning_rate) for m in module.modules()
+                 if isinstance(getattr(m, "learning_rate", None), float) for p in m.parameters()}
+    buckets: dict[tuple[float | None, bool], list[torch.nn.Parameter]] = {}
+    seen: set[int] = set()
     for _, parameter in module.named_parameters():
         if not parameter.requires_grad or id(parameter) in seen:
             continue
         seen.add(id(parameter))
-        (decay if parameter.ndim >= 2 else no_decay).append(parameter)
-    if not decay and not no_decay:
+        buckets.setdefault((own_rates.get(id(parameter)), parameter.ndim >= 2), []).append(parameter)
+    if not buckets:
         raise InvalidParameterError("module", type(module).__name__, "a module with trainable parameters (requires_grad=True)")
     groups = []
-    if decay:
-        groups.append({"params": decay, "weight_decay": weight_decay})
-    if no_decay:
-        groups.append({"params": no_decay, "weight_decay": 0.0})
+    for rate in [None, *sorted({r for r, _ in buckets if r is not None})]:
+        for decayed in (True, False):
+            params = buckets.get((rate, decayed))
+            if params:
+                group = {"params": params, "weight_decay": weight_decay if decayed else 0.0}
+                groups.append(group if rate is None else group | {"lr": rate})
     return groups
 
 

@@ -246,3 +246,36 @@ def test_the_cli_takes_the_new_settings_and_lambda():
                                       "--out", "x"])
     assert args.setting == "adversarial" and args.adversarial_lambda == 0.5
     assert build_parser().parse_args(["finetune", "--setting", "balanced", "--out", "x"]).adversarial_lambda == 1.0
+
+
+def test_the_adversary_trains_at_its_own_learning_rate_and_everything_else_at_the_loops():
+    """The loop's optimizer groups: the discriminator's parameters at ``learning_rate`` of the
+    adversary (with and without weight decay like every group), every other parameter at the loop's."""
+    from probekit.training._loop import _parameter_groups
+
+    encoder = torch.nn.Linear(4, 4)
+    adversary = GenderAdversary(4, 1.0, learning_rate=1e-3)
+    groups = _parameter_groups(torch.nn.ModuleDict({"encoder": encoder, "adversary": adversary}), 0.01)
+    rates = {id(p): g.get("lr") for g in groups for p in g["params"]}
+    decays = {id(p): g["weight_decay"] for g in groups for p in g["params"]}
+    assert all(rates[id(p)] == 1e-3 for p in adversary.parameters())
+    assert all(rates[id(p)] is None for p in encoder.parameters())  # None: the loop's learning_rate
+    assert decays[id(adversary.net[0].weight)] == 0.01 and decays[id(adversary.net[0].bias)] == 0.0
+    assert decays[id(encoder.weight)] == 0.01 and decays[id(encoder.bias)] == 0.0
+    assert len(rates) == 6
+    plain = _parameter_groups(torch.nn.ModuleDict({"encoder": encoder, "adversary": GenderAdversary(4, 1.0)}), 0.01)
+    assert len(plain) == 2 and all("lr" not in g for g in plain)
+
+
+def test_full_fine_tuning_gives_the_adversary_its_learning_rate(bios, tiny_encoder):
+    config = FinetuneConfig(epochs=1, batch_size=8, learning_rate=1e-4, max_length=32, device="cpu",
+                            adversary_learning_rate=5e-3, seed=0)
+    data = bios.select(range(16))
+    before = GenderAdversary(tiny_encoder.model.config.hidden_size, 1.0, seed=0)
+    clf = train_classifier(tiny_encoder, data["text"], data["label"], 4, config,
+                           protected=objective_inputs(data, "adversarial")["protected"], progress=False)
+    assert clf.module.adversary.learning_rate == 5e-3
+    moved = max(float((a.detach() - b.detach()).abs().max()) for a, b in zip(clf.module.adversary.parameters(), before.parameters()))
+    assert moved > 1e-3  # two steps at 5e-3 (at 1e-4 it could move 2e-4 at most)
+    with pytest.raises(InvalidParameterError, match="adversary_learning_rate"):
+        FinetuneConfig(adversary_learning_rate=0.0)

@@ -48,3 +48,20 @@ def test_missing_results_are_said_not_invented():
     assert "Not answered: too few encoder x method" in text
     assert "Not answered: no fine-tuning of the base encoder" in text
     assert answers_markdown([], [], []) == []
+
+
+def test_the_base_cf_floor_and_every_task_time_intervention_get_a_verdict():
+    base = _group("none", [0.30, 0.32, 0.31], floor={"exceeds": True, "floor": {"mean": 0.12}})
+    base["run"]["summary"]["metrics"]["cf"] = {"mean": 0.22}
+    base["run"]["summary"]["noise_floor"]["cf"] = {"exceeds": True, "floor": {"mean": 0.08}}
+    balanced = _group("none", [0.18, 0.21, 0.19]) | {"setting": "balanced"}
+    adversarial = _group("none", [0.33, 0.29, 0.31]) | {"setting": "adversarial"}
+    other_method = _group("inlp", [0.2, 0.2, 0.2]) | {"setting": "balanced"}  # not a base-encoder intervention
+    text = "\n".join(answers_markdown(RECORDS, [base, balanced, adversarial, other_method], []))
+    assert "TPRD 0.310, above its shuffled-gender noise floor (0.120); CF 0.220, above its same-gender renaming floor (0.080)." in text
+    assert "balanced training (base encoder): TPRD -0.117 [" in text
+    line = next(row for row in text.splitlines() if row.startswith("- balanced training"))
+    assert line.endswith("(lower, beyond fold noise).")
+    line = next(row for row in text.splitlines() if row.startswith("- adversarial training"))
+    assert "TPRD +0.000 [" in line and line.endswith("(no difference beyond fold noise).")
+    assert "inlp training" not in text and "- inlp: " not in text  # INLP has no original-data run here
