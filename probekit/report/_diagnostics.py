@@ -40,6 +40,7 @@ __all__ = [
     "diagnostics_class_rows",
     "diagnostics_correlation_rows",
     "diagnostics_markdown",
+    "diagnostics_limits",
     "draw_diagnostics",
     "plot_diagnostics",
 ]
@@ -216,7 +217,7 @@ def diagnostics_markdown(correlations: Sequence[Mapping[str, Any]], class_rows: 
         lines += markdown_table(list(CORRELATION_HEADER), rows, "llrrrr") + [""]
         if figure:
             lines += [f"![TPR gap vs share of women per class, one panel per run (points: classes, bars: "
-                      f"{level:.0%} t-interval over folds, line: least squares)]({figure})", ""]
+                      f"{level:.0%} t-interval over folds, clipped at ±1; line: least squares)]({figure})", ""]
         if per_class and class_rows:
             header, table = _class_table(class_rows)
             lines += [f"TPR gap per class (mean over folds [{level:.0%} t-interval]):", "",
@@ -230,12 +231,76 @@ def diagnostics_markdown(correlations: Sequence[Mapping[str, Any]], class_rows: 
 # ------------------------------------------------------------------------------------------ figure
 
 
-def draw_diagnostics(ax: Any, run: Mapping[str, Any], name: str, *, annotate: bool = True) -> bool:
-    """One panel: the run's classes at (share of women, TPR gap) with their fold intervals, the
-    least-squares line and r [interval], rho and n in the title; returns False (and says so in the
-    panel) when the run has no diagnostics.
+def _points(run: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return diagnostics_class_rows([run], [""], [""])
+
+
+def _clipped(rows: Sequence[Mapping[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gaps and their fold intervals, the intervals clipped to [-1, 1] (a TPR gap lies there; with
+    few folds the t-interval reaches far beyond), missing intervals as the gap itself.
     """
-    rows = diagnostics_class_rows([run], [name], [""])
+    y = np.array([r["tprd"] for r in rows])
+    low = np.array([r["tprd_low"] for r in rows])
+    high = np.array([r["tprd_high"] for r in rows])
+    low = np.clip(np.where(np.isfinite(low), low, y), -1.0, 1.0)
+    high = np.clip(np.where(np.isfinite(high), high, y), -1.0, 1.0)
+    return y, low, high
+
+
+def diagnostics_limits(runs: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """y-limits that hold every run's gaps and (clipped) fold intervals, with a margin."""
+    values = [v for run in runs for part in _clipped(_points(run)) for v in part.tolist()] if runs else []
+    values = [v for v in values if math.isfinite(v)] or [-0.1, 0.1]
+    low, high = min(min(values), 0.0), max(max(values), 0.0)
+    pad = 0.06 * max(high - low, 0.1)
+    return low - pad, high + pad
+
+
+def _label_heights(x: np.ndarray, y: np.ndarray, span: float, bounds: tuple[float, float]) -> np.ndarray:
+    """Heights of the class labels: labels of points at about the same share (within 3% of the
+    x range) are spread so that consecutive ones are at least ``span`` apart in their y order,
+    centred on their points and kept within ``bounds``; a lone label sits at its point.
+    """
+    out = y.astype(float).copy()
+    width = max(float(np.ptp(x)), 1e-9)
+    clusters: list[list[int]] = []
+    for i in np.lexsort((y, x)):
+        if clusters and abs(x[i] - x[clusters[-1][0]]) <= 0.03 * width:
+            clusters[-1].append(int(i))
+        else:
+            clusters.append([int(i)])
+    for members in clusters:
+        members.sort(key=lambda i: y[i])
+        heights = [float(y[members[0]])]
+        for i in members[1:]:
+            heights.append(max(float(y[i]), heights[-1] + span))
+        spread = np.array(heights)
+        if np.any(spread != y[members]):  # pushed apart: centre the labels on the points, inside the bounds
+            spread += float(np.mean(y[members]) - spread.mean())
+            spread += max(bounds[0] + span / 2 - spread[0], 0.0) - max(spread[-1] - (bounds[1] - span / 2), 0.0)
+        out[members] = spread
+    return out
+
+
+def _annotate(ax: Any, rows: Sequence[Mapping[str, Any]], limits: tuple[float, float]) -> None:
+    x = np.array([r["share_female"] for r in rows])
+    y = np.array([r["tprd"] for r in rows])
+    heights = _label_heights(x, y, 0.055 * (limits[1] - limits[0]), limits)
+    offset = 0.025 * max(float(np.ptp(x)), 0.05)
+    for r, xi, yi, h in zip(rows, x, y, heights):
+        moved = abs(h - yi) > 1e-12
+        ax.annotate(r["class"], (xi, yi), xytext=(xi + offset, h), textcoords="data", fontsize=6, va="center",
+                    color="#333", arrowprops={"arrowstyle": "-", "color": "#bbb", "linewidth": 0.5} if moved else None)
+
+
+def draw_diagnostics(ax: Any, run: Mapping[str, Any], name: str, *, annotate: bool = True,
+                     limits: tuple[float, float] | None = None) -> bool:
+    """One panel: the run's classes at (share of women, TPR gap) with their fold t-intervals
+    (clipped to [-1, 1]), class labels, the least-squares line, r [interval], rho and n in the
+    title; ``limits``: the y-limits (default: :func:`diagnostics_limits` of this run). Returns False
+    (and says so in the panel) when the run has no diagnostics.
+    """
+    rows = _points(run)
     if not rows:
         ax.text(0.5, 0.5, f"no per-class diagnostics:\n{diagnostics_reason(run)}", ha="center", va="center",
                 fontsize=7, wrap=True, transform=ax.transAxes)
@@ -243,25 +308,22 @@ def draw_diagnostics(ax: Any, run: Mapping[str, Any], name: str, *, annotate: bo
         ax.set_xticks([])
         ax.set_yticks([])
         return False
+    limits = limits or diagnostics_limits([run])
     x = np.array([r["share_female"] for r in rows])
-    y = np.array([r["tprd"] for r in rows])
-    low = np.array([r["tprd_low"] for r in rows])
-    high = np.array([r["tprd_high"] for r in rows])
-    has = np.isfinite(low) & np.isfinite(high)
-    yerr = np.vstack([np.where(has, np.maximum(y - low, 0), 0), np.where(has, np.maximum(high - y, 0), 0)])
-    ax.errorbar(x, y, yerr=yerr, fmt="o", color="#4c72b0", ecolor="#9db1d4", elinewidth=0.8, capsize=2, markersize=4)
+    y, low, high = _clipped(rows)
+    ax.errorbar(x, y, yerr=np.vstack([y - low, high - y]), fmt="o", color="#4c72b0", ecolor="#9db1d4",
+                elinewidth=0.8, capsize=2, markersize=4)
     if annotate:
-        for r in rows:
-            ax.annotate(r["class"], (r["share_female"], r["tprd"]), fontsize=5.5, xytext=(3, 2), textcoords="offset points",
-                        color="#333")
+        _annotate(ax, rows, limits)
     corr = diagnostics_correlation_rows([run], [name], [""])[0]
     if np.ptp(x) > 0:
         slope, intercept = np.polyfit(x, y, 1)
         grid = np.linspace(x.min(), x.max(), 2)
-        ax.plot(grid, intercept + slope * grid, color="#c44e52", linewidth=1.2,
-                label=f"least squares (slope {slope:.2f})")
-        ax.legend(fontsize=6.5, loc="best", frameon=False)
+        ax.plot(grid, intercept + slope * grid, color="#c44e52", linewidth=1.2, label=f"least squares (slope {slope:.2f})")
+        ax.legend(fontsize=6.5, loc="upper left", frameon=False)
     ax.axhline(0.0, color="grey", linewidth=0.7)
+    ax.set_ylim(*limits)
+    ax.set_xlim(min(0.0, x.min() - 0.05), max(1.0, x.max() + 0.05))
     ax.set_title(f"{name}\nr = {fmt_ci(corr['pearson_r'], corr['pearson_low'], corr['pearson_high'], 2)}, "
                  f"ρ = {fmt(corr['spearman'], 2)} (n = {corr['n']})", fontsize=8)
     ax.tick_params(labelsize=7)
@@ -270,26 +332,23 @@ def draw_diagnostics(ax: Any, run: Mapping[str, Any], name: str, *, annotate: bo
 
 def plot_diagnostics(runs: Sequence[Mapping[str, Any]], names: Sequence[str], path: str | os.PathLike, *,
                      title: str | None = None, columns: int = 4) -> Path:
-    """Small multiples of :func:`draw_diagnostics`, one panel per run (``columns`` per row, shared
-    axes), saved as PNG with :func:`probekit.report._format.save_figure`.
+    """Small multiples of :func:`draw_diagnostics`, one panel per run (``columns`` per row, the same
+    axes everywhere), saved as PNG with :func:`probekit.report._format.save_figure`.
     """
     plt = pyplot()
     n = max(len(runs), 1)
     ncols = min(columns, n)
     nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.3 * ncols + 0.6, 3.0 * nrows + 0.7), squeeze=False,
-                             sharex=True, sharey=True)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.6 * ncols + 0.6, 3.2 * nrows + 0.7), squeeze=False)
+    limits = diagnostics_limits(runs)
     flat = axes.ravel()
     for ax, run, name in zip(flat, runs, names):
-        draw_diagnostics(ax, run, name)
+        draw_diagnostics(ax, run, name, limits=limits)
     for ax in flat[len(runs):]:
         ax.set_visible(False)
-    for ax in axes[-1]:
-        ax.set_xlabel("share of women (training data)", fontsize=8)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("TPR gap (female − male)", fontsize=8)
-    for ax in axes[:-1].ravel():  # shared x: the lowest visible panel of each column shows the ticks
-        ax.tick_params(labelbottom=True)
+    for ax in flat[: len(runs)]:
+        ax.set_xlabel("share of women (training data)", fontsize=7)
+        ax.set_ylabel("TPR gap (female − male)", fontsize=7)
     fig.suptitle(title or "TPR gap vs share of women per class (De-Arteaga et al. 2019, Fig. 2)", fontsize=10)
     fig.tight_layout()
     return save_figure(fig, path)

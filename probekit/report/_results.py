@@ -240,7 +240,7 @@ def plot_finetune_figure(
     if not diagnosed:
         fig, axes = plt.subplots(1, 3 if has_classes else 2, figsize=(width, 4.2), layout="constrained")
     else:
-        columns = min(len(diagnosed), 4)
+        columns = min(max(len(diagnosed), 2), 4)  # a lone panel takes half the width, not all of it
         rows = -(-len(diagnosed) // columns)
         fig = plt.figure(figsize=(max(width, 3.4 * columns), 4.2 + 3.6 * rows), layout="constrained")
         top, bottom = fig.subfigures(2, 1, height_ratios=[4.2, 3.6 * rows])
