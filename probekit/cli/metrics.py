@@ -2,7 +2,9 @@
 
 Reads one row per example (gold label, prediction, group; optionally class probabilities and a
 source-example id for counterfactual test sets), prints a readable table and writes the full report
-as JSON (default: ``<stem>.metrics.json`` next to the input).
+as JSON (default: ``<stem>.metrics.json`` next to the input). With ``--representations`` (a
+fine-tuning fold's ``representations.npz``) it also recomputes the fold's leakage
+(:func:`probekit.finetune.fold_leakage` with ``--seed``), exactly as ``fold.json`` holds it.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ Compute every extrinsic fairness metric of a predictions file: per-group rates (
 TPRD/FPRD (group of interest minus reference; female minus male when the groups are f/m or
 female/male), FPED/FNED, TPR gap, demographic parity and equalized odds; with --prob-cols the
 probability-based metrics (AvgGF, Borkan AUCs and AEGs, Jigsaw score); with --source-col the
-counterfactual metrics (CF) and a significance test.
+counterfactual metrics (CF) and a significance test; with --representations (a fine-tuning fold's
+representations.npz) the fold's leakage: the test examples' gender read by the gender probe from the
+classifier's pooled vectors and from its probabilities (balanced accuracy with interval, MDL).
 """
 
 
@@ -46,7 +50,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="bootstrap replicates for confidence intervals (default: none)")
     p.add_argument("--bootstrap-method", choices=("percentile", "bca"), default="percentile")
     p.add_argument("--confidence", type=float, default=0.95)
-    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="random seed of the bootstrap and of the leakage probe (default: %(default)s)")
+    p.add_argument(
+        "--representations", metavar="FILE.npz",
+        help="a fine-tuning fold's representations.npz (pooled vectors, probabilities, gender of its test "
+        "examples, one per row of PREDICTIONS: the fold's original.csv): recompute the fold's leakage with --seed",
+    )
     p.add_argument("--sep", default=",", help="CSV field separator (default: ',')")
     p.add_argument("--out", help="JSON output file (default: <stem>.metrics.json next to the input)")
     p.set_defaults(func=run)
@@ -187,10 +197,61 @@ def _print_report(report: Any, out: Any) -> None:
         print(f"note: {note}", file=out)
 
 
+_REPRESENTATION_KEYS = ("pooled", "probabilities", "gender")
+
+
+def _representations(path: Path, n_rows: int, groups: Any) -> dict[str, Any]:
+    """The arrays of a fold's representations.npz, checked against the predictions (one row each)."""
+    import zipfile
+
+    import numpy as np
+
+    from probekit.errors import InputFileError
+    from probekit.finetune import load_representations
+
+    option = "--representations"
+    if not path.is_file():
+        raise InputFileError(f"{option}: {str(path)!r} " + ("is a directory" if path.is_dir() else "does not exist")
+                             + "; expected a fine-tuning fold's representations.npz")
+    try:
+        arrays = load_representations(path)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputFileError(f"{option}: {str(path)!r} is not a readable .npz file: {exc}") from None
+    missing = [k for k in _REPRESENTATION_KEYS if k not in arrays]
+    if missing:
+        raise InputFileError(f"{option}: {str(path)!r} lacks the array(s) {missing} (it holds {sorted(arrays)}); expected "
+                             "a fine-tuning fold's representations.npz with pooled, probabilities and gender")
+    gender = np.asarray(arrays["gender"]).astype(str).ravel()
+    for key in ("pooled", "probabilities"):
+        if np.ndim(arrays[key]) != 2 or len(arrays[key]) != gender.size:
+            raise InputFileError(f"{option}: array {key!r} of {str(path)!r} has shape {np.shape(arrays[key])}; "
+                                 f"expected one row per gender value ({gender.size} rows)")
+    if gender.size != n_rows:
+        raise InputFileError(f"{option}: {str(path)!r} has {gender.size} rows, the predictions file {n_rows}; pass the "
+                             "representations.npz of the same fold as its original.csv (one row per test example)")
+    if not set(gender) <= {"female", "male"}:
+        raise InputFileError(f"{option}: gender of {str(path)!r} holds {sorted(set(gender))[:5]}; expected female / male")
+    given = np.asarray(groups).astype(str)
+    if set(given) <= {"female", "male"} and (given != gender).any():
+        raise InputFileError(f"{option}: the gender of {int((given != gender).sum())} row(s) of {str(path)!r} differs from "
+                             "the predictions' --group-col; pass the representations.npz of the same fold")
+    return {"pooled": arrays["pooled"], "probabilities": arrays["probabilities"], "gender": gender}
+
+
+def _print_leakage(leakage: dict[str, Any], out: Any) -> None:
+    print("\nLeakage (gender of the test examples read by the gender probe on held-out rows):", file=out)
+    for source, name in (("representation", "pooled vectors"), ("probabilities", "probabilities")):
+        cell = leakage[source]
+        low, high = cell.get("interval") or [None, None]
+        line = (f"  {name:<14}  balanced accuracy {_fmt(cell.get('balanced_accuracy'))}  [{_fmt(low)}, {_fmt(high)}]"
+                f"  MDL compression {_fmt(cell.get('mdl_compression'))}  (n = {cell.get('n')})")
+        print(line + (f"  ({cell['reason']})" if cell.get("reason") else ""), file=out)
+
+
 def run(args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
     from probekit.extrinsic import encode_inputs, evaluate_predictions
-    from probekit.utils import check_output_file
+    from probekit.utils import check_output_file, write_json
 
     path = Path(args.predictions)
     out_path = Path(args.out) if args.out else path.with_name(path.stem + ".metrics.json")
@@ -208,6 +269,8 @@ def run(args: argparse.Namespace) -> int:
         y_prob = _probabilities(frame, args.prob_cols, classes, path)
     if args.bootstrap < 0:
         raise InvalidParameterError("--bootstrap", args.bootstrap, "a non-negative number of replicates")
+    representations = (_representations(Path(args.representations), len(frame), groups)
+                       if args.representations else None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = evaluate_predictions(
@@ -216,6 +279,12 @@ def run(args: argparse.Namespace) -> int:
             n_bootstrap=args.bootstrap, confidence=args.confidence, bootstrap_method=args.bootstrap_method,
             random_state=args.seed,
         )
+    leakage = None
+    if representations is not None:
+        from probekit.finetune import fold_leakage
+
+        leakage = fold_leakage(representations["pooled"], representations["probabilities"], representations["gender"],
+                               random_state=args.seed)  # as probekit finetune computes a fold's leakage
     for w in caught:
         print(f"probekit metrics: warning: {w.message}", file=sys.stderr)
     report.settings["input"] = {
@@ -225,10 +294,15 @@ def run(args: argparse.Namespace) -> int:
         "group_col": args.group_col,
         "prob_cols": args.prob_cols,
         "source_col": args.source_col,
+        **({"representations": str(args.representations), "leakage_seed": args.seed} if leakage is not None else {}),
     }
     if report.provenance.get("parameters") is not None:
         report.provenance["parameters"]["input"] = report.settings["input"]
     _print_report(report, sys.stdout)
-    report.to_json(out_path)
+    if leakage is None:
+        report.to_json(out_path)
+    else:
+        _print_leakage(leakage, sys.stdout)
+        write_json(out_path, report.to_dict() | {"leakage": leakage})
     print(f"\nwrote {out_path}", file=sys.stdout)
     return 0

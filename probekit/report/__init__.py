@@ -5,7 +5,9 @@
   :func:`intrinsic_records`, :func:`intrinsic_markdown` and the ``plot_*`` functions.
 - Extrinsic tables and figures of a study (Tables 3-4, Figures 5-6 style): :func:`finetune_groups`
   summarizes fold units with probekit.finetune's fold summarizer; :func:`extrinsic_markdown`,
-  :func:`plot_tprd_cf`, :func:`plot_tprd_vs_cf`.
+  :func:`plot_tprd_cf`, :func:`plot_tprd_vs_cf`; per-class diagnostics (De-Arteaga et al. 2019,
+  Fig. 2: each class's TPR gap against its share of women): :func:`per_class_diagnostics`,
+  :func:`diagnostics_markdown`, :func:`plot_diagnostics`.
 - The analysis: :func:`rank_correlation` / :func:`rank_correlations` (Spearman and Kendall with
   p-values, bootstrap intervals and a plain-language caution when the points are too few).
 - The field's standard benchmarks (SEAT suite, StereoSet, CrowS-Pairs) over several checkpoints, each
@@ -34,6 +36,14 @@ from probekit.report._benchmarks import (
     find_benchmark_runs,
 )
 from probekit.report._build import REPORT_DIR, StudyResults, build_report, load_study
+from probekit.report._diagnostics import (
+    diagnostics_class_rows,
+    diagnostics_correlation_rows,
+    diagnostics_markdown,
+    draw_diagnostics,
+    per_class_diagnostics,
+    plot_diagnostics,
+)
 from probekit.report._extrinsic import (
     EXTRINSIC_MEASURES,
     extrinsic_markdown,
@@ -102,6 +112,13 @@ __all__ = [
     "hidden_rows",
     "hidden_markdown",
     "plot_hidden",
+    # per-class diagnostics (De-Arteaga et al. 2019)
+    "per_class_diagnostics",
+    "diagnostics_class_rows",
+    "diagnostics_correlation_rows",
+    "diagnostics_markdown",
+    "draw_diagnostics",
+    "plot_diagnostics",
     # intrinsic comparison
     "write_intrinsic_comparison",
     "intrinsic_records",

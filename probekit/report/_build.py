@@ -37,6 +37,12 @@ from probekit.report._benchmarks import (
     find_benchmark_runs,
     study_benchmark_run,
 )
+from probekit.report._diagnostics import (
+    diagnostics_class_rows,
+    diagnostics_correlation_rows,
+    diagnostics_markdown,
+    plot_diagnostics,
+)
 from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_markdown, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
 from probekit.report._format import write_latex_tables
 from probekit.report._html import markdown_to_html
@@ -274,6 +280,47 @@ def _leakage_columns(summary: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
+def _group_name(group: Mapping[str, Any], groups: Sequence[Mapping[str, Any]]) -> str:
+    """The method, with the encoder when the groups hold several."""
+    several = len({g["encoder"] for g in groups}) > 1
+    return f"{group['method']} ({group['encoder']})" if several else str(group["method"])
+
+
+def _diagnostics_section(groups: Sequence[Mapping[str, Any]], figures_dir: Path) -> tuple[list[str], dict[str, Any]]:
+    """TPR gap vs share of women per class (De-Arteaga et al. 2019): per dataset, the compact
+    correlation table (method x setting) and one figure panel per method x setting (a row per
+    method, a column per setting when every method has the same settings); returns the lines and
+    the records of report.json (``correlations`` and ``classes``, each with the group's keys).
+    """
+    records: dict[str, Any] = {"correlations": [], "classes": []}
+    lines: list[str] = []
+    datasets = list(dict.fromkeys(g["dataset"] for g in groups))
+    for dataset in datasets:
+        part = [g for g in groups if g["dataset"] == dataset]
+        runs, names, settings = [g["run"] for g in part], [_group_name(g, part) for g in part], [g["setting"] for g in part]
+        correlations = diagnostics_correlation_rows(runs, names, settings)
+        classes = diagnostics_class_rows(runs, names, settings)
+        keys = {(n, s): {k: g[k] for k in ("encoder", "method", "dataset", "setting")} for g, n, s in zip(part, names, settings)}
+        records["correlations"] += [keys[(r["run"], r["setting"])] | r for r in correlations]
+        records["classes"] += [keys[(r["run"], r["setting"])] | r for r in classes]
+        figure = None
+        diagnosed = [(run, f"{n}, {s}") for run, n, s in zip(runs, names, settings) if (run.get("summary") or {}).get("per_class_diagnostics")]
+        if diagnosed:
+            per_method = [tuple(s for n2, s in zip(names, settings) if n2 == n) for n in dict.fromkeys(names)]
+            columns = len(per_method[0]) if len(set(per_method)) == 1 and len(diagnosed) == len(part) else 4
+            path = plot_diagnostics([r for r, _ in diagnosed], [n for _, n in diagnosed],
+                                    figures_dir / f"per_class_gap_{_slug(dataset)}.png", columns=max(columns, 1),
+                                    title=f"{dataset}: TPR gap vs share of women per class (De-Arteaga et al. 2019, Fig. 2)")
+            figure = f"figures/{path.name}"
+        title = "TPR gap vs share of women per class (De-Arteaga et al. 2019)" + (f" — {dataset}" if len(datasets) > 1 else "")
+        found = diagnostics_markdown(correlations, classes, heading="##", figure=figure, per_class=False, title=title)
+        if found and classes:
+            found += ["The per-class values (share of women, TPR gap with its fold interval) of every row: "
+                      "`report.json` (`per_class_diagnostics`) and `tables/per_class_diagnostics.csv`.", ""]
+        lines += found
+    return lines, records
+
+
 def _hidden_section(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]], figures_dir: Path, *,
                     confidence: float) -> tuple[list[str], list[dict[str, Any]]]:
     """"Hidden in the encoder, back after fine-tuning?": table and figure when both sides exist."""
@@ -439,7 +486,8 @@ def _analysis_section(study: StudyResults, records: Sequence[Mapping[str, Any]],
 
 def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]], groups: Sequence[Mapping[str, Any]],
                   correlations: list[dict[str, Any]], *, settings: Mapping[str, Any], version: str,
-                  dumps_json: Any, hidden: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+                  dumps_json: Any, hidden: Sequence[Mapping[str, Any]] = (),
+                  diagnostics: Mapping[str, Any] | None = None) -> list[str]:
     """The CSV tables and report.json; returns the "Files" section of the report."""
     tables_dir = out / "tables"
     tables_dir.mkdir()
@@ -447,17 +495,21 @@ def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]],
     extrinsic_rows = _extrinsic_rows(groups)
     (tables_dir / "extrinsic.csv").write_text(_csv(extrinsic_rows), encoding="utf-8")
     (tables_dir / "correlations.csv").write_text(_csv(correlations), encoding="utf-8")
+    if diagnostics and diagnostics.get("classes"):
+        (tables_dir / "per_class_diagnostics.csv").write_text(_csv(diagnostics["classes"]), encoding="utf-8")
     (out / "report.json").write_text(dumps_json({
         "source": str(study.root), "kind": study.source, "probekit_version": version, "settings": dict(settings),
         "intrinsic": records, "extrinsic": extrinsic_rows, "correlations": correlations, "problems": study.problems,
         **({"hidden_vs_leakage": list(hidden)} if hidden else {}),
+        **({"per_class_diagnostics": dict(diagnostics)} if diagnostics and diagnostics.get("correlations") else {}),
     }), encoding="utf-8")
     return ["## Files", "",
             "- `report.md`, `report.html` (this page, self-contained), `figures/*.png`",
             "- `tables/intrinsic.csv`, `tables/extrinsic.csv`, `tables/correlations.csv`, `report.json` "
             "(every number above, with intervals and the points behind each correlation)",
             "- `tables/report_NN_*.tex`: every table above as LaTeX (booktabs), "
-            "`tables/benchmark_significance.csv` when benchmark runs were found", ""]
+            "`tables/benchmark_significance.csv` when benchmark runs were found, `tables/per_class_diagnostics.csv` "
+            "when the fine-tuning runs have per-class diagnostics", ""]
 
 
 def _benchmark_section(study: StudyResults, *, n_bootstrap: int, confidence: float,
@@ -486,6 +538,8 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
                              confidence=confidence)
     lines += _extrinsic_section(study, groups, figures_dir, confidence=confidence)
+    diagnostics_lines, diagnostics = _diagnostics_section(groups, figures_dir)
+    lines += diagnostics_lines
     analysis_lines, correlations = _analysis_section(study, records, groups, figures_dir, **settings)
     lines += analysis_lines
     hidden_lines, hidden = _hidden_section(records, groups, figures_dir, confidence=confidence)
@@ -493,7 +547,7 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     if study.source == "study":
         lines[answers_at:answers_at] = answers_markdown(records, groups, correlations, confidence=confidence)
     lines += _write_tables(out, study, records, groups, correlations, settings=settings, version=version,
-                           dumps_json=dumps_json, hidden=hidden)
+                           dumps_json=dumps_json, hidden=hidden, diagnostics=diagnostics)
     markdown = "\n".join(lines).rstrip() + "\n"
     markdown = re.sub(r"\n{3,}", "\n\n", markdown)
     (out / "report.md").write_text(markdown, encoding="utf-8")

@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from probekit.report._diagnostics import per_class_diagnostics
 from probekit.report._format import num, pyplot, save_figure, wrap
 from probekit.report._labels import SETTING_ORDER, method_rank
 from probekit.report._leakage import summarize_leakage, summarize_noise_floor
@@ -63,7 +64,8 @@ def finetune_groups(
     list of dict
         ``encoder``, ``method``, ``dataset``, ``setting``, ``unit_ids`` and ``run``: a
         ``metrics.json``-shaped dict (``settings``, ``folds`` sorted by fold, ``summary`` from
-        ``summarize_folds``, ``provenance`` of the first fold) that ``finetune_markdown`` accepts.
+        ``summarize_folds``, leakage, noise floors and, when the units saved the run's label x gender
+        counts, ``per_class_diagnostics``; ``provenance`` of the first fold) that ``finetune_markdown`` accepts.
         A fold present twice (two units with the same parameters) is counted once, with a warning.
     """
     grouped: dict[tuple[str, str, str, str], dict[Any, Mapping[str, Any]]] = {}
@@ -104,8 +106,14 @@ def finetune_groups(
             if value is not None:
                 summary[name] = value
         first = fold_units[0]
+        counts = _label_gender_counts(fold_units)
+        diagnostics = per_class_diagnostics((summary.get("per_class") or {}).get("tprd") or {}, counts or {},
+                                            confidence=confidence)
+        if diagnostics is not None:
+            summary["per_class_diagnostics"] = diagnostics
         run = {
-            "settings": {"data": dataset, "setting": setting, "method": method, "encoder": encoder},
+            "settings": {"data": dataset, "setting": setting, "method": method, "encoder": encoder,
+                         **({"label_gender_counts": counts} if counts else {})},
             "folds": folds,
             "summary": summary,
             "provenance": first.get("provenance") or {},
@@ -113,6 +121,18 @@ def finetune_groups(
         out.append({"encoder": encoder, "method": method, "dataset": dataset, "setting": setting,
                     "unit_ids": [u.get("id") for u in fold_units], "run": run})
     return out
+
+
+def _label_gender_counts(units: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The run's label x gender counts, as the study saved them with each fold unit (its provenance's
+    ``parameters.finetune_settings``: the fine-tuning run's settings); None when no unit has them.
+    """
+    for unit in units:
+        parameters = (unit.get("provenance") or {}).get("parameters") or {}
+        counts = (parameters.get("finetune_settings") or {}).get("label_gender_counts")
+        if isinstance(counts, Mapping) and counts:
+            return dict(counts)
+    return None
 
 
 def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: int = 2, first_table: int = 3) -> tuple[str, int]:
@@ -131,7 +151,8 @@ def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: in
         part = [g for g in groups if g["dataset"] == dataset and g["encoder"] == encoder]
         records = finetune_records([g["run"] for g in part], [g["method"] for g in part])
         lines += [f"{h} Table {number}: extrinsic bias — {dataset}, {encoder}", ""]
-        lines += render_finetune(records, heading_level=heading_level, title=False, provenance=False, align_numbers=True)
+        lines += render_finetune(records, heading_level=heading_level, title=False, provenance=False, align_numbers=True,
+                                 diagnostics=False)  # the study report's own section shows them
         lines.append("")
         number += 1
     return "\n".join(lines), number

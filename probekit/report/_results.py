@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
-from probekit.report._format import fmt_stat, markdown_table, num, numeric_align, pyplot, read_saved_json, save_figure
+from probekit.report._diagnostics import (
+    diagnostics_class_rows,
+    diagnostics_correlation_rows,
+    diagnostics_markdown,
+    draw_diagnostics,
+)
+from probekit.report._format import fmt, fmt_stat, markdown_table, num, numeric_align, pyplot, read_saved_json, save_figure
 from probekit.report._labels import METRIC_LABELS
 from probekit.report._leakage import LEAKAGE_HEADER, difference_rows, floor_rows, has_leakage, leakage_cells
 
@@ -65,8 +71,12 @@ def finetune_records(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
 
     Returns a dict: ``data``, ``confidence``, ``header`` and ``rows`` (one per run: model, setting,
     folds, then a cell per :data:`TABLE_METRICS`), ``class_header`` and ``class_rows`` (signed
-    per-class TPRD; empty without per-class results), and ``notes``: per run, the note on undefined
-    per-class cells (``None`` when there is none) and the provenance line.
+    per-class TPRD, with the share of women of each class when every run with per-class
+    diagnostics has the same shares; empty without per-class results), ``diagnostics`` (per run:
+    :func:`~probekit.report._diagnostics.diagnostics_correlation_rows`), ``diagnostics_classes``
+    (the per-class diagnostics rows when the shares differ between runs, else empty), and
+    ``notes``: per run, the note on undefined per-class cells (``None`` when there is none) and the
+    provenance line.
     """
     labels = list(labels) if labels is not None else [run_label(r) for r in runs]
     first = runs[0].get("settings", {}) if runs else {}
@@ -82,6 +92,11 @@ def finetune_records(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     per_class_runs = [(label, run) for label, run in zip(labels, runs) if run["summary"].get("per_class", {}).get("tprd")]
     classes = list(dict.fromkeys(c for _, run in per_class_runs for c in run["summary"]["per_class"]["tprd"]))
     class_rows = [[str(c), *(fmt_stat(run["summary"]["per_class"]["tprd"].get(c)) for _, run in per_class_runs)] for c in classes]
+    settings = [_setting(run) for run in runs]
+    diagnostics = diagnostics_class_rows(runs, labels, settings)
+    shares = _shares(diagnostics)
+    if shares is not None:  # every run on the same data: one share-of-women column beside the gaps
+        class_rows = [[row[0], fmt(shares.get(row[0])), *row[1:]] for row in class_rows]
     notes = []
     for label, run in zip(labels, runs):
         n_warn = sum(len(f.get("warnings", [])) for f in run.get("folds", []))
@@ -96,7 +111,6 @@ def finetune_records(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
             f"probekit {prov.get('probekit_version', 'n/a')}"
         )
         notes.append({"undefined": undefined, "provenance": provenance})
-    settings = [_setting(run) for run in runs]
     return {
         "data": first.get("data", "?"),
         "confidence": confidence,
@@ -105,37 +119,32 @@ def finetune_records(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
                    *(LEAKAGE_HEADER if leakage else ())],
         "floor_rows": floor_rows(runs, labels, settings) if leakage else [],
         "difference_rows": difference_rows(runs, labels, settings, confidence=confidence) if leakage else [],
-        "diagnostics": _diagnostics_lines(runs, labels),
+        "diagnostics": diagnostics_correlation_rows(runs, labels, settings),
+        "diagnostics_classes": diagnostics if shares is None else [],
         "rows": rows,
-        "class_header": ["Class", *(f"{label} {_setting(run)}" for label, run in per_class_runs)],
+        "class_header": ["Class", *(["Share of women"] if shares is not None else []),
+                         *(f"{label} {_setting(run)}" for label, run in per_class_runs)],
         "class_rows": class_rows,
         "notes": notes,
     }
 
 
-def _diagnostics_lines(runs: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[str]:
-    """Per run with per-class diagnostics: the correlation of the TPR gap with the share of women."""
-    from probekit.report._format import fmt, fmt_ci, fmt_p
-
-    lines = []
-    for label, run in zip(labels, runs):
-        diag = (run.get("summary") or {}).get("per_class_diagnostics")
-        if not diag:
-            continue
-        pearson = diag.get("pearson") or {}
-        low, high = (pearson.get("interval") or [None, None])[:2]
-        spearman = diag.get("spearman") or {}
-        lines.append(f"- {label} {_setting(run)}: {diag.get('n')} classes; Pearson r = "
-                     f"{fmt_ci(pearson.get('r'), low, high)}, Spearman ρ = {fmt(spearman.get('spearman'))} "
-                     f"(p = {fmt_p(spearman.get('spearman_p'))})")
-    return lines
+def _shares(class_rows: Sequence[Mapping[str, Any]]) -> dict[str, float] | None:
+    """{class: share of women} when the runs with per-class diagnostics agree on every class (the
+    same data); None without diagnostics or when they differ.
+    """
+    shares: dict[str, float] = {}
+    for row in class_rows:
+        if shares.setdefault(row["class"], row["share_female"]) != row["share_female"]:
+            return None
+    return shares or None
 
 
 _FLOOR_HEADER = ["Model", "Setting", "Metric", "Observed", "Floor", "Excess", "Exceeds", "Folds > q95"]
 _DIFFERENCE_HEADER = ["Comparison", "Δ TPRD", "Δ CF", "Δ CF-TPRD", "Δ Leakage (repr.)"]
 
 
-def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any) -> list[str]:
+def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any, *, diagnostics: bool = True) -> list[str]:
     """Noise floors, differences between settings / methods, per-class diagnostics (new runs only)."""
     lines: list[str] = []
     if records.get("paper_accuracy"):
@@ -153,18 +162,23 @@ def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any) -> list[
                   "Mean difference ± t half-width (paired over shared folds; otherwise the two half-widths combined); "
                   "* marks a difference that exceeds the fold-to-fold spread.", "",
                   *table(_DIFFERENCE_HEADER, records["difference_rows"])]
-    if records.get("diagnostics"):
-        lines += ["", f"{sub} TPR gap vs share of women per class (De-Arteaga et al. 2019)", "", *records["diagnostics"]]
+    if diagnostics and records.get("diagnostics"):
+        found = diagnostics_markdown(records["diagnostics"], records.get("diagnostics_classes") or [], heading=sub)
+        lines += ["", *found] if found else []
+        if found and any(r["n"] for r in records["diagnostics"]) and not records.get("diagnostics_classes"):
+            lines += ["Per class: the share of women and the TPR gap of every class are in the TPRD per class table below."]
     return lines
 
 
 def render_finetune(records: Mapping[str, Any], *, heading_level: int = 1, title: bool = True, provenance: bool = True,
-                    align_numbers: bool = False) -> list[str]:
+                    align_numbers: bool = False, diagnostics: bool = True) -> list[str]:
     """Markdown lines of :func:`finetune_records`: the intro, the main table, TPRD per class, notes.
 
     ``heading_level`` is the level of the title (sections one deeper); without ``title`` the lines
     start at the intro; without ``provenance`` the "Runs" section keeps only the notes on undefined
-    cells, under no heading; ``align_numbers`` right-aligns the columns of numbers.
+    cells, under no heading; ``align_numbers`` right-aligns the columns of numbers; without
+    ``diagnostics`` the per-class diagnostics (TPR gap vs share of women) are left out (the study
+    report gives them a section of their own).
     """
     def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
         align = numeric_align(rows, len(header)) if align_numbers else "l" * len(header)
@@ -179,7 +193,7 @@ def render_finetune(records: Mapping[str, Any], *, heading_level: int = 1, title
         "augmented test set."
     )
     lines += ["", *table(records["header"], records["rows"])]
-    lines += _evaluation_lines(records, sub, table)
+    lines += _evaluation_lines(records, sub, table, diagnostics=diagnostics)
     if records["class_rows"]:
         lines += ["", f"{sub} TPRD per class (female − male)", "", *table(records["class_header"], records["class_rows"])]
     lines.append("")
@@ -212,14 +226,41 @@ def finetune_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] |
 def plot_finetune_figure(
     runs: Sequence[Mapping[str, Any]], path: str | os.PathLike, labels: Sequence[str] | None = None
 ) -> Path:
-    """TPRD and CF per run (mean, t-interval, per-fold points) and the signed per-class TPRD, as a PNG."""
-    import numpy as np
-
+    """TPRD and CF per run (mean, t-interval, per-fold points) and the signed per-class TPRD, as a
+    PNG; below them, when a run has per-class diagnostics, one panel per run of its TPR gap per class
+    against the share of women (:func:`~probekit.report._diagnostics.draw_diagnostics`).
+    """
     plt = pyplot()
     labels = list(labels) if labels is not None else [run_label(r) for r in runs]
     names = [f"{label}\n{_setting(run)}" for label, run in zip(labels, runs)]
     has_classes = any(run["summary"].get("per_class", {}).get("tprd") for run in runs)
-    fig, axes = plt.subplots(1, 3 if has_classes else 2, figsize=(13 if has_classes else 9, 4.2))
+    diagnosed = [(run, name.replace("\n", " ")) for run, name in zip(runs, names)
+                 if (run.get("summary") or {}).get("per_class_diagnostics")]
+    width = 13 if has_classes else 9
+    if not diagnosed:
+        fig, axes = plt.subplots(1, 3 if has_classes else 2, figsize=(width, 4.2), layout="constrained")
+    else:
+        columns = min(max(len(diagnosed), 2), 4)  # a lone panel takes half the width, not all of it
+        rows = -(-len(diagnosed) // columns)
+        fig = plt.figure(figsize=(max(width, 3.4 * columns), 4.2 + 3.6 * rows), layout="constrained")
+        top, bottom = fig.subfigures(2, 1, height_ratios=[4.2, 3.6 * rows])
+        axes = top.subplots(1, 3 if has_classes else 2)
+        lower = bottom.subplots(rows, columns, squeeze=False).ravel()
+        for ax, (run, name) in zip(lower, diagnosed):
+            draw_diagnostics(ax, run, name)
+            ax.set_xlabel("share of women (training data)", fontsize=8)
+            ax.set_ylabel("TPR gap (female − male)", fontsize=8)
+        for ax in lower[len(diagnosed):]:
+            ax.set_visible(False)
+        bottom.suptitle("TPR gap vs share of women per class (De-Arteaga et al. 2019)", fontsize=9)
+    _draw_summary(axes, runs, names, has_classes)
+    return save_figure(fig, path, tight=False)
+
+
+def _draw_summary(axes: Any, runs: Sequence[Mapping[str, Any]], names: Sequence[str], has_classes: bool) -> None:
+    """The top row of :func:`plot_finetune_figure`: TPRD, CF and the per-class TPRD bars."""
+    import numpy as np
+
     positions = np.arange(len(runs))
     for ax, metric in zip(axes[:2], ("tprd", "cf")):
         means = np.array([num((run["summary"]["metrics"].get(metric) or {}).get("mean")) for run in runs])
@@ -245,5 +286,3 @@ def plot_finetune_figure(
         ax.invert_yaxis()
         ax.set_title("TPRD per class (female − male)", fontsize=9)
         ax.legend(fontsize=6)
-    fig.tight_layout()
-    return save_figure(fig, path, tight=False)
