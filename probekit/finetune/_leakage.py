@@ -47,8 +47,14 @@ import pandas as pd
 from probekit.errors import InvalidParameterError
 from probekit.finetune._evaluate import fold_metrics, prob_column
 from probekit.intrinsic import fit_linear_probe, mdl_probe
-from probekit.report import FLOOR_METRICS, LEAKAGE_SOURCES, summarize_leakage, summarize_noise_floor
-from probekit.stats import bootstrap_ci, permutation_p_value, rank_correlation_test
+from probekit.report import (
+    FLOOR_METRICS,
+    LEAKAGE_SOURCES,
+    per_class_diagnostics,
+    summarize_leakage,
+    summarize_noise_floor,
+)
+from probekit.stats import bootstrap_ci, permutation_p_value
 
 logger = logging.getLogger(__name__)
 
@@ -397,59 +403,3 @@ def _floor_entry(value: float, draws: np.ndarray, seed: int) -> dict[str, Any]:
     return {"observed": value, "floor_mean": float(valid.mean()), "floor_q95": q95,
             "p_value": permutation_p_value(int(np.sum(valid >= value)), int(valid.size)),
             "exceeds": bool(value > q95), "n_permutations": int(draws.size), "random_state": seed}
-
-
-# ------------------------------------------------------------------------------------------ over folds
-# (summarize_leakage and summarize_noise_floor live in probekit.report, which the study report also uses)
-
-
-def _number(value: Any) -> float:
-    return math.nan if value is None else float(value)
-
-
-def per_class_diagnostics(per_class_tprd: Mapping[str, Any], label_gender_counts: Mapping[str, Mapping[str, Any]],
-                          *, confidence: float = 0.95) -> dict[str, Any] | None:
-    r"""Each class's TPR gap against its share of women (De-Arteaga et al. 2019), with correlations.
-
-    Parameters
-    ----------
-    per_class_tprd : mapping
-        {class: t_interval dict of the signed TPRD over folds} (``summary["per_class"]["tprd"]``).
-    label_gender_counts : mapping
-        {class: {"female": n, "male": n, ...}} (``settings["label_gender_counts"]``).
-
-    Returns
-    -------
-    dict or None
-        ``classes``: rows ``class``, ``share_female``, ``tprd`` (mean over folds); ``pearson``:
-        ``r`` with the Fisher-z interval :math:`\tanh(\operatorname{atanh} r \pm z_{(1+c)/2}/\sqrt{n-3})`;
-        ``spearman``: :func:`probekit.stats.rank_correlation_test`. None without two usable classes.
-    """
-    rows = []
-    for cls, cell in per_class_tprd.items():
-        counts = label_gender_counts.get(str(cls)) or {}
-        total = _number(counts.get("female", 0)) + _number(counts.get("male", 0))
-        gap = _number((cell or {}).get("mean") if isinstance(cell, Mapping) else cell)
-        if total > 0 and math.isfinite(gap):
-            rows.append({"class": str(cls), "share_female": float(counts["female"]) / total, "tprd": gap})
-    if len(rows) < 2:
-        return None
-    x = np.array([r["share_female"] for r in rows])
-    y = np.array([r["tprd"] for r in rows])
-    out: dict[str, Any] = {"classes": rows, "n": len(rows), "pearson": _pearson(x, y, confidence), "spearman": None}
-    if np.ptp(x) > 0 and np.ptp(y) > 0:
-        out["spearman"] = rank_correlation_test(x, y)
-    return out
-
-
-def _pearson(x: np.ndarray, y: np.ndarray, confidence: float) -> dict[str, Any]:
-    from scipy.stats import norm
-
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {"r": math.nan, "interval": [math.nan, math.nan], "confidence": confidence}
-    r = float(np.corrcoef(x, y)[0, 1])
-    if x.size <= 3 or abs(r) >= 1:
-        return {"r": r, "interval": [math.nan, math.nan], "confidence": confidence}
-    half = float(norm.ppf((1 + confidence) / 2)) / math.sqrt(x.size - 3)
-    z = math.atanh(r)
-    return {"r": r, "interval": [math.tanh(z - half), math.tanh(z + half)], "confidence": confidence}
