@@ -55,10 +55,15 @@ from probekit.intrinsic._probe_suite import (
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
 from probekit.intrinsic._seat_suite import (
     SEAT_ALTERNATIVES,
+    SEAT_POOLINGS,
+    SEAT_RELEASE_TESTS,
+    SEAT_RELEASE_URL,
     SeatSuiteResult,
     SeatSuiteTest,
+    fetch_seat_suite,
     read_seat_suite,
     read_seat_test,
+    resolve_seat_suite,
     run_seat_suite,
 )
 from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
@@ -150,6 +155,11 @@ __all__ = [
     "SeatSuiteTest",
     "SeatSuiteResult",
     "SEAT_ALTERNATIVES",
+    "SEAT_POOLINGS",
+    "SEAT_RELEASE_TESTS",
+    "SEAT_RELEASE_URL",
+    "fetch_seat_suite",
+    "resolve_seat_suite",
     "pseudo_perplexity",
     "PseudoPerplexityResult",
     "utility_corpus",
