@@ -69,11 +69,13 @@ from probekit.intrinsic._seat_suite import (
 from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
 from probekit.intrinsic._stereoset import (
     STEREOSET_DOMAINS,
+    STEREOSET_HF_DATASET,
     StereoSetExample,
     StereoSetResult,
     read_stereoset,
     score_stereoset,
     stereoset,
+    stereoset_records_from_hub,
     stereoset_scores,
 )
 from probekit.intrinsic._templates import (
@@ -144,6 +146,8 @@ __all__ = [
     "CROWS_SCORINGS",
     "stereoset",
     "read_stereoset",
+    "STEREOSET_HF_DATASET",
+    "stereoset_records_from_hub",
     "score_stereoset",
     "stereoset_scores",
     "StereoSetExample",
