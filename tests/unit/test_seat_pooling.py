@@ -79,3 +79,31 @@ def test_cli_pooling_flag(tiny_checkpoints, tmp_path):
     saved = json.loads((tmp_path / "o" / "results.json").read_text())
     assert saved["overall"]["pooling"] == "mean-with-special"
     assert saved["provenance"]["parameters"]["pooling"] == "mean-with-special"
+
+
+def _compare_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "compare_debiasing.py"
+    spec = importlib.util.spec_from_file_location("compare_debiasing_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_compare_script_table_shows_seat_change_and_head_skips():
+    script = _compare_script()
+    seat = lambda mean: {"overall": {"mean_abs_effect_size": mean, "n_tests": 46, "n_significant_05": 20,  # noqa: E731
+                                     "pooling": "mean"}}
+    skipped = {"benchmark": "pppl", "skipped": True, "reason": script.NO_HEAD}
+    rows = [("base", {"_has_head": False, "seat_suite": seat(0.5), "pppl": skipped}),
+            ("inlp", {"_has_head": False, "seat_suite": seat(0.25), "pppl": skipped}),
+            ("cda", {"_has_head": True, "seat_suite": seat(0.75),
+                     "pppl": {"overall": {"pppl": 12.345}}})]
+    table = script.benchmarks_markdown(rows)
+    lines = {line.split(" | ")[0].strip("| "): line for line in table.splitlines() if line.startswith("| ")}
+    assert "| 0.500 | — | 20 / 46 | skipped: no masked-LM head |" in lines["base"]  # CrowS not given, no head
+    assert "| 0.250 | -0.250 |" in lines["inlp"] and lines["inlp"].count("skipped: no masked-LM head") == 5
+    assert "| 0.750 | +0.250 |" in lines["cda"] and "| not run |" in lines["cda"] and lines["cda"].endswith("| 12.35 |")
+    assert "change vs base" in table and "sentence pooling mean" in table
