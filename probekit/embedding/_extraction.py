@@ -29,7 +29,7 @@ from probekit.utils import atomic_path, dumps_json
 logger = logging.getLogger(__name__)
 
 WORD_POOLINGS = ("first", "mean", "last")
-SENTENCE_POOLINGS = ("mean", "mean-with-special", "cls", "pooler")
+SENTENCE_POOLINGS = ("mean", "cls", "pooler", "mean-with-special")
 ON_MISSING = ("warn", "error", "ignore")
 # Bump when a change alters the numbers the engine produces, so old cache entries are not reused.
 ENGINE_VERSION = 2

@@ -36,7 +36,7 @@ from probekit.utils import atomic_write_text, collect_provenance, write_json
 SEAT_ROLES = {"targ1": "X", "targ2": "Y", "attr1": "A", "attr2": "B"}
 SEAT_ALTERNATIVES = ("greater", "two-sided")
 #: Sentence poolings of the suite: the default, the public code's (special tokens included), [CLS], pooler.
-SEAT_POOLINGS = ("mean", "mean-with-special", "cls", "pooler")
+SEAT_POOLINGS = ("mean", "cls", "pooler", "mean-with-special")
 _EXT = ".jsonl"
 
 #: Where the original SEAT release (May et al. 2019) is published: ``{name}`` is a test name.
