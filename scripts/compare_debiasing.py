@@ -185,7 +185,8 @@ def run_benchmarks(models: Sequence[tuple[str, str]], args: argparse.Namespace, 
         results: dict[str, Any] = {"_has_head": encoder.mlm_model is not None}
         for name in _wanted_benchmarks(args):
             start = time.perf_counter()
-            results[name] = _benchmark(name, encoder, args, out / "benchmarks" / label / name)
+            folder = name if name != "seat_suite" or args.seat_pooling == "mean" else f"{name}-{args.seat_pooling}"
+            results[name] = _benchmark(name, encoder, args, out / "benchmarks" / label / folder)
             state = "skipped" if results[name].get("skipped") else f"{time.perf_counter() - start:.0f} s"
             print(f"benchmark {name} on {label}: {state}", flush=True)
         rows.append((label, results))

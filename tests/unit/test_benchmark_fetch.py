@@ -29,7 +29,7 @@ from tests.unit.test_crows_pairs import _write_csv
 from tests.unit.test_stereoset import CONTEXTS, LABELS
 from tests.unit.test_stereoset import _write as _write_stereoset
 
-GOLD_NAMES = ["anti-stereotype", "stereotype", "unrelated"]  # the hub's class-label order
+GOLD_NAMES = ["anti-stereotype", "stereotype", "unrelated"]  # the hub's class-label order (labels add "related")
 
 
 @pytest.fixture
@@ -48,7 +48,8 @@ def _hub_stereoset(class_labels=True):
         "context": datasets.Value("string"),
         "sentences": datasets.Sequence({
             "sentence": datasets.Value("string"), "id": datasets.Value("string"),
-            "labels": datasets.Sequence({"label": datasets.Value("string"), "human_id": datasets.Value("string")}),
+            "labels": datasets.Sequence({"label": datasets.ClassLabel(names=[*GOLD_NAMES, "related"]) if class_labels
+                                         else datasets.Value("string"), "human_id": datasets.Value("string")}),
             "gold_label": gold,
         }),
     })
@@ -57,7 +58,8 @@ def _hub_stereoset(class_labels=True):
         order = [2, 0, 1]  # the hub does not keep the fill-ins in label order
         rows.append({"id": cid, "target": target, "bias_type": domain, "context": context, "sentences": {
             "sentence": [sentences[k] for k in order], "id": [f"{cid}-{k}" for k in order],
-            "labels": [{"label": [LABELS[k]], "human_id": ["h"]} for k in order],
+            "labels": [{"label": [GOLD_NAMES.index(LABELS[k]) if class_labels else LABELS[k]], "human_id": ["h"]}
+                       for k in order],
             "gold_label": [GOLD_NAMES.index(LABELS[k]) if class_labels else LABELS[k] for k in order],
         }})
     return datasets.Dataset.from_list(rows, features=features)
