@@ -22,9 +22,10 @@ gender from the embeddings. The table is also written to ``OUT/hide_vs_remove.md
 Given benchmark data (``--crows-pairs FILE``, ``--stereoset FILE``, ``--seat-suite DIR``, ``--pppl``
 or ``--pppl-corpus FILE``), the script also scores the base encoder and every built checkpoint on
 them (what ``probekit crows-pairs|stereoset|seat --suite|pppl`` write, under ``OUT/benchmarks/<label>/``)
-and prints their columns: CrowS-Pairs stereotype score, StereoSet LMS/SS/ICAT, the SEAT suite's mean
-|effect size|, pseudo-perplexity (``OUT/benchmarks.md``). The masked-LM benchmarks need a masked-LM
-head: on the embedded default (no head) they are skipped for the base and the projections, and run on
+and prints their columns: the SEAT suite's mean |effect size| with its change against the base and the
+number of tests with p < 0.05, CrowS-Pairs stereotype score, StereoSet LMS/SS/ICAT, pseudo-perplexity
+(``OUT/benchmarks.md``). The masked-LM benchmarks need a masked-LM head: a checkpoint without one shows
+"skipped: no masked-LM head" in their columns; on the embedded default they are skipped for the base and the projections, and run on
 CDA and Dropout, which add a head (``add_mlm_head``), so their numbers there reflect a head trained
 from scratch during debiasing, not the base model's.
 
@@ -61,8 +62,8 @@ METHODS = tuple(DEBIAS_METHODS)  # every method of the registry, in its order
 PROJECTIONS = tuple(m for m in METHODS if get_method(m).kind == "projection")
 TRAINING = tuple(m for m in METHODS if get_method(m).kind == "training")
 
-def _cli(argv: Sequence[str]) -> None:
 
+def _cli(argv: Sequence[str]) -> None:
     print("$ probekit " + " ".join(argv), flush=True)
     code = probekit_cli(list(argv))
     if code != 0:
@@ -94,26 +95,31 @@ def _parameters(method: str) -> set[str]:
 
 # ------------------------------------------------------------------------------------------ benchmarks
 
-BENCHMARK_COLUMNS = ("CrowS SS", "StereoSet LMS", "StereoSet SS", "StereoSet ICAT", "SEAT mean abs(d)", "PPPL")
+MLM_BENCHMARKS = ("crows_pairs", "stereoset", "pppl")  # need a masked-LM head
+BENCHMARK_COLUMNS = ("SEAT suite mean abs(d)", "change vs base", "SEAT tests p<0.05", "CrowS SS", "StereoSet LMS",
+                     "StereoSet SS", "StereoSet ICAT", "PPPL")
+NO_HEAD = "skipped: no masked-LM head"
 
 
-def _benchmark(name: str, model: str, args: argparse.Namespace, target: Path) -> dict[str, Any]:
+def _benchmark(name: str, encoder: Any, args: argparse.Namespace, target: Path) -> dict[str, Any]:
     """One benchmark's results.json dict for one checkpoint (reused when ``target`` holds it)."""
     saved = target / "results.json"
     if saved.is_file():
         return json.loads(saved.read_text(encoding="utf-8"))
-    encoder = probekit.load_encoder(None if model == "default" else model)
+    if name in MLM_BENCHMARKS and encoder.mlm_model is None:
+        return {"benchmark": name, "skipped": True, "reason": NO_HEAD}
     try:
         if name == "crows_pairs":
             result = crows_pairs(encoder, args.crows_pairs, progress=False)
         elif name == "stereoset":
             result = stereoset(encoder, args.stereoset, random_state=args.seed, progress=False)
         elif name == "seat_suite":
-            result = run_seat_suite(encoder, args.seat_suite, random_state=args.seed, progress=False)
+            result = run_seat_suite(encoder, args.seat_suite, pooling=args.seat_pooling, random_state=args.seed,
+                                    progress=False)
         else:
             result = pseudo_perplexity(encoder, args.pppl_corpus)
-    except MissingMLMHeadError as exc:
-        return {"benchmark": name, "skipped": True, "reason": str(exc)}
+    except MissingMLMHeadError:
+        return {"benchmark": name, "skipped": True, "reason": NO_HEAD}
     result.save(target)
     return result.to_dict()
 
@@ -124,27 +130,50 @@ def _wanted_benchmarks(args: argparse.Namespace) -> list[str]:
     return [name for name, value in named.items() if value]
 
 
+def _value(results: dict[str, dict[str, Any]], name: str, key: str, digits: int = 2) -> str:
+    """A benchmark's cell: the number, 'skipped: no masked-LM head', or 'not run' (no data given)."""
+    result = results.get(name)
+    if result is None:
+        return NO_HEAD if name in MLM_BENCHMARKS and not results.get("_has_head", True) else "not run"
+    if result.get("skipped"):
+        return result.get("reason") or NO_HEAD
+    return _cell((result.get("overall") or {}).get(key), digits)
+
+
+def _seat_cells(results: dict[str, dict[str, Any]], base: dict[str, dict[str, Any]], is_base: bool) -> list[str]:
+    """SEAT suite mean |d|, its change against the base, and how many tests have p < 0.05."""
+    seat, base_seat = results.get("seat_suite"), base.get("seat_suite")
+    if seat is None or seat.get("skipped"):
+        return [_value(results, "seat_suite", "mean_abs_effect_size", 3), "—", "—"]
+    overall = seat.get("overall") or {}
+    mean = _number(overall.get("mean_abs_effect_size"))
+    reference = _number(((base_seat or {}).get("overall") or {}).get("mean_abs_effect_size"))
+    change = "—" if is_base or math.isnan(reference) else f"{mean - reference:+.3f}"
+    return [_cell(mean, 3), change, f"{overall.get('n_significant_05', '—')} / {overall.get('n_tests', '—')}"]
+
+
 def benchmarks_markdown(rows: Sequence[tuple[str, dict[str, dict[str, Any]]]]) -> str:
-    """The benchmark columns per checkpoint ('skipped' where a masked-LM head is missing)."""
+    """The benchmark columns per checkpoint; the first row is the base the changes are measured from.
 
-    def value(results: dict[str, dict[str, Any]], name: str, key: str, digits: int = 2) -> str:
-        result = results.get(name)
-        if result is None:
-            return "—"
-        if result.get("skipped"):
-            return "skipped (no MLM head)"
-        return _cell((result.get("overall") or {}).get(key), digits)
-
+    A checkpoint without a masked-LM head shows 'skipped: no masked-LM head' under CrowS-Pairs,
+    StereoSet and PPPL (given data or not); a benchmark whose data was not given shows 'not run'.
+    """
+    base = rows[0][1] if rows else {}
     lines = ["# The field's benchmarks per checkpoint", "",
              "| method | " + " | ".join(BENCHMARK_COLUMNS) + " |", "| --- |" + " --- |" * len(BENCHMARK_COLUMNS)]
-    for label, results in rows:
-        cells = [value(results, "crows_pairs", "stereotype_score"), value(results, "stereoset", "lm_score"),
-                 value(results, "stereoset", "ss_score"), value(results, "stereoset", "icat"),
-                 value(results, "seat_suite", "mean_abs_effect_size", 3), value(results, "pppl", "pppl", 2)]
+    for k, (label, results) in enumerate(rows):
+        cells = _seat_cells(results, base, k == 0) + [
+            _value(results, "crows_pairs", "stereotype_score"), _value(results, "stereoset", "lm_score"),
+            _value(results, "stereoset", "ss_score"), _value(results, "stereoset", "icat"),
+            _value(results, "pppl", "pppl", 2)]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    lines += ["", "CrowS SS and StereoSet SS: percent, fair = 50. LMS: StereoSet language-model score (100 = "
-              "always prefers a related fill-in). ICAT = LMS * min(SS, 100 - SS) / 50. SEAT mean abs(d): mean absolute "
-              "effect size over the suite's tests. PPPL: pseudo-perplexity (lower is better)."]
+    pooling = next((((r.get("seat_suite") or {}).get("overall") or {}).get("pooling") for _, r in rows
+                    if (r.get("seat_suite") or {}).get("overall")), None)
+    lines += ["", "SEAT suite mean abs(d): mean absolute effect size over the suite's tests (Meade et al. 2022's "
+              f"summary; sentence pooling {pooling or '—'}); change vs base: that mean minus the base encoder's "
+              "(negative = less association). CrowS SS and StereoSet SS: percent, fair = 50. LMS: StereoSet "
+              "language-model score (100 = always prefers a related fill-in). ICAT = LMS * min(SS, 100 - SS) / 50. "
+              "PPPL: pseudo-perplexity (lower is better). 'not run': no data was given for that benchmark."]
     return "\n".join(lines) + "\n"
 
 
@@ -152,10 +181,12 @@ def run_benchmarks(models: Sequence[tuple[str, str]], args: argparse.Namespace, 
     """Score every (label, checkpoint) on the benchmarks named by the options; the table as Markdown."""
     rows = []
     for label, model in models:
-        results = {}
+        encoder = probekit.load_encoder(None if model == "default" else model)
+        results: dict[str, Any] = {"_has_head": encoder.mlm_model is not None}
         for name in _wanted_benchmarks(args):
             start = time.perf_counter()
-            results[name] = _benchmark(name, model, args, out / "benchmarks" / label / name)
+            folder = name if name != "seat_suite" or args.seat_pooling == "mean" else f"{name}-{args.seat_pooling}"
+            results[name] = _benchmark(name, encoder, args, out / "benchmarks" / label / folder)
             state = "skipped" if results[name].get("skipped") else f"{time.perf_counter() - start:.0f} s"
             print(f"benchmark {name} on {label}: {state}", flush=True)
         rows.append((label, results))
@@ -236,7 +267,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench = parser.add_argument_group("benchmarks (each optional; scored on the base and every built checkpoint)")
     bench.add_argument("--crows-pairs", default=None, metavar="FILE", help="crows_pairs_anonymized.csv")
     bench.add_argument("--stereoset", default=None, metavar="FILE", help="StereoSet dev.json")
-    bench.add_argument("--seat-suite", default=None, metavar="DIR", help="directory of the published SEAT *.jsonl tests")
+    bench.add_argument("--seat-suite", default=None, metavar="DIR|all",
+                       help="directory of the published SEAT *.jsonl tests ('all': $PROBEKIT_SEAT_SUITE or the release "
+                       "fetched when online)")
+    bench.add_argument("--seat-pooling", default="mean", choices=["mean", "mean-with-special", "cls"],
+                       help="SEAT suite sentence pooling (mean-with-special: as the public SEAT code)")
     bench.add_argument("--pppl", action="store_true", help="pseudo-perplexity on the built-in held-out sample")
     bench.add_argument("--pppl-corpus", default=None, metavar="FILE", help="pseudo-perplexity on this text file")
     args = parser.parse_args(argv)

@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     source.add_argument(
         "--suite", default=None, metavar="DIR|all",
         help="run every test of a published SEAT release (May et al. 2019; *.jsonl files) on --model: a directory, "
-        "or 'all' for the directory in $PROBEKIT_SEAT_SUITE; --out is then a directory (results.json, tests.csv, summary.md)",
+        "or 'all': the directory in $PROBEKIT_SEAT_SUITE, else the original release (W4ngatang/sent-bias, CC BY-NC 4.0) "
+        "downloaded once into ~/.cache/probekit/seat_suite when online; --out is then a directory (results.json, "
+        "tests.csv, summary.md)",
     )
     source.add_argument("--tests", default=None, metavar="A,B", help="with --suite: only these comma-separated test names")
     source.add_argument("--two-sided", action="store_true", help="with --suite: two-sided p-values (default one-sided)")
@@ -44,7 +46,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="sentence: each word in the bleached templates (word level: use `probekit probe`)")
     model.add_argument("--aggregate", default="sentence", choices=["sentence", "word"],
                        help="one item per template sentence (May et al.) or per word (mean of its sentences)")
-    model.add_argument("--pooling", default="mean", choices=["mean", "cls", "pooler"], help="sentence pooling")
+    model.add_argument(
+        "--pooling", default="mean", choices=["mean", "mean-with-special", "cls", "pooler"],
+        help="sentence pooling: mean over the text's tokens (default), mean-with-special over every position "
+        "incl. [CLS]/[SEP] as the public SEAT code (sent-bias, bias-bench) does, the [CLS] state, or the pooler",
+    )
     model.add_argument("--layer", type=int, default=-1, help="hidden layer (default -1, the last)")
     model.add_argument("--no-progress", action="store_true", help="no progress bar")
     stats = parser.add_argument_group("test")
@@ -170,19 +176,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _suite_dir(spec: str) -> str:
-    import os
+    """``--suite``: a directory, or ``all`` ($PROBEKIT_SEAT_SUITE, else the release fetched when online)."""
+    from probekit.intrinsic import resolve_seat_suite
 
-    from probekit.errors import InvalidParameterError
-
-    if spec != "all":
-        return spec
-    location = os.environ.get("PROBEKIT_SEAT_SUITE")
-    if not location:
-        raise InvalidParameterError(
-            "--suite", spec, "a directory of the published SEAT *.jsonl tests",
-            "'all' reads the directory named by $PROBEKIT_SEAT_SUITE, which is not set",
-        )
-    return location
+    return str(resolve_seat_suite(spec, parameter="--suite"))
 
 
 def run_suite(args: argparse.Namespace) -> int:
@@ -197,7 +194,8 @@ def run_suite(args: argparse.Namespace) -> int:
     if not args.out:
         raise InvalidParameterError("--out", None, "an output directory with --suite")
     out = ensure_writable_dir(args.out, "--out")
-    tests = read_seat_suite(_suite_dir(args.suite), tests=args.tests.split(",") if args.tests else None)
+    suite_dir = _suite_dir(args.suite)
+    tests = read_seat_suite(suite_dir, tests=args.tests.split(",") if args.tests else None)
     encoder = load_model(args)
     result = run_seat_suite(
         encoder, tests, alternative="two-sided" if args.two_sided else "greater", pooling=args.pooling,
@@ -205,7 +203,7 @@ def run_suite(args: argparse.Namespace) -> int:
         confidence_level=args.confidence_level, random_state=0 if args.seed is None else args.seed,
         progress=not args.no_progress,
     )
-    result.provenance["parameters"]["suite"] = _suite_dir(args.suite)
+    result.provenance["parameters"]["suite"] = suite_dir
     result.save(out)
     print(f"SEAT suite: mean |effect size| {result.overall['mean_abs_effect_size']:.4f} over "
           f"{result.overall['n_tests']} tests -> {out}", file=sys.stderr)

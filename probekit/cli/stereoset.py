@@ -17,7 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from probekit.cli import _common
 
     _common.add_model_arguments(parser)
-    parser.add_argument("--data", required=True, metavar="FILE", help="StereoSet dev.json (public layout)")
+    parser.add_argument("--data", required=True, metavar="FILE|HUB_ID",
+                        help="StereoSet dev.json (public layout), or 'McGill-NLP/stereoset' for the hub dataset "
+                        "(intrasentence, validation) when online")
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--domain", action="append", default=None, choices=["gender", "profession", "race", "religion"],
                         help="only this domain (repeatable)")

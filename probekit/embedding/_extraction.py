@@ -29,7 +29,7 @@ from probekit.utils import atomic_path, dumps_json
 logger = logging.getLogger(__name__)
 
 WORD_POOLINGS = ("first", "mean", "last")
-SENTENCE_POOLINGS = ("mean", "cls", "pooler")
+SENTENCE_POOLINGS = ("mean", "cls", "pooler", "mean-with-special")
 ON_MISSING = ("warn", "error", "ignore")
 # Bump when a change alters the numbers the engine produces, so old cache entries are not reused.
 ENGINE_VERSION = 2
@@ -682,9 +682,11 @@ def embed_sentences(
     ----------
     encoder : Encoder
     sentences : sequence of str
-    pooling : {"mean", "cls", "pooler"}
+    pooling : {"mean", "mean-with-special", "cls", "pooler"}
         ``"mean"``: masked mean over the sentence's tokens, special tokens excluded,
-        :math:`\frac{1}{|T|}\sum_{t \in T} h^{(\ell)}_t`; ``"cls"``: the first token's state;
+        :math:`\frac{1}{|T|}\sum_{t \in T} h^{(\ell)}_t`; ``"mean-with-special"``: the mean over
+        every position, [CLS] and [SEP] included (what SEAT's public code computes: May et al. 2019,
+        Meade et al. 2022); ``"cls"``: the first token's state;
         ``"pooler"``: the model's pooler output (last layer only; BERT's tanh dense over [CLS]).
     layer : int or sequence of int, default -1
         As in :func:`embed_words`.
@@ -723,7 +725,7 @@ def embed_sentences(
     truncated = 0
     order = sorted(range(len(sentences)), key=lambda s: len(sentences[s]))
     bar = _progress_bar(progress and len(sentences) > 0, total=len(sentences), desc="embedding sentences")
-    engine_pooling = "first" if pooling == "cls" else pooling
+    engine_pooling = {"cls": "first", "mean-with-special": "mean"}.get(pooling, pooling)
     try:
         for chunk_start in range(0, len(order), _CHUNK_SENTENCES):
             chunk = order[chunk_start : chunk_start + _CHUNK_SENTENCES]
@@ -736,9 +738,9 @@ def embed_sentences(
                 full = np.concatenate([prefix, np.asarray(ids, dtype=np.int64), suffix])
                 if pooling == "cls":
                     positions = np.zeros(1, dtype=np.int64)
-                elif len(ids):
+                elif len(ids) and pooling == "mean":
                     positions = np.arange(len(prefix), len(prefix) + len(ids))
-                else:  # an empty sentence: only special tokens to average
+                else:  # every position (mean-with-special), or an empty sentence's special tokens
                     positions = np.arange(len(full))
                 units.append(_Unit(full, [sent], [positions]))
             _encode_units(encoder, units, layers, engine_pooling, out, batch_tokens=batch_tokens)

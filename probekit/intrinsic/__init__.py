@@ -55,20 +55,27 @@ from probekit.intrinsic._probe_suite import (
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
 from probekit.intrinsic._seat_suite import (
     SEAT_ALTERNATIVES,
+    SEAT_POOLINGS,
+    SEAT_RELEASE_TESTS,
+    SEAT_RELEASE_URL,
     SeatSuiteResult,
     SeatSuiteTest,
+    fetch_seat_suite,
     read_seat_suite,
     read_seat_test,
+    resolve_seat_suite,
     run_seat_suite,
 )
 from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
 from probekit.intrinsic._stereoset import (
     STEREOSET_DOMAINS,
+    STEREOSET_HF_DATASET,
     StereoSetExample,
     StereoSetResult,
     read_stereoset,
     score_stereoset,
     stereoset,
+    stereoset_records_from_hub,
     stereoset_scores,
 )
 from probekit.intrinsic._templates import (
@@ -139,6 +146,8 @@ __all__ = [
     "CROWS_SCORINGS",
     "stereoset",
     "read_stereoset",
+    "STEREOSET_HF_DATASET",
+    "stereoset_records_from_hub",
     "score_stereoset",
     "stereoset_scores",
     "StereoSetExample",
@@ -150,6 +159,11 @@ __all__ = [
     "SeatSuiteTest",
     "SeatSuiteResult",
     "SEAT_ALTERNATIVES",
+    "SEAT_POOLINGS",
+    "SEAT_RELEASE_TESTS",
+    "SEAT_RELEASE_URL",
+    "fetch_seat_suite",
+    "resolve_seat_suite",
     "pseudo_perplexity",
     "PseudoPerplexityResult",
     "utility_corpus",

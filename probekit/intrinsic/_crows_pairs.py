@@ -30,8 +30,9 @@ import numpy as np
 from scipy import stats
 
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
-from probekit.utils import atomic_path, atomic_write_text, collect_provenance, hub_offline, write_json
+from probekit.utils import atomic_path, atomic_write_text, collect_provenance, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,7 @@ CROWS_COLUMNS = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
 _DIRECTIONS = ("stereo", "antistereo")
 #: Name of the dataset on the Hugging Face hub (used when ``source`` is this name and the hub is reachable).
 CROWS_HF_DATASET = "crows_pairs"
+_HUB_IDS = (CROWS_HF_DATASET, "nyu-mll/crows_pairs")
 
 
 @dataclass(frozen=True)
@@ -84,9 +86,8 @@ def _read_csv(path: Path) -> list[CrowsPair]:
 
 
 def _read_hf(name: str, split: str) -> list[CrowsPair]:
-    import datasets
-
-    data = datasets.load_dataset(name, split=split)
+    data = load_hub_dataset(name, config=None, split=split, parameter="source",
+                            what="CrowS-Pairs file (crows_pairs_anonymized.csv)")
     columns = {}
     for column in ("stereo_antistereo", "bias_type"):
         feature = data.features[column]
@@ -109,8 +110,8 @@ def read_crows_pairs(
     ----------
     source : path or str
         A CSV with the columns ``sent_more, sent_less, stereo_antistereo, bias_type`` (the published
-        ``crows_pairs_anonymized.csv``; other columns are ignored), or ``"crows_pairs"`` (a hub
-        dataset name; needs the hub to be reachable).
+        ``crows_pairs_anonymized.csv``; other columns are ignored), or ``"crows_pairs"`` /
+        ``"nyu-mll/crows_pairs"`` (the hub dataset; needs the hub to be reachable).
     bias_types : sequence of str, optional
         Keep only these bias types (e.g. ``["gender"]``).
     split : str
@@ -120,16 +121,8 @@ def read_crows_pairs(
     -------
     list of CrowsPair
     """
-    path = Path(source).expanduser()
-    if path.is_file():
-        pairs = _read_csv(path)
-    elif str(source) == CROWS_HF_DATASET and not hub_offline():
-        pairs = _read_hf(str(source), split)
-    else:
-        raise InputFileError(
-            f"no CrowS-Pairs file {str(source)!r}; pass the published CSV (crows_pairs_anonymized.csv)"
-            + (f", or {CROWS_HF_DATASET!r} when the Hugging Face hub is reachable" if str(source) == CROWS_HF_DATASET else "")
-        )
+    found = local_or_hub(source, parameter="source", what="CrowS-Pairs file (crows_pairs_anonymized.csv)", hub_ids=_HUB_IDS)
+    pairs = _read_csv(found) if isinstance(found, Path) else _read_hf(found, split)
     if bias_types is not None:
         wanted = set(bias_types)
         pairs = [p for p in pairs if p.bias_type in wanted]

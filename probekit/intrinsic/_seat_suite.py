@@ -6,8 +6,13 @@ encoded as a sentence by :func:`probekit.embedding.embed_sentences` (all tests' 
 the test is :func:`seat_test` with X, Y, A, B = targ1, targ2, attr1, attr2. The suite summary is the
 benchmark's (Meade et al. 2022): the mean absolute effect size over tests.
 
-Note: the public code averages the last hidden states over all tokens, special tokens included;
-``embed_sentences``' ``"mean"`` pooling leaves special tokens out (say ``pooling="cls"`` for [CLS]).
+Sentence pooling (``pooling``). The public code (May et al.'s sent-bias, and bias-bench, Meade et
+al. 2022, which runs it) encodes each text alone and averages the last layer over *every* position,
+[CLS] and [SEP] included: ``pooling="mean-with-special"`` is that definition, for numbers that sit
+beside a published table. The default ``"mean"`` averages the text's own tokens only, special tokens
+left out, as every other sentence vector in probekit (and mean-pooled sentence encoders such as the
+embedded MiniLM) is computed; ``"cls"`` takes the first token's state. The choice is recorded in
+``provenance.parameters.pooling`` and in the summary.
 """
 
 from __future__ import annotations
@@ -24,12 +29,30 @@ import numpy as np
 from probekit.embedding import embed_sentences
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
+from probekit.intrinsic._fetch import fetch_release, probekit_cache_dir
 from probekit.intrinsic._seat import seat_test
 from probekit.utils import atomic_write_text, collect_provenance, write_json
 
 SEAT_ROLES = {"targ1": "X", "targ2": "Y", "attr1": "A", "attr2": "B"}
 SEAT_ALTERNATIVES = ("greater", "two-sided")
+#: Sentence poolings of the suite: the default, the public code's (special tokens included), [CLS], pooler.
+SEAT_POOLINGS = ("mean", "cls", "pooler", "mean-with-special")
 _EXT = ".jsonl"
+
+#: Where the original SEAT release (May et al. 2019) is published: ``{name}`` is a test name.
+#: Licence CC BY-NC 4.0: probekit ships none of these files; it reads a local copy or fetches them.
+SEAT_RELEASE_URL = "https://raw.githubusercontent.com/W4ngatang/sent-bias/master/tests/{name}.jsonl"
+_WEATS = [f"weat{k}" for k in range(1, 11)] + ["weat3b", "weat5b", "weat6b", "weat7b", "weat8b"]
+_HEILMAN = [f"heilman_double_bind_{kind}_{variant}" for kind in ("competent", "likable")
+            for variant in ("1", "1-", "1+3-", "one_sentence", "one_word")]
+_ABW = ["angry_black_woman_stereotype", "angry_black_woman_stereotype_b"]
+#: The tests of the release that the survey's public code (bias-bench) runs: 46 files.
+SEAT_RELEASE_TESTS = tuple(
+    _WEATS + [f"sent-{w}" for w in _WEATS] + _ABW + [f"sent-{a}" for a in _ABW] + _HEILMAN
+    + [f"sent-heilman_double_bind_{kind}_one_word" for kind in ("competent", "likable")]
+)
+_LOCAL_HINT = ("a local directory of the published SEAT *.jsonl tests (the layout of ../shared/reference/seat_suite, "
+               "W4ngatang/sent-bias tests/), or set $PROBEKIT_SEAT_SUITE to one")
 
 
 @dataclass(frozen=True)
@@ -78,6 +101,48 @@ def read_seat_suite(directory: str | os.PathLike, *, tests: Sequence[str] | None
     return [read_seat_test(root / f"{name}{_EXT}") for name in chosen]
 
 
+def fetch_seat_suite(cache_dir: str | os.PathLike | None = None, *, parameter: str = "suite") -> Path:
+    """The original SEAT release (May et al. 2019), downloaded once into a cache folder.
+
+    Fetches the 46 ``*.jsonl`` tests of :data:`SEAT_RELEASE_TESTS` from :data:`SEAT_RELEASE_URL`
+    (W4ngatang/sent-bias on GitHub) into ``cache_dir`` (default
+    ``~/.cache/probekit/seat_suite``, see :func:`probekit_cache_dir`); files already there are
+    reused, so later calls work offline. The release is licensed CC BY-NC 4.0 by its authors;
+    probekit ships none of it.
+
+    Parameters
+    ----------
+    cache_dir : path, optional
+        Where the files go.
+    parameter : str
+        The parameter named in errors (the CLI says ``--suite``).
+
+    Returns
+    -------
+    Path
+        The folder, ready for :func:`read_seat_suite`.
+
+    Raises
+    ------
+    InvalidParameterError
+        (``parameter``) when files are missing and the hub is offline (``HF_HUB_OFFLINE``) or the
+        network cannot be reached: pass a local directory instead.
+    """
+    target = Path(cache_dir) if cache_dir is not None else probekit_cache_dir("seat_suite")
+    files = {f"{name}{_EXT}": SEAT_RELEASE_URL.format(name=name) for name in SEAT_RELEASE_TESTS}
+    return fetch_release(files, target, parameter=parameter, value="all", local_hint=_LOCAL_HINT)
+
+
+def resolve_seat_suite(suite: str | os.PathLike, *, parameter: str = "suite") -> Path:
+    """The directory a ``suite`` names: a path as given; ``"all"``: ``$PROBEKIT_SEAT_SUITE`` when
+    set, else the release fetched (or already cached) by :func:`fetch_seat_suite`.
+    """
+    if str(suite) != "all":
+        return Path(suite).expanduser()
+    location = os.environ.get("PROBEKIT_SEAT_SUITE")
+    return Path(location).expanduser() if location else fetch_seat_suite(parameter=parameter)
+
+
 @dataclass
 class SeatSuiteResult:
     """Results of a SEAT suite: per-test rows and the summary (mean absolute effect size)."""
@@ -101,7 +166,7 @@ class SeatSuiteResult:
     def markdown(self) -> str:
         lines = [
             "# SEAT suite", "", f"Model: `{(self.provenance.get('model') or {}).get('name_or_path', '?')}`; "
-            f"p-values {self.overall['alternative']}; mean |effect size| = {fmt_cell(self.overall['mean_abs_effect_size'], '.3f')}"
+            f"pooling `{self.overall.get('pooling', '?')}`; p-values {self.overall['alternative']}; mean |effect size| = {fmt_cell(self.overall['mean_abs_effect_size'], '.3f')}"
             f" over {self.overall['n_tests']} tests", "",
             "| test | X / Y vs A / B | effect size | interval | p |", "|---|---|---:|---|---:|",
         ]
@@ -147,15 +212,21 @@ def run_seat_suite(
     Parameters
     ----------
     encoder : Encoder
-    suite : path or sequence of SeatSuiteTest
-        A directory of ``*.jsonl`` tests in the public layout, or tests already read.
+    suite : path, "all" or sequence of SeatSuiteTest
+        A directory of ``*.jsonl`` tests in the public layout, tests already read, or ``"all"``:
+        ``$PROBEKIT_SEAT_SUITE`` or the original release fetched when online
+        (:func:`resolve_seat_suite`).
     tests : sequence of str, optional
         Only these test names (default: every file of the directory).
     alternative : {"greater", "two-sided"}
         ``"greater"``: the usual one-sided permutation p (share of re-partitions with a statistic
         at least the observed one); ``"two-sided"``: :math:`\min(1, 2\min(p_\ge, p_\le))`.
-    pooling, layer
-        Sentence pooling and hidden layer (:func:`probekit.embedding.embed_sentences`).
+    pooling : {"mean", "mean-with-special", "cls", "pooler"}
+        Sentence pooling (:func:`probekit.embedding.embed_sentences`): ``"mean"`` (default) over the
+        text's own tokens; ``"mean-with-special"`` over every position, special tokens included, as
+        the public SEAT code does (see the module docstring).
+    layer : int
+        Hidden layer (default -1, the last).
     n_permutations, n_bootstrap, confidence_level
         As in :func:`seat_test` (effect size with ddof=1; percentile bootstrap interval).
     random_state : int
@@ -171,7 +242,13 @@ def run_seat_suite(
     """
     if alternative not in SEAT_ALTERNATIVES:
         raise InvalidParameterError("alternative", alternative, SEAT_ALTERNATIVES)
-    loaded = read_seat_suite(suite, tests=tests) if isinstance(suite, (str, os.PathLike)) else list(suite)
+    if pooling not in SEAT_POOLINGS:
+        raise InvalidParameterError("pooling", pooling, SEAT_POOLINGS)
+    if isinstance(suite, (str, os.PathLike)):
+        suite = resolve_seat_suite(suite)
+        loaded = read_seat_suite(suite, tests=tests)
+    else:
+        loaded = list(suite)
     texts = list(dict.fromkeys(t for test in loaded for role in SEAT_ROLES.values() for t in test.examples[role]))
     vectors = embed_sentences(encoder, texts, pooling=pooling, layer=layer, batch_tokens=batch_tokens, progress=progress)
     row_of = {t: k for k, t in enumerate(texts)}
@@ -183,7 +260,7 @@ def run_seat_suite(
         rows.append(_test_row(test, sets, alternative, settings))
     effects = np.asarray([r["effect_size"] for r in rows], dtype=float)
     overall = {"mean_abs_effect_size": float(np.mean(np.abs(effects))) if len(rows) else np.nan, "n_tests": len(rows),
-               "alternative": alternative, "n_significant_05": int(sum(r["p_value"] < 0.05 for r in rows))}
+               "alternative": alternative, "pooling": pooling, "n_significant_05": int(sum(r["p_value"] < 0.05 for r in rows))}
     provenance = collect_provenance(
         model=encoder.describe(), seeds={"random_state": random_state},
         parameters={"suite": str(suite) if isinstance(suite, (str, os.PathLike)) else "in-memory tests",

@@ -30,6 +30,7 @@ import numpy as np
 
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
+from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
 from probekit.stats import bootstrap_ci, stereoset_scores
 from probekit.utils import atomic_write_text, collect_provenance, write_json
@@ -40,6 +41,10 @@ STEREOSET_DOMAINS = ("gender", "profession", "race", "religion")
 STEREOSET_LABELS = ("stereotype", "anti-stereotype", "unrelated")
 _PREFIX_SPACE_MODELS = {"roberta"}  # byte-level BPE: a word inside a sentence carries its leading space
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
+#: The Hugging Face hub dataset (Nadeem et al.'s dev.json; config ``intrasentence``, split ``validation``).
+STEREOSET_HF_DATASET = "McGill-NLP/stereoset"
+_HUB_IDS = (STEREOSET_HF_DATASET, "stereoset")
+_WHAT = "StereoSet file (the published dev.json)"
 
 
 @dataclass(frozen=True)
@@ -79,32 +84,78 @@ def _example(raw: dict[str, Any], where: str, index: int) -> StereoSetExample:
     return example
 
 
-def read_stereoset(path: str | os.PathLike, *, domains: Sequence[str] | None = None) -> list[StereoSetExample]:
-    """Read the intrasentence part of a StereoSet file in the public layout (``dev.json``).
+def _read_json(path: Path) -> list[dict[str, Any]]:
+    """The ``data.intrasentence`` list of a dev.json."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except FileNotFoundError:
+        raise InputFileError(f"no {_WHAT} {str(path)!r}; pass the published dev.json (or test.json)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFileError(f"cannot read the StereoSet file {str(path)!r} ({exc})") from None
+    try:
+        return data["data"]["intrasentence"]
+    except (KeyError, TypeError):
+        raise InputFileError(f"{path}: no data.intrasentence list; is this StereoSet's dev.json?") from None
+
+
+def _label_names(feature: Any, key: str) -> list[str] | None:
+    """Names of the ClassLabel ``key`` inside the hub's ``sentences`` feature (None: plain strings)."""
+    inner = getattr(feature, "feature", feature)  # Sequence(dict) in older datasets, dict of List in newer
+    inner = inner.get(key) if isinstance(inner, dict) else None
+    inner = getattr(inner, "feature", inner)
+    return list(inner.names) if hasattr(inner, "names") else None
+
+
+def stereoset_records_from_hub(dataset: Any) -> list[dict[str, Any]]:
+    """Rows of the hub dataset (``McGill-NLP/stereoset``, ``intrasentence``) as dev.json items.
+
+    A hub row holds ``id``, ``target``, ``bias_type``, ``context`` and ``sentences``: the fill-ins
+    column-wise (``sentence``, ``id``, ``labels``, ``gold_label`` lists; ``gold_label`` a class
+    label or a string). Each becomes ``{"id", "target", "bias_type", "context", "sentences": [{"id",
+    "sentence", "gold_label"}]}``, what :func:`read_stereoset` reads from a dev.json.
+    """
+    names = _label_names(dataset.features["sentences"], "gold_label")
+    records = []
+    for row in dataset:
+        fills = row["sentences"]
+        if isinstance(fills, dict):  # column-wise, as the hub stores a sequence of dicts
+            fills = [dict(zip(fills, values)) for values in zip(*fills.values())]
+        sentences = [{"id": f["id"], "sentence": f["sentence"],
+                      "gold_label": names[f["gold_label"]] if names and isinstance(f["gold_label"], int) else f["gold_label"]}
+                     for f in fills]
+        records.append({key: row[key] for key in ("id", "target", "bias_type", "context")} | {"sentences": sentences})
+    return records
+
+
+def read_stereoset(
+    path: str | os.PathLike, *, domains: Sequence[str] | None = None, split: str = "validation"
+) -> list[StereoSetExample]:
+    """Read the intrasentence part of StereoSet: a file in the public layout, or the hub dataset.
 
     Parameters
     ----------
-    path : path
+    path : path or str
         JSON with ``data.intrasentence``: a list of contexts (``id``, ``target``, ``bias_type``,
-        ``context`` with ``BLANK``, ``sentences`` with ``id``, ``sentence``, ``gold_label``).
+        ``context`` with ``BLANK``, ``sentences`` with ``id``, ``sentence``, ``gold_label``); or
+        ``"McGill-NLP/stereoset"`` (also ``"stereoset"``), the Hugging Face hub dataset (config
+        ``intrasentence``), read when the hub is reachable and converted to the same records
+        (:func:`stereoset_records_from_hub`).
     domains : sequence of str, optional
         Keep only these bias types (``gender``, ``profession``, ``race``, ``religion``).
+    split : str
+        Split of the hub dataset (it has only ``validation``, the published dev set).
 
     Returns
     -------
     list of StereoSetExample
     """
-    try:
-        with open(Path(path).expanduser(), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        raise InputFileError(f"no StereoSet file {str(path)!r}; pass the published dev.json (or test.json)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"cannot read the StereoSet file {str(path)!r} ({exc})") from None
-    try:
-        items = data["data"]["intrasentence"]
-    except (KeyError, TypeError):
-        raise InputFileError(f"{path}: no data.intrasentence list; is this StereoSet's dev.json?") from None
+    source = local_or_hub(path, parameter="data", what=_WHAT, hub_ids=_HUB_IDS)
+    if isinstance(source, Path):
+        items = _read_json(source)
+    else:
+        dataset = load_hub_dataset(source, config="intrasentence", split=split, parameter="data", what=_WHAT)
+        items = stereoset_records_from_hub(dataset)
     examples = [_example(item, str(path), k) for k, item in enumerate(items)]
     if domains is not None:
         examples = [e for e in examples if e.bias_type in set(domains)]
@@ -267,8 +318,9 @@ def stereoset(
     ----------
     encoder : Encoder
         With a masked-LM head.
-    data : path or sequence of StereoSetExample
-        What :func:`read_stereoset` reads, or contexts already read.
+    data : path, hub id or sequence of StereoSetExample
+        What :func:`read_stereoset` reads (a dev.json, or ``"McGill-NLP/stereoset"`` when online), or
+        contexts already read.
     domains : sequence of str, optional
         Keep only these domains.
     n_resamples : int
