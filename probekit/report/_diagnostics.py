@@ -350,5 +350,6 @@ def plot_diagnostics(runs: Sequence[Mapping[str, Any]], names: Sequence[str], pa
         ax.set_xlabel("share of women (training data)", fontsize=7)
         ax.set_ylabel("TPR gap (female − male)", fontsize=7)
     fig.suptitle(title or "TPR gap vs share of women per class (De-Arteaga et al. 2019, Fig. 2)", fontsize=10)
-    fig.tight_layout()
+    # keep the top band for the title: tight_layout alone lets it overlap the first row's panel titles
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / fig.get_figheight()))
     return save_figure(fig, path)
