@@ -151,9 +151,11 @@ def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any, *, diagn
         lines += ["", "ACC-F / ACC-M: as the paper's evaluation code computes them, the mean over classes of the "
                   "one-vs-rest accuracy (1 − 2(1 − acc)/K); the plain per-gender accuracies are the (plain) columns."]
     if records.get("floor_rows"):
-        lines += ["", f"{sub} Noise floors (gender shuffled within each class)", "",
+        lines += ["", f"{sub} Noise floors (gender shuffled within each class; CF: same-gender renaming)", "",
                   "Floor: the metric with the test examples' gender permuted within each class (mean over permutations, "
-                  "then over folds); excess: observed − floor per fold, mean ± t half-width; exceeds: that interval "
+                  "then over folds); for CF, which reads no gender label, the CF of the test texts with their first "
+                  "names replaced by names of the same gender (what CF reads when names change but gender does not); "
+                  "excess: observed − floor per fold, mean ± t half-width; exceeds: that interval "
                   "lies above 0. Leakage columns above: gender read from the classifier's pooled vector (balanced "
                   "accuracy, MDL compression) and from its output probabilities; above floor: gap metrics whose "
                   "excess exceeds fold noise.", "", *table(_FLOOR_HEADER, records["floor_rows"])]
