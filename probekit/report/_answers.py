@@ -44,7 +44,8 @@ def _hidden_sentence(record: Mapping[str, Any], base: Mapping[str, Any] | None,
     if base is not None:
         text += f" (base {num(base.get('gender_accuracy')):.2f})"
     stats = ((leakage or {}).get("representation") or {}).get("balanced_accuracy") or {}
-    mean, low, high = num(stats.get("mean")), num(stats.get("low")), num(stats.get("high"))
+    # a balanced accuracy lies in [0, 1]; its t-interval over few folds can pass 1
+    mean, low, high = num(stats.get("mean")), max(num(stats.get("low")), 0.0), min(num(stats.get("high")), 1.0)
     if not math.isfinite(mean):
         return text + "; no downstream leakage measured."
     text += f"; after fine-tuning the classifier's representation reads gender at {mean:.2f} balanced accuracy"

@@ -65,3 +65,10 @@ def test_the_base_cf_floor_and_every_task_time_intervention_get_a_verdict():
     line = next(row for row in text.splitlines() if row.startswith("- adversarial training"))
     assert "TPRD +0.000 [" in line and line.endswith("(no difference beyond fold noise).")
     assert "inlp training" not in text and "- inlp: " not in text  # INLP has no original-data run here
+
+
+def test_leakage_intervals_are_clipped_to_the_range_of_a_balanced_accuracy():
+    groups = [_group("none", [0.3, 0.3, 0.3]),
+              _group("inlp", [0.2, 0.2, 0.2], leakage={"mean": 0.99, "low": 0.96, "high": 1.02})]
+    text = "\n".join(answers_markdown(RECORDS, groups, []))
+    assert "0.99 balanced accuracy ([0.96, 1.00], above chance)" in text
