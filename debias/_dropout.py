@@ -207,16 +207,13 @@ class Dropout(MaskedLMDebiaser):
 
     # -- the steps of fit --------------------------------------------------------------------
 
-    def _sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
+    def _training_sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
         corpus = template_corpus() if corpus is None else as_corpus(corpus)
         sentences = [s for s in corpus if s.strip()]
         if not sentences:
             raise InvalidParameterError("corpus", corpus.name, "a corpus with at least one non-empty sentence")
         data = {**corpus.describe(), "n_training_sentences": len(sentences), "augmentation": "none"}
         return sentences, data
-
-    def _training_sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
-        return self._sentences(corpus)
 
     def _before_training(self, model: Any) -> dict[str, float]:
         self.base_dropout_ = set_dropout_rates(model, hidden=self.hidden_dropout, attention=self.attention_dropout)

@@ -20,6 +20,7 @@ for that odd last name.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -29,12 +30,13 @@ from probekit.errors import InvalidParameterError
 
 __all__ = ["rename", "rename_texts", "rename_dataset", "describe_rename", "same_gender_partners"]
 
-_PARTNERS: dict[int, dict[str, str]] = {}
+# per vocabulary object (not its id: get_vocabulary may drop one and a new one reuse the id)
+_PARTNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def same_gender_partners(vocabulary: GenderedVocabulary) -> dict[str, str]:
     """``{lowercase name: its same-gender partner as stored}`` for the paired names of ``vocabulary``."""
-    cached = _PARTNERS.get(id(vocabulary))
+    cached = _PARTNERS.get(vocabulary)
     if cached is not None:
         return cached
     partners: dict[str, str] = {}
@@ -48,7 +50,7 @@ def same_gender_partners(vocabulary: GenderedVocabulary) -> dict[str, str]:
             partners[second.word] = _stored(vocabulary, first)
         if len(ranked) % 2 and len(ranked) > 1:
             partners[ranked[-1].word] = _stored(vocabulary, ranked[-2])
-    _PARTNERS[id(vocabulary)] = partners
+    _PARTNERS[vocabulary] = partners
     return partners
 
 
