@@ -39,6 +39,7 @@ from debias._gendered_words import is_sentence_initial
 __all__ = ["PronounModel", "Resolution", "load_pronoun_model", "pronoun_slot_features", "resolve_pronoun"]
 
 MODEL_RESOURCE = "pronoun_model.json"
+VERBS_RESOURCE = "wordnet_verbs.txt"
 FORMAT = "probekit-pronoun-model/1"
 
 # Tokens around the slot: words (with an elided tail: "don't"), opening/closing quotes, one
@@ -67,12 +68,24 @@ _CLASSES: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 
+@lru_cache(maxsize=1)
+def mostly_verbs() -> frozenset[str]:
+    """Base forms that WordNet 3.0 tags as verbs at least twice as often as nouns ("rewrite",
+    "practise", "move"; not "face", "husband"): ``debias/data/wordnet_verbs.txt``, written by
+    ``scripts/train_pronoun_model.py`` from the sense counts of ``wordnet-base``.
+    """
+    data = resources.files("debias").joinpath("data", VERBS_RESOURCE).read_text(encoding="utf-8")
+    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
+
+
 @lru_cache(maxsize=65536)
 def word_classes(low: str) -> tuple[str, ...]:
-    """The grammar's classes of a lowercase token, and its suffix classes (-ly adverb, participle,
-    adjective, number, punctuation).
+    """The grammar's classes of a lowercase token, WordNet's verbs, and its suffix classes (-ly
+    adverb, participle, adjective, number, punctuation).
     """
     out = [name for name, words in _CLASSES if low in words]
+    if low in mostly_verbs():
+        out.append("wnverb")
     if not low[:1].isalnum() and low[:1] != "_":
         out.append("punct")
     elif low[:1].isdigit():
@@ -104,7 +117,7 @@ def _context(text: str, start: int, end: int) -> tuple[list[str], list[str]]:
     the edge of the text.
     """
     left = _TOKEN.findall(text, max(0, start - _LEFT_CHARS), start)[-2:]
-    right = _TOKEN.findall(text, end, end + _RIGHT_CHARS)[:3]
+    right = [m.group() for m, _ in zip(_TOKEN.finditer(text, end, end + _RIGHT_CHARS), range(3))]
     if start - _LEFT_CHARS > 0 and len(left) < 2:
         left = _TOKEN.findall(text, 0, start)[-2:]
     while len(left) < 2:
@@ -149,18 +162,24 @@ def context_features(text: str, start: int, end: int, rule_vote: bool) -> list[s
     """
     (l2, l1), (r1, r2, r3) = _context(text, start, end)
     w2, w1, v1, v2, v3 = l2.lower(), l1.lower(), r1.lower(), r2.lower(), r3.lower()
-    c1, d1, d2 = word_classes(w1), word_classes(v1), word_classes(v2)
+    c2, c1, d1, d2, d3 = word_classes(w2), word_classes(w1), word_classes(v1), word_classes(v2), word_classes(v3)
     features = [
         "b", f"g={rule_vote:d}", f"-2={w2}", f"-1={w1}", f"+1={v1}", f"+2={v2}", f"+3={v3}",
         f"-1+1={w1}|{v1}", f"+1+2={v1}|{v2}", f"s+1={v1[-3:]}", f"s+2={v2[-3:]}", f"s-1={w1[-3:]}",
         f"h={_shape(l1)}{_shape(r1)}{_shape(r2)}", f"i={is_sentence_initial(text, start):d}",
     ]
+    features += [f"c-2={c}" for c in c2]
     features += [f"c-1={c}" for c in c1]
     features += [f"c+1={c}" for c in d1]
     features += [f"c+2={c}" for c in d2]
+    features += [f"c+3={c}" for c in d3]
     features += [f"c-1+1={a}|{b}" for a in c1 for b in d1]
     features += [f"c+1+2={a}|{b}" for a in d1 for b in d2]
+    features += [f"c-1+1+2={a}|{b}|{c}" for a in c1 for b in d1 for c in d2]
     features += [f"g{rule_vote:d}c+1={b}" for b in d1]
+    features += [f"-1c+1={w1}|{b}" for b in d1]
+    features += [f"c-1+1w={a}|{v1}" for a in c1]
+    features += [f"+1c+2={v1}|{c}" for c in d2]
     return features
 
 
@@ -187,6 +206,7 @@ class PronounModel:
         self.seed = document.get("seed")
         self.sha256 = sha256
         self.source = source
+        self._class_sums: dict[tuple, float] = {}
 
     def probability(self, which: str, features: list[str]) -> float:
         """:math:`P(y=1)`: "her" is an object, "his" stands alone."""
@@ -197,6 +217,54 @@ class PronounModel:
         if z < -30:
             return 0.0
         return 1.0 / (1.0 + math.exp(-z))
+
+    def slot_probability(self, which: str, text: str, start: int, end: int, rule_vote: bool) -> float:
+        """``probability(which, context_features(text, start, end, rule_vote))``, the fast way:
+        the features of word classes alone are summed once per combination of classes and
+        cached, so that only the word features are looked up per slot.
+        """
+        get = self.weights[which].get
+        (l2, l1), (r1, r2, r3) = _context(text, start, end)
+        w2, w1, v1, v2, v3 = l2.lower(), l1.lower(), r1.lower(), r2.lower(), r3.lower()
+        c2, c1, d1, d2, c3 = word_classes(w2), word_classes(w1), word_classes(v1), word_classes(v2), word_classes(v3)
+        sums = self._class_sums
+        key = (which, rule_vote, c1, d1, d2)
+        z = sums.get(key)
+        if z is None:
+            z = self._class_sum(key)
+        for position, classes in (("c-2=", c2), ("c+3=", c3)):
+            part = sums.get((which, position, classes))
+            if part is None:
+                part = sums[which, position, classes] = sum(get(position + c, 0.0) for c in classes)
+            z += part
+        z += (get("-2=" + w2, 0.0) + get("-1=" + w1, 0.0) + get("+1=" + v1, 0.0) + get("+2=" + v2, 0.0)
+              + get("+3=" + v3, 0.0) + get(f"-1+1={w1}|{v1}", 0.0) + get(f"+1+2={v1}|{v2}", 0.0)
+              + get("s+1=" + v1[-3:], 0.0) + get("s+2=" + v2[-3:], 0.0) + get("s-1=" + w1[-3:], 0.0)
+              + get(f"h={_shape(l1)}{_shape(r1)}{_shape(r2)}", 0.0)
+              + get("i=1" if is_sentence_initial(text, start) else "i=0", 0.0))
+        for b in d1:
+            z += get(f"-1c+1={w1}|{b}", 0.0)
+        for a in c1:
+            z += get(f"c-1+1w={a}|{v1}", 0.0)
+        for c in d2:
+            z += get(f"+1c+2={v1}|{c}", 0.0)
+        return 0.0 if z < -30 else 1.0 / (1.0 + math.exp(-z))
+
+    def _class_sum(self, key: tuple) -> float:
+        """The bias, the vote and the features of the classes of the words at -1, +1 and +2 (see
+        :func:`context_features`).
+        """
+        which, vote, c1, d1, d2 = key
+        get = self.weights[which].get
+        names = ["b", f"g={vote:d}"]
+        names += [f"c-1={c}" for c in c1] + [f"c+1={c}" for c in d1] + [f"c+2={c}" for c in d2]
+        names += [f"c-1+1={a}|{b}" for a in c1 for b in d1] + [f"c+1+2={a}|{b}" for a in d1 for b in d2]
+        names += [f"c-1+1+2={a}|{b}|{c}" for a in c1 for b in d1 for c in d2]
+        names += [f"g{vote:d}c+1={b}" for b in d1]
+        if len(self._class_sums) > 100_000:
+            self._class_sums.clear()  # bounded memory on a long corpus
+        total = self._class_sums[key] = sum(get(name, 0.0) for name in names)
+        return total
 
     @staticmethod
     def weights_digest(models: dict[str, Any]) -> str:
@@ -252,7 +320,10 @@ _HIS = ("determiner", "standalone")
 
 
 def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
-    """The grammar's decision for "her" where it is certain, else ``None``."""
+    """The grammar's decision for "her" where it is certain, else ``None``; then the rules of
+    the constructions that a model of the context learns from too few examples
+    (:func:`_construction`).
+    """
     if end == len(text) or text[end] in g._CLAUSE_PUNCTUATION:
         return True
     token = g._next(text, end)
@@ -262,6 +333,60 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
         return g.her_is_object(text, start, end)
+    return _construction(text, start, end, token)
+
+
+_GERUND_HOSTS = g._words("with without") | g.OBJECT_PREDICATE_VERBS | g._with_forms(
+    g._words("remember recall imagine picture describe show depict film photograph"))
+_GERUND_ENDS = g.PREPOSITIONS | g.PARTICLES | g.DETERMINERS | g.POSSESSIVES | g._words("away back out off up down home")
+_BARE_INFINITIVE_HOSTS = g.STRONG_CAUSATIVES | g._with_forms(g._words("see saw seen watch hear heard feel felt notice"))
+_HELP = g._with_forms(g._words("help"))  # "helped her move": no "helped his move" as "made his move"
+_TEACH = g._with_forms(g._words("teach taught"))
+_ORDINALS = g._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
+_ORDINAL_ENDS = g._words("overall place again in the race and with behind after")
+_CAPTORS = g._with_forms(g._words("hold held take took taken keep kept"))
+_CAPTIVE = g._words("prisoner captive hostage")
+_PAINT = g._with_forms(g._words("paint dye colour color"))
+_COLOURS = g._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
+_DEGREE_ADVERBS = g._words("ever always never still once only even too also so")
+
+
+def _construction(text: str, start: int, end: int, token: g._Token) -> bool | None:
+    """Constructions the model sees too rarely in its training text (issue 27): a gerund subject
+    ("ends with him laughing", "remember him singing in the choir"), a bare infinitive after a
+    causative or perception verb that WordNet calls a verb ("had him rewrite the ending"), a
+    second object after "teach" or a number ("teaching him chess", "granted him 200 hectares"),
+    a predicative ordinal, captive or colour ("left him third overall", "held him prisoner",
+    "painted him green"); and the determiner before an adverb and an adjective and a noun ("her
+    ever loyal husband") or before a bare noun and "to"/"with" after a double-object verb ("gave
+    her support to"). ``None`` where none applies.
+    """
+    previous, adjacent = g._previous(text, start)
+    previous = previous if adjacent else None
+    low, after = token.low, g._next(text, token.end)
+    ends = after.word is None and after.quote is None
+    if previous in g.CAUSATIVES and previous not in _HELP and low in g.CAUSATIVE_NOUNS or low in ("best", "last"):
+        return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
+    if after.word is not None and (low in g.MODIFIERS and g._is_ly_adverb(after.low) or g._is_ly_adverb(low) and (
+            g._is_participle(after.low) or g._is_adjective(after.low)) and g._is_open(g._next(text, after.end))):
+        return False  # "her more offensively arrogant remarks", "her hastily prepared dinner"
+    if low.endswith("ing") and g._is_participle(low) and previous in _GERUND_HOSTS:
+        return True if ends or after.low in _GERUND_ENDS else None
+    if previous in _BARE_INFINITIVE_HOSTS and (low not in g.CAUSATIVE_NOUNS or previous in _HELP) and (
+            low in mostly_verbs() or low in g.VERBS or previous in g.STRONG_CAUSATIVES and low in g.NOUN_VERBS):
+        return True
+    if previous in _TEACH and low not in g.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
+        return True
+    if previous in g.DITRANSITIVES and (low.isdigit() or low in g.NUMBER_WORDS):
+        return True
+    if previous in g.OBJECT_PREDICATE_VERBS and low in _ORDINALS and (ends or after.low in _ORDINAL_ENDS):
+        return True
+    if previous in _CAPTORS and low in _CAPTIVE or previous in _PAINT and low in _COLOURS and not g._is_open(after):
+        return True
+    if low in _DEGREE_ADVERBS and g._is_open(after) and g._is_open(g._next(text, after.end)):
+        return False
+    if previous in g.DITRANSITIVES and after.low in ("to", "with") and low in g.MASS_NOUNS:
+        return False
     return None
 
 
@@ -310,6 +435,6 @@ def resolve_pronoun(which: str, text: str, start: int, end: int) -> Resolution:
     if decided is not None:
         return Resolution(labels[decided], "rule", 1.0)
     vote = g.her_is_object(text, start, end) if which == "her" else g.his_stands_alone(text, start, end)
-    p = load_pronoun_model().probability(which, context_features(text, start, end, vote))
+    p = load_pronoun_model().slot_probability(which, text, start, end, vote)
     positive = p >= 0.5
     return Resolution(labels[positive], "model", round(p if positive else 1.0 - p, 4))

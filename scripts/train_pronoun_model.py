@@ -50,7 +50,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's debias, not an installed one
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's debias, not an installed one
 
 from debias import PronounModel, pronoun_slot_features  # noqa: E402
 
@@ -173,6 +174,26 @@ def write_eval(root: Path, out: Path) -> None:
     print(f"wrote {len(examples)} WordNet examples and {len(blocks)} GCIDE blocks to {out}")
 
 
+def write_verbs(root: Path, out: Path) -> int:
+    """The base forms WordNet tags as verbs at least twice as often as nouns (sense counts of
+    SemCor in ``index.verb``/``index.noun``), one per line, for :func:`debias.pronoun_slot_features`.
+    """
+    tags: dict[str, dict[str, int]] = {}
+    for pos in ("verb", "noun"):
+        for line in (root / f"usr/share/wordnet/index.{pos}").read_text(encoding="latin-1").splitlines():
+            if line.startswith(" "):
+                continue
+            parts = line.split()
+            pointers = int(parts[3])
+            tags.setdefault(parts[0], {})[pos] = int(parts[5 + pointers])
+    verbs = sorted(w for w, t in tags.items() if "verb" in t and w.isalpha() and w.isascii()
+                   and t["verb"] >= 1 and t["verb"] >= 2 * t.get("noun", 0))
+    header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
+              "# tagged as verbs at least twice as often as nouns; written by scripts/train_pronoun_model.py\n")
+    out.write_text(header + "\n".join(verbs) + "\n", encoding="utf-8")
+    return len(verbs)
+
+
 # --- slots, features, training -----------------------------------------------------------------
 
 def _substitute(word: str, target: str) -> str:
@@ -212,19 +233,31 @@ def collect(docs: list[tuple[str, str]], held_out: set[str]) -> dict[str, dict[s
     return data
 
 
-def fit(train: dict[str, list], seed: int) -> dict[str, float]:
+def fit(train: dict[str, list], seed: int, c: float = C) -> dict[str, float]:
     counts = Counter(f for features in train["x"] for f in set(features))
     index = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= MIN_COUNT))}
     rows, cols = [], []
     for r, features in enumerate(train["x"]):
-        for c in sorted({index[f] for f in features if f in index}):
+        for column in sorted({index[f] for f in features if f in index}):
             rows.append(r)
-            cols.append(c)
+            cols.append(column)
     x = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(train["x"]), len(index)))
-    model = LogisticRegression(C=C, fit_intercept=False, solver="lbfgs", max_iter=2000, tol=1e-6, random_state=seed)
+    model = LogisticRegression(C=c, fit_intercept=False, solver="lbfgs", max_iter=2000, tol=1e-6, random_state=seed)
     model.fit(x, np.asarray(train["y"]))
     names = sorted(index, key=index.get)
     return {f: round(float(w), 4) for f, w in zip(names, model.coef_[0]) if abs(w) >= PRUNE}
+
+
+def _prior_shift(docs: list[tuple[str, str]], labels: list[int]) -> float:
+    """The correction of the "her" model's bias from the share of objects among its training
+    slots (them, me, us, him) to the share of "him" among him/his in the training texts, the
+    prior of an object where a "her" stands: :math:`\\operatorname{logit}(\\pi_{text}) -
+    \\operatorname{logit}(\\pi_{slots})`.
+    """
+    counts = Counter(m.lower() for _, text in docs for m in re.findall(r"\b(?:him|his)\b", text, re.IGNORECASE))
+    text_share = counts["him"] / (counts["him"] + counts["his"])
+    slot_share = float(np.mean(labels))
+    return float(np.log(text_share / (1 - text_share)) - np.log(slot_share / (1 - slot_share)))
 
 
 def evaluate(model: PronounModel, which: str, test: dict[str, list]) -> dict[str, object]:
@@ -249,12 +282,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default="/", help="where the Debian packages are installed or extracted")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "debias/data/pronoun_model.json"))
+    parser.add_argument("--C", type=float, default=C, help="inverse L2 strength of the logistic regressions")
+    parser.add_argument("--no-vote", action="store_true", help="leave the grammar's decision out of the features")
     parser.add_argument("--write-eval", metavar="DIR", help="also write the evaluation texts (not used for training)")
     parser.add_argument("--write-sample", metavar="FILE", help="also write 300 held-out slots of each model (JSON lines)")
     args = parser.parse_args(argv)
     root = Path(args.root)
     if args.write_eval:
         write_eval(root, Path(args.write_eval))
+    # the verb lexicon is package data that the features read: written before any is computed
+    verbs_path = REPO / "debias" / "data" / "wordnet_verbs.txt"
+    n_verbs = write_verbs(root, verbs_path)
     sources = {"r-cran-janeaustenr (Jane Austen's novels; public domain text, package MIT)": read_austen(root),
                "dict-devil (Bierce, The Devil's Dictionary; public domain)": read_devil(root),
                "fortunes, fortunes-min (fortune cookies; BSD licence)": read_fortunes(root)}
@@ -263,15 +301,23 @@ def main(argv: list[str] | None = None) -> int:
     order = rng.permutation(len(docs))
     held_out = {docs[i][0] for i in order[: int(HELD_OUT_SHARE * len(docs))]}
     data = collect(docs, held_out)
-    models = {which: {"weights": fit(data[which]["train"], args.seed)} for which in ("her", "his")}
+    if args.no_vote:
+        for split in (s for w in data.values() for s in w.values()):
+            split["x"] = [[f for f in x if not f.startswith("g")] for x in split["x"]]
+    models = {which: {"weights": fit(data[which]["train"], args.seed, args.C)} for which in ("her", "his")}
+    prior_shift = _prior_shift([d for d in docs if d[0] not in held_out], data["her"]["train"]["y"])
+    models["her"]["weights"]["b"] = round(models["her"]["weights"].get("b", 0.0) + prior_shift, 4)
     document = {"format": PronounModel.FORMAT, "seed": args.seed, "models": models}
     model = PronounModel(document, "", "in memory")
     digest = hashlib.sha256("\n".join(f"{i}\t{t}" for i, t in docs).encode()).hexdigest()
     document["training"] = {
         "sources": {k: len(v) for k, v in sources.items()}, "documents": len(docs), "held_out_documents": len(held_out),
-        "texts_sha256": digest, "slots": {w: len(data[w]["train"]["y"]) for w in data},
+        "texts_sha256": digest,
+        "wordnet_verbs": {"words": n_verbs, "sha256": hashlib.sha256(verbs_path.read_bytes()).hexdigest()}, "slots": {w: len(data[w]["train"]["y"]) for w in data},
         "held_out_accuracy": {w: evaluate(model, w, data[w]["test"]) for w in data},
-        "hyperparameters": {"C": C, "min_count": MIN_COUNT, "prune": PRUNE, "held_out_share": HELD_OUT_SHARE},
+        "hyperparameters": {"C": args.C, "min_count": MIN_COUNT, "prune": PRUNE, "held_out_share": HELD_OUT_SHARE,
+                            "grammar_vote_feature": not args.no_vote,
+                            "her_prior_shift": round(prior_shift, 4)},
         "weights_sha256": PronounModel.weights_digest(models),
     }
     Path(args.out).write_text(json.dumps(document, sort_keys=True, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
