@@ -51,8 +51,8 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._dropout import Dropout, dropout_rates, set_dropout_rates
     from debias._gendered_words import ANY, get_vocabulary
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
-    from debias._pronoun_model import PronounModel, Resolution, load_pronoun_model, pronoun_slot_features, resolve_pronoun
     from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
+    from debias._pronoun_model import PronounModel, Resolution, load_pronoun_model, pronoun_slot_features, resolve_pronoun
     from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs

@@ -34,7 +34,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import base64
 import glob
 import gzip
 import hashlib
@@ -267,7 +266,8 @@ def evaluate(model: PronounModel, which: str, test: dict[str, list]) -> dict[str
     vote = np.asarray(test["vote"])
     certain = np.array([c is not None for c in test["certain"]])
     rule_pred = np.array([vote[i] if c is None else c for i, c in enumerate(test["certain"])])
-    combined = np.where(certain, rule_pred, model_pred)
+    confident = np.maximum(p, 1 - p) >= PronounModel.OVERRIDE
+    combined = np.where(certain, rule_pred, np.where(confident | (model_pred == vote), model_pred, vote))
     acc = lambda pred, mask=slice(None): round(float(np.mean(pred[mask] == y[mask])), 4)  # noqa: E731
     return {
         "slots": len(y), "positives": int(y.sum()), "model": acc(model_pred), "grammar": acc(vote),
