@@ -52,7 +52,7 @@ _RIGHT_CHARS = 64
 # "his ever loyal wife", "her and his"): the model decides these even though they are closed.
 _UNCERTAIN_CLOSED = g._words(
     "will may can must being just rather quite somewhat fairly and or ever never always also still "
-    "once only even too alone again enough"
+    "once only even too alone again enough near nearer half won"
 )
 _CERTAIN_CLOSED = g.PREPOSITIONS | g.DETERMINERS | g.PRONOUNS | g.POSSESSIVES | g.CONJUNCTIONS | g.AUXILIARIES
 
@@ -102,6 +102,10 @@ def word_classes(low: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _sigmoid(z: float) -> float:
+    return 0.0 if z < -30 else 1.0 / (1.0 + math.exp(-z))
+
+
 def _shape(token: str) -> str:
     if not token[:1].isalnum():
         return "p"
@@ -116,8 +120,18 @@ def _context(text: str, start: int, end: int) -> tuple[list[str], list[str]]:
     """The two tokens before the slot (nearest last) and the three after it, with ``"<s>"`` for
     the edge of the text.
     """
-    left = _TOKEN.findall(text, max(0, start - _LEFT_CHARS), start)[-2:]
-    right = [m.group() for m, _ in zip(_TOKEN.finditer(text, end, end + _RIGHT_CHARS), range(3))]
+    # plain words split on spaces are the tokens the pattern finds (a word character run is one
+    # token): the common case, without the pattern
+    pieces = text[max(0, start - _LEFT_CHARS):start].split()
+    if len(pieces) >= 2 and pieces[-1].isalnum() and pieces[-2].isalnum():
+        left = pieces[-2:]
+    else:
+        left = _TOKEN.findall(text, max(0, start - _LEFT_CHARS), start)[-2:]
+    pieces = text[end:end + _RIGHT_CHARS].split(None, 3)
+    if len(pieces) >= 3 and pieces[0].isalnum() and pieces[1].isalnum() and pieces[2].isalnum():
+        right = pieces[:3]
+    else:
+        right = _TOKEN.findall(text, end, end + _RIGHT_CHARS)[:3]
     if start - _LEFT_CHARS > 0 and len(left) < 2:
         left = _TOKEN.findall(text, 0, start)[-2:]
     while len(left) < 2:
@@ -214,6 +228,7 @@ class PronounModel:
         self.sha256 = sha256
         self.source = source
         self._class_sums: dict[tuple, float] = {}
+        self._caches: dict[str, tuple[dict[Any, float], ...]] = {w: tuple({} for _ in range(9)) for w in self.weights}
 
     def probability(self, which: str, features: list[str]) -> float:
         """:math:`P(y=1)`: "her" is an object, "his" stands alone."""
@@ -227,51 +242,75 @@ class PronounModel:
 
     def slot_probability(self, which: str, text: str, start: int, end: int, rule_vote: bool) -> float:
         """``probability(which, context_features(text, start, end, rule_vote))``, the fast way:
-        the features of word classes alone are summed once per combination of classes and
-        cached, so that only the word features are looked up per slot.
+        the features of one word (its identity, suffix and classes at its offset), of a word and
+        the classes of its neighbour, and of classes alone are summed once and cached, so that a
+        slot costs a few dictionary lookups.
         """
+        z, d1 = self._logit_without_vote(which, text, start, end)
+        return _sigmoid(z + self._vote_sum(which, rule_vote, d1))
+
+    def vote_free_probabilities(self, which: str, text: str, start: int, end: int) -> tuple[float, float]:
+        """The slot's probability if the grammar's reading were "no" and if it were "yes": where
+        both are confident the same way, the decision needs no grammar at all.
+        """
+        z, d1 = self._logit_without_vote(which, text, start, end)
+        return _sigmoid(z + self._vote_sum(which, False, d1)), _sigmoid(z + self._vote_sum(which, True, d1))
+
+    def _logit_without_vote(self, which: str, text: str, start: int, end: int) -> tuple[float, tuple[str, ...]]:
         get = self.weights[which].get
+        cache = self._caches[which]
         (l2, l1), (r1, r2, r3) = _context(text, start, end)
         w2, w1, v1, v2, v3 = l2.lower(), l1.lower(), r1.lower(), r2.lower(), r3.lower()
-        c2, c1, d1, d2, c3 = word_classes(w2), word_classes(w1), word_classes(v1), word_classes(v2), word_classes(v3)
-        sums = self._class_sums
-        key = (which, rule_vote, c1, d1, d2)
-        z = sums.get(key)
-        if z is None:
-            z = self._class_sum(key)
-        for position, classes in (("c-2=", c2), ("c+3=", c3)):
-            part = sums.get((which, position, classes))
-            if part is None:
-                part = sums[which, position, classes] = sum(get(position + c, 0.0) for c in classes)
-            z += part
-        z += (get("-2=" + w2, 0.0) + get("-1=" + w1, 0.0) + get("+1=" + v1, 0.0) + get("+2=" + v2, 0.0)
-              + get("+3=" + v3, 0.0) + get(f"-1+1={w1}|{v1}", 0.0) + get(f"+1+2={v1}|{v2}", 0.0)
-              + get("s+1=" + v1[-3:], 0.0) + get("s+2=" + v2[-3:], 0.0) + get("s-1=" + w1[-3:], 0.0)
+        c1, d1, d2 = word_classes(w1), word_classes(v1), word_classes(v2)
+        z = 0.0
+        for part, key in ((0, (c1, d1, d2)), (1, w2), (2, w1), (3, v1), (4, v2), (5, v3), (6, (w1, d1)), (7, (c1, v1)),
+                          (8, (v1, d2))):
+            value = cache[part].get(key)
+            if value is None:
+                value = self._part_sum(which, part, key)
+            z += value
+        z += (get(f"-1+1={w1}|{v1}", 0.0) + get(f"+1+2={v1}|{v2}", 0.0)
               + get(f"h={_shape(l1)}{_shape(r1)}{_shape(r2)}", 0.0)
               + get("i=1" if is_sentence_initial(text, start) else "i=0", 0.0))
-        for b in d1:
-            z += get(f"-1c+1={w1}|{b}", 0.0)
-        for a in c1:
-            z += get(f"c-1+1w={a}|{v1}", 0.0)
-        for c in d2:
-            z += get(f"+1c+2={v1}|{c}", 0.0)
-        return 0.0 if z < -30 else 1.0 / (1.0 + math.exp(-z))
+        return z, d1
 
-    def _class_sum(self, key: tuple) -> float:
-        """The bias, the vote and the features of the classes of the words at -1, +1 and +2 (see
-        :func:`context_features`).
+    def _part_sum(self, which: str, part: int, key: Any) -> float:
+        """The summed weights of one cached part of :meth:`_logit_without_vote` (see
+        :func:`context_features` for the features): 0 the classes at -1, +1, +2 and their
+        products; 1-5 the word at -2, -1, +1, +2, +3 (identity, suffix or classes); 6-8 a word and
+        its neighbour's classes.
         """
-        which, vote, c1, d1, d2 = key
         get = self.weights[which].get
-        names = ["b", f"g={vote:d}"]
-        names += [f"c-1={c}" for c in c1] + [f"c+1={c}" for c in d1] + [f"c+2={c}" for c in d2]
-        names += [f"c-1+1={a}|{b}" for a in c1 for b in d1] + [f"c+1+2={a}|{b}" for a in d1 for b in d2]
-        names += [f"c-1+1+2={a}|{b}|{c}" for a in c1 for b in d1 for c in d2]
-        names += [f"g{vote:d}c+1={b}" for b in d1]
-        if len(self._class_sums) > 100_000:
-            self._class_sums.clear()  # bounded memory on a long corpus
-        total = self._class_sums[key] = sum(get(name, 0.0) for name in names)
+        if part == 0:
+            c1, d1, d2 = key
+            names = ["b"] + [f"c-1={c}" for c in c1] + [f"c+1={c}" for c in d1] + [f"c+2={c}" for c in d2]
+            names += [f"c-1+1={a}|{b}" for a in c1 for b in d1] + [f"c+1+2={a}|{b}" for a in d1 for b in d2]
+            names += [f"c-1+1+2={a}|{b}|{c}" for a in c1 for b in d1 for c in d2]
+        elif part in (1, 5):
+            kind = "-2" if part == 1 else "+3"
+            names = [f"{kind}={key}"] + [f"c{kind}={c}" for c in word_classes(key)]
+        elif part in (2, 3, 4):
+            kind = ("-1", "+1", "+2")[part - 2]
+            names = [f"{kind}={key}", f"s{kind}={key[-3:]}"]
+        elif part == 6:
+            names = [f"-1c+1={key[0]}|{b}" for b in key[1]]
+        elif part == 7:
+            names = [f"c-1+1w={a}|{key[1]}" for a in key[0]]
+        else:
+            names = [f"+1c+2={key[0]}|{c}" for c in key[1]]
+        cache = self._caches[which][part]
+        if len(cache) > 50_000:
+            cache.clear()  # bounded memory on a long corpus
+        total = cache[key] = sum(get(name, 0.0) for name in names)
         return total
+
+    def _vote_sum(self, which: str, vote: bool, d1: tuple[str, ...]) -> float:
+        key = (which, "g", vote, d1)
+        part = self._class_sums.get(key)
+        if part is None:
+            get = self.weights[which].get
+            part = self._class_sums[key] = get(f"g={vote:d}", 0.0) + sum(get(f"g{vote:d}c+1={b}", 0.0) for b in d1)
+        return part
 
     @staticmethod
     def weights_digest(models: dict[str, Any]) -> str:
@@ -341,7 +380,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if is_sentence_initial(text, start) or token.compound:
         return False
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
-        return g.her_is_object(text, start, end)
+        # what her_is_object answers for these, without its other checks: "gave her a book"
+        return True if token.word[:1].islower() else g.her_is_object(text, start, end)
     return _construction(text, start, end, token)
 
 
@@ -374,15 +414,17 @@ def _construction(text: str, start: int, end: int, token: g._Token) -> bool | No
     """
     previous, adjacent = g._previous(text, start)
     previous = previous if adjacent else None
-    low, after = token.low, g._next(text, token.end)
-    ends = after.word is None and after.quote is None
+    low, after = token.low, None  # the word after next, looked up only where a rule needs it
     if previous in g.CAUSATIVES and previous not in _HELP and low in g.CAUSATIVE_NOUNS or low in ("best", "last"):
         return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
-    if after.word is not None and (low in g.MODIFIERS and g._is_ly_adverb(after.low) or g._is_ly_adverb(low) and (
-            g._is_participle(after.low) or g._is_adjective(after.low)) and g._is_open(g._next(text, after.end))):
-        return False  # "her more offensively arrogant remarks", "her hastily prepared dinner"
+    if low in g.MODIFIERS or g._is_ly_adverb(low):
+        after = g._next(text, token.end)
+        if after.word is not None and (low in g.MODIFIERS and g._is_ly_adverb(after.low) or g._is_ly_adverb(low) and (
+                g._is_participle(after.low) or g._is_adjective(after.low)) and g._is_open(g._next(text, after.end))):
+            return False  # "her more offensively arrogant remarks", "her hastily prepared dinner"
     if low.endswith("ing") and g._is_participle(low) and previous in _GERUND_HOSTS:
-        return True if ends or after.low in _GERUND_ENDS else None
+        after = after or g._next(text, token.end)
+        return True if after.word is None and after.quote is None or after.low in _GERUND_ENDS else None
     if previous in _BARE_INFINITIVE_HOSTS and (low not in g.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in mostly_verbs() or low in g.VERBS or previous in g.STRONG_CAUSATIVES and low in g.NOUN_VERBS):
         return True
@@ -390,14 +432,22 @@ def _construction(text: str, start: int, end: int, token: g._Token) -> bool | No
         return True
     if previous in g.DITRANSITIVES and (low.isdigit() or low in g.NUMBER_WORDS):
         return True
-    if previous in g.OBJECT_PREDICATE_VERBS and low in _ORDINALS and (ends or after.low in _ORDINAL_ENDS):
+    if previous in _CAPTORS and low in _CAPTIVE:
         return True
-    if previous in _CAPTORS and low in _CAPTIVE or previous in _PAINT and low in _COLOURS and not g._is_open(after):
-        return True
-    if low in _DEGREE_ADVERBS and g._is_open(after) and g._is_open(g._next(text, after.end)):
-        return False
-    if previous in g.DITRANSITIVES and after.low in ("to", "with") and low in g.MASS_NOUNS:
-        return False
+    if previous in g.OBJECT_PREDICATE_VERBS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
+        after = after or g._next(text, token.end)
+        if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
+            return True
+        if low in _COLOURS and not g._is_open(after):
+            return True
+    if low in _DEGREE_ADVERBS:
+        after = after or g._next(text, token.end)
+        if g._is_open(after) and g._is_open(g._next(text, after.end)):
+            return False
+    if previous in g.DITRANSITIVES and low in g.MASS_NOUNS:
+        after = after or g._next(text, token.end)
+        if after.low in ("to", "with"):
+            return False
     return None
 
 
@@ -410,8 +460,13 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return token.quote is None
     if token.compound:
         return False
-    if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
-        return g.his_stands_alone(text, start, end)
+    low = token.low
+    if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
+        # what his_stands_alone answers for these: "a friend of his from school"
+        return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)
+    if low not in g.CLOSED and low not in g.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in g._ADVERBS and (
+            not g._is_ly_adverb(low)):
+        return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
     return None
 
 
@@ -449,8 +504,34 @@ def resolve_pronoun(which: str, text: str, start: int, end: int) -> Resolution:
     if decided is not None:
         return Resolution(labels[decided], "rule", 1.0)
     vote = g.her_is_object(text, start, end) if which == "her" else g.his_stands_alone(text, start, end)
-    p = load_pronoun_model().slot_probability(which, text, start, end, vote)
+    return _decide(which, vote, load_pronoun_model().slot_probability(which, text, start, end, vote))
+
+
+def _decide(which: str, vote: bool, p: float) -> Resolution:
+    """The model's reading at probability ``p``, or the grammar's where the model disagrees
+    with less than :data:`OVERRIDE` confidence.
+    """
+    labels = _HER if which == "her" else _HIS
     positive = p >= 0.5
     if positive != vote and max(p, 1.0 - p) < OVERRIDE:
         return Resolution(labels[vote], "grammar", round(p if vote else 1.0 - p, 4))
     return Resolution(labels[positive], "model", round(p if positive else 1.0 - p, 4))
+
+
+def pronoun_decision(which: str, text: str, start: int, end: int) -> str:
+    """``resolve_pronoun(which, text, start, end).decision``, faster: where the model is
+    confident whatever the grammar's reading, the grammar is not consulted (the batch path of
+    :func:`debias.swap_texts`, which keeps no spans).
+    """
+    labels = _HER if which == "her" else _HIS
+    decided = (her_rule_is_certain if which == "her" else his_rule_is_certain)(text, start, end)
+    if decided is not None:
+        return labels[decided]
+    model = load_pronoun_model()
+    p_no, p_yes = model.vote_free_probabilities(which, text, start, end)
+    if min(p_no, p_yes) >= OVERRIDE:
+        return labels[True]
+    if max(p_no, p_yes) <= 1.0 - OVERRIDE:
+        return labels[False]
+    vote = g.her_is_object(text, start, end) if which == "her" else g.his_stands_alone(text, start, end)
+    return _decide(which, vote, p_yes if vote else p_no).decision

@@ -47,7 +47,7 @@ from debias._gendered_words import (
     get_vocabulary,
     recase,
 )
-from debias._pronoun_model import Resolution, load_pronoun_model, resolve_pronoun
+from debias._pronoun_model import Resolution, load_pronoun_model, pronoun_decision, resolve_pronoun
 from probekit.errors import InvalidParameterError
 
 __all__ = ["Span", "SwapResult", "describe_swap", "swap", "swap_texts", "unambiguous_words"]
@@ -142,10 +142,12 @@ def _replacement(
             if unpaired is not None and term.kind == "name":
                 return unpaired  # a first name without a partner, scrubbed to the placeholder
             return None  # no counterpart (diva, maid, unpaired names): only scrubbing removes it
-        resolution = resolve_pronoun(key, text, start, end)
-        if audit is not None:
+        if audit is None:
+            counterpart = _COUNTERPARTS[key, pronoun_decision(key, text, start, end)]
+        else:
+            resolution = resolve_pronoun(key, text, start, end)
             audit.append(resolution)
-        counterpart = _COUNTERPARTS[key, resolution.decision]
+            counterpart = _COUNTERPARTS[key, resolution.decision]
     return recase(found, counterpart)
 
 
@@ -272,8 +274,12 @@ def _swap_text(vocabulary: GenderedVocabulary, text: str, unpaired: str | None =
     """:func:`_swap_spans` without building the spans (the batch path)."""
     pieces: list[str] = []
     position = 0
+    plain_lower, plain_title = vocabulary.plain_lower, vocabulary.plain_title
     for start, end, key in vocabulary.find(text):
-        replacement = _replacement(vocabulary, text, start, end, key, unpaired)
+        found = text[start:end]  # the fast path of _replacement, inlined: most matches are plain words
+        replacement = plain_lower.get(key) if found == key else plain_title.get(found)
+        if replacement is None:
+            replacement = _replacement(vocabulary, text, start, end, key, unpaired)
         if replacement is not None:
             pieces.append(text[position:start])
             pieces.append(replacement)
