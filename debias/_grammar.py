@@ -363,8 +363,20 @@ class _Token:
         self.end = match.end()
 
 
+_NEXT_SEEN: dict[tuple[str, int], _Token] = {}
+
+
 def _next(text: str, end: int) -> _Token:
-    return _Token(_NEXT.match(text, end))
+    """The token after ``end``; the rules and the model of one slot ask for the same few, so the
+    latest are kept (a str caches its hash, and the same text object compares at once).
+    """
+    key = (text, end)
+    token = _NEXT_SEEN.get(key)
+    if token is None:
+        if len(_NEXT_SEEN) > 32:
+            _NEXT_SEEN.clear()
+        token = _NEXT_SEEN[key] = _Token(_NEXT.match(text, end))
+    return token
 
 
 def _previous(text: str, start: int) -> tuple[str | None, bool]:

@@ -11,16 +11,19 @@ Unsupervised labels (the slot word is masked, so a model sees only its context):
 
 Each model is a logistic regression (Cox 1958) :math:`P(y=1 \mid x) = \sigma(b + \sum_f w_f)`
 over binary features :math:`f` of the context: word identities at offsets -2..+3, suffixes and
-shapes, the closed word classes and lexicons of :mod:`debias._grammar` (and their products
-across the slot), and the grammar's own decision for the slot. The weights ship as JSON
+shapes, the closed word classes and lexicons of :mod:`debias._grammar` and the verbs of WordNet
+(and their products across the slot), and the grammar's own reading of the slot. The weights ship as JSON
 (``debias/data/pronoun_model.json``, never a pickle), written by
 ``scripts/train_pronoun_model.py``, which rebuilds them exactly from its seed and records the
 training texts, their licences, the held-out accuracy and the sha256 of the weights.
 
 Where the grammar is certain it decides alone (punctuation or the end after the slot, a
-sentence-initial "Her", a hyphenated compound, a preposition, determiner or pronoun after it);
-everywhere else the model decides. :func:`resolve` returns the decision with its source
-(``"rule"`` or ``"model"``) and confidence, which :class:`debias.SwapResult` keeps in its spans.
+sentence-initial "Her", a hyphenated compound, a preposition, determiner or pronoun after it), and
+so do a few rules of constructions too rare in the training text (:func:`_construction`);
+everywhere else the model decides, against the grammar's reading only where it is at least
+:data:`OVERRIDE` confident. :func:`resolve_pronoun` returns the decision with its source
+(``"rule"``, ``"model"`` or ``"grammar"``) and confidence, which :class:`debias.SwapResult` keeps
+in its spans.
 """
 
 from __future__ import annotations
@@ -199,7 +202,8 @@ def context_features(text: str, start: int, end: int, rule_vote: bool) -> list[s
 
 # The model overrides the grammar's reading of an uncertain slot only at this confidence or
 # more: the value with the fewest "him"/"his" lost after two swaps on the development half of
-# the GCIDE texts (0.5: 132 lost; 0.6: 125; 0.7: 121; 0.8: 123; never: 127).
+# the GCIDE texts (0.5: 132 lost; 0.6: 125; 0.7: 121; 0.8: 123; never: 127). A model without the
+# grammar's reading as a feature (``--no-vote``) lost 128 at best (0.8 or 0.9).
 OVERRIDE = 0.7
 
 

@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "debias/data/pronoun_model.json"))
     parser.add_argument("--C", type=float, default=C, help="inverse L2 strength of the logistic regressions")
-    parser.add_argument("--no-vote", action="store_true", help="leave the grammar's decision out of the features")
+    parser.add_argument("--no-vote", action="store_true", help="leave the grammar's reading out of the features")
     parser.add_argument("--write-eval", metavar="DIR", help="also write the evaluation texts (not used for training)")
     parser.add_argument("--write-sample", metavar="FILE", help="also write 300 held-out slots of each model (JSON lines)")
     args = parser.parse_args(argv)
