@@ -175,7 +175,8 @@ def write_eval(root: Path, out: Path) -> None:
 
 def write_verbs(root: Path, out: Path) -> int:
     """The base forms WordNet tags as verbs at least twice as often as nouns (sense counts of
-    SemCor in ``index.verb``/``index.noun``), one per line, for :func:`debias.pronoun_slot_features`.
+    SemCor in ``index.verb``/``index.noun``) and the irregular forms of its tagged verbs (other
+    than -ed/-ing), one per line, for :func:`debias.pronoun_slot_features`.
     """
     tags: dict[str, dict[str, int]] = {}
     for pos in ("verb", "noun"):
@@ -185,10 +186,17 @@ def write_verbs(root: Path, out: Path) -> int:
             parts = line.split()
             pointers = int(parts[3])
             tags.setdefault(parts[0], {})[pos] = int(parts[5 + pointers])
-    verbs = sorted(w for w, t in tags.items() if "verb" in t and w.isalpha() and w.isascii()
-                   and t["verb"] >= 1 and t["verb"] >= 2 * t.get("noun", 0))
+    verbs = {w for w, t in tags.items() if "verb" in t and w.isalpha() and w.isascii()
+             and t["verb"] >= 1 and t["verb"] >= 2 * t.get("noun", 0)}
+    # the irregular forms of any tagged verb ("took", "knew", "met"), from verb.exc
+    for line in (root / "usr/share/wordnet/verb.exc").read_text(encoding="latin-1").splitlines():
+        form, base = line.split()[:2]
+        if form.isalpha() and form.isascii() and not form.endswith(("ed", "ing")) and tags.get(base, {}).get("verb", 0) >= 1:
+            verbs.add(form)
+    verbs = sorted(verbs)
     header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
-              "# tagged as verbs at least twice as often as nouns; written by scripts/train_pronoun_model.py\n")
+              "# tagged as verbs at least twice as often as nouns, and irregular verb forms (verb.exc);\n"
+              "# written by scripts/train_pronoun_model.py\n")
     out.write_text(header + "\n".join(verbs) + "\n", encoding="utf-8")
     return len(verbs)
 
