@@ -21,6 +21,7 @@ from wordlists._attributes import (
     attribute_digests,
     attribute_names,
     get_attribute,
+    load_survey_cda_words,
     register_attribute,
     unregister_attribute,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "Attribute",
     # attributes (gender, race, religion, registered)
     "get_attribute",
+    "load_survey_cda_words",
     "register_attribute",
     "unregister_attribute",
     "attribute_names",

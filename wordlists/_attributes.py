@@ -33,6 +33,7 @@ __all__ = [
     "attribute_digests",
     "attribute_names",
     "get_attribute",
+    "load_survey_cda_words",
     "register_attribute",
     "unregister_attribute",
 ]
@@ -102,6 +103,12 @@ class Attribute:
         object.__setattr__(self, "rules", MappingProxyType(rules))
         object.__setattr__(self, "person_nouns", frozenset(w.lower() for w in self.person_nouns))
         object.__setattr__(self, "digest", self._digest())
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Attribute) and other.digest == self.digest
 
     def _digest(self) -> str:
         lines = [f"attribute\t{self.name}", "\t".join(self.groups)]
@@ -342,3 +349,26 @@ def unregister_attribute(name: str) -> None:
 def attribute_digests() -> dict[str, str]:
     """SHA-256 (first 16 hex digits) of every known attribute, by name: what provenance records."""
     return {n: get_attribute(n).digest[:16] for n in attribute_names()}
+
+
+SURVEY_BIAS_TYPES = ("race", "religion")
+
+
+@functools.cache
+def load_survey_cda_words(bias_type: str) -> tuple[tuple[str, str, str], ...]:
+    """The survey's race or religion CDA word triples, in its order (Meade et al. 2022, bias-bench).
+
+    Parameters
+    ----------
+    bias_type : {"race", "religion"}
+
+    Returns
+    -------
+    tuple of (r1, r2, r3)
+        Six triples; position p of every triple belongs to the same group (race: black/african/
+        africa, caucasian/white/america/europe, asian/asia/china; religion: jewish, christian, muslim).
+    """
+    if bias_type not in SURVEY_BIAS_TYPES:
+        raise InvalidParameterError("bias_type", bias_type, SURVEY_BIAS_TYPES)
+    _, rows = _table_file(_data(f"survey_cda_{bias_type}.tsv"), None)
+    return tuple((r[0], r[1], r[2]) for r in rows)
