@@ -32,7 +32,15 @@ from probekit.utils._io import (
 )
 from probekit.utils._offline import hub_offline
 from probekit.utils._processes import is_main_process, process_count_and_rank, wait_for_everyone
-from probekit.utils._provenance import collect_provenance, git_commit, hash_words, library_versions, toolkit_version
+from probekit.utils._provenance import (
+    attribute_hashes,
+    collect_provenance,
+    describe_attribute,
+    git_commit,
+    hash_words,
+    library_versions,
+    toolkit_version,
+)
 from probekit.utils._validation import (
     RandomStateLike,
     as_embedding_matrix,
@@ -65,6 +73,8 @@ __all__ = [
     "process_count_and_rank",
     "wait_for_everyone",
     "collect_provenance",
+    "attribute_hashes",
+    "describe_attribute",
     "git_commit",
     "hash_words",
     "library_versions",
