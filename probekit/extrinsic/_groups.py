@@ -151,8 +151,9 @@ def _plain(value: Any) -> Any:
 def _check_common(score: str, n_bootstrap: Any, confidence: Any, min_group_size: Any) -> None:
     if score not in PREDICTION_SCORES:
         raise InvalidParameterError("score", score, tuple(PREDICTION_SCORES))
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 1:
-        raise InvalidParameterError("n_bootstrap", n_bootstrap, "an integer >= 1")
+    if n_bootstrap is not None and (isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer))
+                                    or n_bootstrap < 1):
+        raise InvalidParameterError("n_bootstrap", n_bootstrap, "an integer >= 1, or None for the automatic number")
     if isinstance(confidence, bool) or not isinstance(confidence, (float, int)) or not 0 < confidence < 1:
         raise InvalidParameterError("confidence", confidence, "a number in (0, 1)")
     if isinstance(min_group_size, bool) or not isinstance(min_group_size, (int, np.integer)) or min_group_size < 1:
@@ -175,20 +176,29 @@ def _warn_small(small: Sequence, sizes: Sequence[int], minimum: int, what: str) 
                       UndefinedMetricWarning, stacklevel=4)
 
 
-def _gaps_from_counts(C: np.ndarray, groups: Sequence, label: Any, c: int, *, score: str, n_bootstrap: int,
+def _replicate_count(n_bootstrap: int | None, confidence: float, family_size: int) -> int:
+    """``n_bootstrap``, or enough replicates for about 20 beyond each end of the simultaneous intervals."""
+    if n_bootstrap is not None:
+        return int(n_bootstrap)
+    tail = (1.0 - confidence) / (2 * max(family_size, 1))
+    return max(2000, int(np.ceil(20 / tail)))
+
+
+def _gaps_from_counts(C: np.ndarray, groups: Sequence, label: Any, c: int, *, score: str, n_bootstrap: int | None,
                       confidence: float, family_size: int | None, min_group_size: int,
                       rng: np.random.Generator, what: str = "groups") -> GroupGaps:
     sizes = C.sum(axis=(1, 2))
     keep = sizes >= min_group_size
     rates = _rates(C, score, c)
     overall = _rates(C.sum(axis=0)[None], score, c)[0]
-    boot_C = _replicates(C, n_bootstrap, rng)
+    kept_n = int(keep.sum())
+    m = family_size if family_size is not None else max(kept_n * (kept_n - 1) // 2, 1)
+    boot_C = _replicates(C, _replicate_count(n_bootstrap, confidence, m), rng)
     boot_rates = _rates(boot_C, score, c)
     boot_overall = _rates(boot_C.sum(axis=1)[:, None], score, c)[:, 0]
     kept = [g for g, k in zip(groups, keep) if k]
     max_gap, rms = _gap_statistics(rates[keep], np.asarray(overall))
     boot_max, boot_rms = _gap_statistics(boot_rates[:, keep], boot_overall)
-    m = family_size if family_size is not None else max(len(kept) * (len(kept) - 1) // 2, 1)
     pair_conf = 1.0 - (1.0 - confidence) / m
     small = [g for g, k in zip(groups, keep) if not k]
     _warn_small(small, [int(s) for s, k in zip(sizes, keep) if not k], min_group_size, what)
@@ -208,13 +218,13 @@ def group_gaps(
     *,
     score: str = "tpr",
     pos_label: Any = None,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int | None = None,
     confidence: float = 0.95,
     family_size: int | None = None,
     min_group_size: int = 1,
     random_state: int | np.random.Generator | None = 0,
 ) -> GroupGaps:
-    """The k-group gap family of one rate: max gap, RMS gap to the overall rate, pairwise gaps.
+    r"""The k-group gap family of one rate: max gap, RMS gap to the overall rate, pairwise gaps.
 
     Parameters
     ----------
@@ -225,8 +235,10 @@ def group_gaps(
         A rate of ``PREDICTION_SCORES`` ("tpr", "fpr", "selection_rate", "accuracy", ...).
     pos_label : object, optional
         The class the rate is of (default: the last class in sorted order, 1 for 0/1 labels).
-    n_bootstrap : int
-        Stratified bootstrap replicates.
+    n_bootstrap : int, optional
+        Stratified bootstrap replicates. The simultaneous pairwise intervals reach into tails of
+        :math:`(1 - \text{confidence}) / 2m`; by default enough replicates for about 20 beyond each
+        end: :math:`\max(2000, \lceil 20 \cdot 2m / (1 - \text{confidence}) \rceil)` (4,800 for 6 pairs).
     confidence : float
         Of the max-gap and RMS intervals, and family-wise of the pairwise ones.
     family_size : int, optional
@@ -290,7 +302,7 @@ def intersectional_gaps(
     score: str = "tpr",
     pos_label: Any = None,
     min_cell_size: int = 30,
-    n_bootstrap: int = 1000,
+    n_bootstrap: int | None = None,
     confidence: float = 0.95,
     random_state: int | np.random.Generator | None = 0,
 ) -> IntersectionalGaps:

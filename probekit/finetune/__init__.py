@@ -76,6 +76,12 @@ from probekit.finetune._synthetic import (
     SYNTHETIC_PROFESSIONS,
     make_synthetic_bios,
 )
+from probekit.finetune._synthetic_groups import (
+    GROUP_SHORTCUTS,
+    group_shortcut_plan,
+    make_synthetic_group_bios,
+    simulate_shortcut_predictions,
+)
 from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
@@ -93,6 +99,10 @@ __all__ = [
     "SYNTHETIC_PROFESSIONS",
     "SYNTHETIC_FEMALE_DOMINATED",
     "SYNTHETIC_MALE_DOMINATED",
+    "make_synthetic_group_bios",
+    "group_shortcut_plan",
+    "simulate_shortcut_predictions",
+    "GROUP_SHORTCUTS",
     "load_bios",
     "load_jigsaw",
     "LABHC_PROFESSIONS",
