@@ -37,6 +37,7 @@ from probekit.finetune._datasets import (
 )
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, paper_accuracy, prob_column, summarize_folds
+from probekit.finetune._identities import JIGSAW_IDENTITY_COLUMNS, jigsaw_subgroups, load_jigsaw_groups
 from probekit.finetune._leakage import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
@@ -105,6 +106,9 @@ __all__ = [
     "GROUP_SHORTCUTS",
     "load_bios",
     "load_jigsaw",
+    "load_jigsaw_groups",
+    "jigsaw_subgroups",
+    "JIGSAW_IDENTITY_COLUMNS",
     "LABHC_PROFESSIONS",
     "JIGSAW_LABELS",
     "label_gender_counts",
