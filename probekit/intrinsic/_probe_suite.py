@@ -40,6 +40,7 @@ from probekit.utils import (
     Interval,
     Options,
     atomic_write_text,
+    check_layer_index,
     collect_provenance,
     to_jsonable,
     validate_parameters,
@@ -143,12 +144,9 @@ def resolve_layers(layers: Any, num_layers: int, parameter: str = "layers") -> l
         values = [int(v) for v in layers]
     except (TypeError, ValueError):
         raise InvalidParameterError(parameter, layers, "'all' or a sequence of layer indices") from None
-    if not values or any(not -(num_layers + 1) <= v <= num_layers for v in values):
-        raise InvalidParameterError(
-            parameter, layers, f"'all' or layer indices in [{-(num_layers + 1)}, {num_layers}]",
-            f"0 is the embedding output, {num_layers} (or -1) the last of the model's {num_layers} layers",
-        )
-    return sorted({v % (num_layers + 1) for v in values})
+    if not values:
+        raise InvalidParameterError(parameter, layers, "'all' or a non-empty sequence of layer indices")
+    return sorted({check_layer_index(v, num_layers, parameter, shown=layers) for v in values})
 
 
 def evidence_report(sets: dict[str, Any], embeddings: dict[str, Any], selections: dict[str, Any]) -> tuple[dict, list[str]]:
