@@ -47,6 +47,7 @@ from probekit.utils._io import (
 from probekit.utils._offline import hub_offline
 from probekit.utils._processes import is_main_process, process_count_and_rank, wait_for_everyone
 from probekit.utils._provenance import collect_provenance, git_commit, hash_words, library_versions, toolkit_version
+from probekit.utils._table import Table
 from probekit.utils._validation import (
     RandomStateLike,
     as_embedding_matrix,
@@ -62,6 +63,7 @@ from probekit.utils._validation import (
 )
 
 __all__ = [
+    "Table",
     "atomic_path",
     "atomic_write_text",
     "dumps_json",
