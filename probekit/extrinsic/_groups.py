@@ -38,6 +38,7 @@ from probekit.extrinsic._confusion import (
 from probekit.extrinsic._inputs import encode_inputs
 from probekit.extrinsic._warnings import UndefinedMetricWarning
 from probekit.stats import ConfidenceInterval
+from probekit.utils import Interval, Options, validate_parameters
 
 __all__ = [
     "GroupGaps",
@@ -148,18 +149,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _check_common(score: str, n_bootstrap: Any, confidence: Any, min_group_size: Any) -> None:
-    if score not in PREDICTION_SCORES:
-        raise InvalidParameterError("score", score, tuple(PREDICTION_SCORES))
-    if n_bootstrap is not None and (isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer))
-                                    or n_bootstrap < 1):
-        raise InvalidParameterError("n_bootstrap", n_bootstrap, "an integer >= 1, or None for the automatic number")
-    if isinstance(confidence, bool) or not isinstance(confidence, (float, int)) or not 0 < confidence < 1:
-        raise InvalidParameterError("confidence", confidence, "a number in (0, 1)")
-    if isinstance(min_group_size, bool) or not isinstance(min_group_size, (int, np.integer)) or min_group_size < 1:
-        raise InvalidParameterError("min_group_size", min_group_size, "an integer >= 1")
-
-
 def _pairwise(groups: Sequence, rates: np.ndarray, boot: np.ndarray, confidence: float) -> pd.DataFrame:
     rows = []
     for a, b in itertools.combinations(range(len(groups)), 2):
@@ -252,7 +241,9 @@ def group_gaps(
     -------
     GroupGaps
     """
-    _check_common(score, n_bootstrap, confidence, min_group_size)
+    validate_parameters({"score": score, "n_bootstrap": n_bootstrap, "confidence": confidence,
+                         "family_size": family_size, "min_group_size": min_group_size, "random_state": random_state},
+                        group_gaps._parameter_constraints)
     enc = encode_inputs(y_true, y_pred, groups)
     c = _class_code(enc.classes, pos_label)
     C = confusion_tensor(enc.y_true, enc.y_pred, enc.group, enc.n_groups, enc.n_classes)
@@ -314,7 +305,9 @@ def intersectional_gaps(
     cells with fewer than ``min_cell_size`` examples (and empty combinations) are listed in
     ``small_cells`` and left out of the intersection's gaps.
     """
-    _check_common(score, n_bootstrap, confidence, min_cell_size)
+    validate_parameters({"score": score, "n_bootstrap": n_bootstrap, "confidence": confidence,
+                         "min_cell_size": min_cell_size, "random_state": random_state},
+                        intersectional_gaps._parameter_constraints)
     enc_a = encode_inputs(y_true, y_pred, groups_a)
     enc_b = encode_inputs(y_true, y_pred, groups_b)
     c = _class_code(enc_a.classes, pos_label)
@@ -339,6 +332,21 @@ def intersectional_gaps(
     small = pd.DataFrame({"n": sizes[sizes < min_cell_size].astype(np.int64)},
                          index=pd.Index([cl for cl, s in zip(cells, sizes) if s < min_cell_size], name="cell", tupleize_cols=False))
     return IntersectionalGaps(tuple(names), marginal, inter, small)
+
+
+#: The options of the gap functions and their valid values, declared once.
+_GAP_CONSTRAINTS = {
+    "score": [Options(*PREDICTION_SCORES)],
+    "n_bootstrap": [Interval(int, 1, None), None],
+    "confidence": [Interval(float, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+}
+group_gaps._parameter_constraints = {  # type: ignore[attr-defined]
+    **_GAP_CONSTRAINTS, "family_size": [Interval(int, 1, None), None], "min_group_size": [Interval(int, 1, None)],
+}
+intersectional_gaps._parameter_constraints = {  # type: ignore[attr-defined]
+    **_GAP_CONSTRAINTS, "min_cell_size": [Interval(int, 1, None)],
+}
 
 
 class GroupMetricFrame:
