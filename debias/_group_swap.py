@@ -225,15 +225,27 @@ def _source_group(terms: Iterable[GroupTerm], groups: tuple[str, ...]) -> str | 
     return best if counts[best] else None
 
 
+def _gender_counterfactual(text: str, attribute: wordlists.Attribute) -> dict[str, str]:
+    """Gender's one counterfactual (:func:`debias.swap`), keyed by the group it is about."""
+    result = swap(text)
+    if not result.spans:
+        return {}
+    found = [attribute.groups_of(s.original)[:1] for s in result.spans]
+    counts = {g: sum(f == (g,) for f in found) for g in attribute.groups}
+    source = max(attribute.groups, key=lambda g: counts[g])
+    return {next(g for g in attribute.groups if g != source): result.text}
+
+
 def group_counterfactuals(text: str, attribute: Any) -> dict[str, str]:
     """One counterfactual per other group: ``{group: swap_groups(text, source, group)}``.
 
     The source group is the group with the most terms in ``text`` (ties: the attribute's order);
-    a text without terms has no counterfactuals (``{}``).
+    a text without terms has no counterfactuals (``{}``). For gender: ``{other group:
+    debias.swap(text).text}``.
     """
     attr = _attribute(attribute)
     if attr.name == "gender":
-        return {"swapped": swap_groups(text, attr, "female", "male")}
+        return _gender_counterfactual(_check_text(text), attr)
     source = _source_group(find_group_terms(text, attr), attr.groups)
     if source is None:
         return {}

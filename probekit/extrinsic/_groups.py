@@ -20,6 +20,7 @@ rate and left out of the gaps, never silently dropped; a warning names them.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import warnings
 from dataclasses import dataclass, field
@@ -124,6 +125,7 @@ class GroupGaps:
     confidence: float
     pairwise_confidence: float
     small_groups: tuple = field(default=())
+    attribute: str | None = None
 
     @property
     def detected(self) -> bool:
@@ -137,7 +139,7 @@ class GroupGaps:
             "max_gap": self.max_gap.to_dict(), "rms_gap": self.rms_gap.to_dict(),
             "pairwise": [{k: _plain(v) for k, v in row.items()} for _, row in self.pairwise.iterrows()],
             "confidence": self.confidence, "pairwise_confidence": self.pairwise_confidence,
-            "small_groups": [_plain(g) for g in self.small_groups],
+            "small_groups": [_plain(g) for g in self.small_groups], "attribute": self.attribute,
         }
 
 
@@ -212,6 +214,7 @@ def group_gaps(
     family_size: int | None = None,
     min_group_size: int = 1,
     random_state: int | np.random.Generator | None = 0,
+    attribute: str | None = None,
 ) -> GroupGaps:
     r"""The k-group gap family of one rate: max gap, RMS gap to the overall rate, pairwise gaps.
 
@@ -236,6 +239,8 @@ def group_gaps(
     min_group_size : int
         Groups with fewer examples are reported and left out of the gaps.
     random_state : int, Generator or None
+    attribute : str, optional
+        The attribute the groups are of ("race"), kept with the result to label its tables.
 
     Returns
     -------
@@ -247,9 +252,10 @@ def group_gaps(
     enc = encode_inputs(y_true, y_pred, groups)
     c = _class_code(enc.classes, pos_label)
     C = confusion_tensor(enc.y_true, enc.y_pred, enc.group, enc.n_groups, enc.n_classes)
-    return _gaps_from_counts(C, enc.groups.tolist(), enc.classes[c], c, score=score, n_bootstrap=n_bootstrap,
+    gaps = _gaps_from_counts(C, enc.groups.tolist(), enc.classes[c], c, score=score, n_bootstrap=n_bootstrap,
                              confidence=confidence, family_size=family_size, min_group_size=min_group_size,
                              rng=np.random.default_rng(random_state))
+    return dataclasses.replace(gaps, attribute=attribute)
 
 
 @dataclass(frozen=True)
@@ -328,7 +334,10 @@ def intersectional_gaps(
         names[1]: _gaps_from_counts(C_cells.reshape(ka, kb, K, K).sum(axis=0), enc_b.groups.tolist(), label, c,
                                     min_group_size=1, **common),
     }
-    inter = _gaps_from_counts(C_cells, cells, label, c, min_group_size=min_cell_size, what="intersection cells", **common)
+    marginal = {k: dataclasses.replace(v, attribute=k) for k, v in marginal.items()}
+    inter = dataclasses.replace(
+        _gaps_from_counts(C_cells, cells, label, c, min_group_size=min_cell_size, what="intersection cells", **common),
+        attribute=f"{names[0]} x {names[1]}")
     small = pd.DataFrame({"n": sizes[sizes < min_cell_size].astype(np.int64)},
                          index=pd.Index([cl for cl, s in zip(cells, sizes) if s < min_cell_size], name="cell", tupleize_cols=False))
     return IntersectionalGaps(tuple(names), marginal, inter, small)

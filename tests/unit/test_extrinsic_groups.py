@@ -66,7 +66,8 @@ def test_parity_with_fairlearn_two_sensitive_features_1m_rows():
 
 def test_gap_family_against_brute_force():
     y, p, _, race = _data(5000, seed=3)
-    gaps = group_gaps(y, p, race, score="tpr", n_bootstrap=200, random_state=0)
+    gaps = group_gaps(y, p, race, score="tpr", n_bootstrap=200, random_state=0, attribute="race")
+    assert gaps.to_dict()["attribute"] == "race"
     groups = sorted(set(race))
     rates = {g: _tpr(y[race == g], p[race == g]) for g in groups}
     overall = _tpr(y, p)
@@ -120,6 +121,7 @@ def test_intersections_with_a_minimum_cell_size():
     assert report.intersection.pairwise_confidence == pytest.approx(1 - 0.05 / family)
     assert report.marginal["race"].pairwise_confidence == pytest.approx(1 - 0.05 / family)
     assert set(report.detected()) == {"gender", "race", "intersection"}
+    assert report.marginal["race"].attribute == "race" and report.intersection.attribute == "gender x race"
     assert report.to_dict()["small_cells"]
 
 

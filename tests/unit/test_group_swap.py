@@ -140,7 +140,8 @@ def test_counterfactuals_one_per_other_group():
     assert cf["christian"] == "Christians pray in churches."
     assert cf["hindu"] == "Hindus pray in mosques."  # no Hindu counterpart of "mosque"
     assert group_counterfactuals("nothing here", "race") == {}
-    assert group_counterfactuals("She saw her.", "gender") == {"swapped": "He saw him."}
+    assert group_counterfactuals("She saw her.", "gender") == {"male": "He saw him."}
+    assert group_counterfactuals("He and his dog.", "gender") == {"female": "She and her dog."}
 
 
 def test_group_cda_generalises_the_ternary_draws():
