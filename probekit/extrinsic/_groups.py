@@ -348,7 +348,7 @@ _GAP_CONSTRAINTS = {
     "score": [Options(*PREDICTION_SCORES)],
     "n_bootstrap": [Interval(int, 1, None), None],
     "confidence": [Interval(float, 0, 1, closed="neither")],
-    "random_state": ["random_state"],
+    "random_state": ["random_state", np.random.Generator],
 }
 group_gaps._parameter_constraints = {  # type: ignore[attr-defined]
     **_GAP_CONSTRAINTS, "family_size": [Interval(int, 1, None), None], "min_group_size": [Interval(int, 1, None)],

@@ -27,9 +27,9 @@ import numpy as np
 
 import wordlists
 from probekit.errors import InvalidParameterError
-from probekit.finetune._synthetic import _BY_NAME, _biography, _check_unit
+from probekit.finetune._synthetic import _BY_NAME, _biography
 from probekit.text import indefinite_article
-from probekit.utils import check_positive_int, resolve_seed, spawn_generators
+from probekit.utils import Interval, Options, check_positive_int, resolve_seed, spawn_generators, validate_parameters
 
 if TYPE_CHECKING:
     import datasets
@@ -101,8 +101,9 @@ def group_shortcut_plan(
     -------
     labels, genders, races : ndarray
     """
+    validate_parameters({"n": n, "shortcut": shortcut, "strength": strength, "random_state": random_state},
+                        group_shortcut_plan._parameter_constraints)
     chosen = _check_plan(shortcut, races)
-    strength = _check_unit(strength, "strength")
     cells = list(itertools.product(_GENDERS, chosen))
     n = check_positive_int(n, "n", minimum=len(cells))
     shares = _cell_shares(shortcut, strength, chosen)
@@ -151,8 +152,8 @@ def simulate_shortcut_predictions(
     -------
     ndarray of int
     """
-    reliance = _check_unit(reliance, "reliance")
-    accuracy = _check_unit(accuracy, "accuracy")
+    validate_parameters({"reliance": reliance, "accuracy": accuracy, "random_state": random_state},
+                        simulate_shortcut_predictions._parameter_constraints)
     y_train, y_test = np.asarray(train_labels, dtype=np.int64), np.asarray(test_labels, dtype=np.int64)
     train_keys = [c if isinstance(c, tuple) else (c,) for c in train_cells]
     test_keys = [c if isinstance(c, tuple) else (c,) for c in test_cells]
@@ -212,10 +213,12 @@ def make_synthetic_group_bios(
         Splits ``"train"`` and ``"test"`` with ``text``, ``label`` (ClassLabel over the two
         professions), ``gender``, ``race`` and ``example_id``.
     """
+    validate_parameters({"n_train": n_train, "n_test": n_test, "shortcut": shortcut, "strength": strength,
+                         "cue_strength": cue_strength, "random_state": random_state},
+                        make_synthetic_group_bios._parameter_constraints)
     chosen = _check_plan(shortcut, races)
     if len(professions) != 2 or any(p not in _BY_NAME for p in professions) or professions[0] == professions[1]:
         raise InvalidParameterError("professions", list(professions), f"two distinct professions of {tuple(_BY_NAME)}")
-    cue_strength = _check_unit(cue_strength, "cue_strength")
     _, source = resolve_seed(random_state)
     plan_train, plan_test, text_rng = spawn_generators(source, 3)
     import datasets
@@ -235,3 +238,19 @@ def make_synthetic_group_bios(
         )
         offset += len(texts)
     return datasets.DatasetDict(splits)
+
+
+#: The options of the functions above and their valid values, declared once.
+_UNIT = [Interval(float, 0, 1, closed="both")]
+group_shortcut_plan._parameter_constraints = {  # type: ignore[attr-defined]
+    "n": [Interval(int, 1, None)], "shortcut": [Options("race", "intersection"), None], "strength": _UNIT,
+    "random_state": ["random_state", np.random.Generator],
+}
+simulate_shortcut_predictions._parameter_constraints = {  # type: ignore[attr-defined]
+    "reliance": _UNIT, "accuracy": _UNIT, "random_state": ["random_state", np.random.Generator],
+}
+make_synthetic_group_bios._parameter_constraints = {  # type: ignore[attr-defined]
+    "n_train": [Interval(int, 1, None)], "n_test": [Interval(int, 1, None)],
+    "shortcut": [Options("race", "intersection"), None], "strength": _UNIT, "cue_strength": _UNIT,
+    "random_state": ["random_state", np.random.Generator],
+}
