@@ -266,3 +266,24 @@ def test_round_trip_on_real_text(name):
     changed, restored = _round_trip(texts, name)
     assert changed >= 300
     assert restored / changed >= 0.98, (restored, changed)
+
+
+def test_a_term_inside_another_groups_term_is_not_matched():
+    # "Caucasian" holds "asian", "Asian-American" holds "Asian", "Judeo-Christian" holds "Christian"
+    assert [t.group for t in find_group_terms("a Caucasian man", "race")] == ["white"]
+    assert swap_groups("a Caucasian man", "race", "asian", "black") == "a Caucasian man"
+    assert swap_groups("Asian-American voters", "race", "asian", "black") == "African-American voters"
+    assert swap_groups("Judeo-Christian values", "religion", "christian", "muslim") == "Judeo-Christian values"
+
+
+def test_a_registered_attribute_swaps(tmp_path):
+    table = tmp_path / "region.tsv"
+    table.write_text("north\tsouth\nnortherner\tsoutherner\nnortherners\tsoutherners\n", encoding="utf-8")
+    wordlists.register_attribute("region_swap_test", table)
+    try:
+        text = "Northerners and a southerner."
+        swapped = swap_groups(text, "region_swap_test", "north", "south")
+        assert swapped == "Southerners and a northerner."
+        assert swap_groups(swapped, "region_swap_test", "north", "south") == text
+    finally:
+        wordlists.unregister_attribute("region_swap_test")
