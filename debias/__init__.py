@@ -50,9 +50,6 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     )
     from debias._dropout import Dropout, dropout_rates, set_dropout_rates
     from debias._gendered_words import ANY, get_vocabulary
-    from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
-    from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
-    from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
     from debias._group_swap import (
         GroupTerm,
         find_group_terms,
@@ -64,6 +61,9 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
         swap_groups,
         swap_to_group,
     )
+    from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
+    from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
+    from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
     from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
