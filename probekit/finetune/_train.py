@@ -150,6 +150,7 @@ class FinetuneConfig:
             raise InvalidParameterError("adversarial_lambda", lam, "a number >= 0")
 
     def to_dict(self) -> dict[str, Any]:
+        """The hyperparameters as a JSON-ready dict (recorded in ``run.json`` and ``metrics.json``)."""
         return asdict(self)
 
     def training_config(self, *, steps_per_epoch: int) -> Any:

@@ -53,6 +53,7 @@ def check_same_width(arrays: Mapping[str, np.ndarray]) -> int:
 
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
+    """``value`` when it is an integer of at least ``minimum``; else ``InvalidParameterError`` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise InvalidParameterError(name, value, f"an integer >= {minimum}")
     return int(value)
@@ -66,6 +67,7 @@ def check_fraction(value: Any, name: str) -> float:
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
+    """``value`` when it is one of ``choices``; else ``InvalidParameterError`` naming ``name``, the value and the choices."""
     if value not in choices:
         raise InvalidParameterError(name, value, list(choices))
     return value
