@@ -159,6 +159,7 @@ class GenderProbeResult:
     paper_setting: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

@@ -63,6 +63,9 @@ def check_Cs(values: Any, parameter: str = "Cs") -> tuple[float, ...]:
 
 
 def check_class_weight(value: Any, parameter: str = "class_weight") -> str | None:
+    """``value`` as a class weight of the probe (``"balanced"`` or ``None``; the text ``"none"`` reads as ``None``); raises ``InvalidParameterError``
+    naming ``parameter`` otherwise.
+    """
     if isinstance(value, str) and value.lower() == "none":
         return None
     if value not in CLASS_WEIGHTS:

@@ -88,6 +88,7 @@ class MdlResult:
     random_state: int | None
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

@@ -108,6 +108,7 @@ class ProbeSuiteResult:
     per_layer: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The content of ``results.json``: SEAT, LPBS, the probe, MDL, words, evidence, warnings, per-layer rows, provenance."""
         return to_jsonable(
             {"seat": self.seat, "lpbs": self.lpbs, "probe": self.probe, "mdl": self.mdl, "words": self.words,
              "evidence": self.evidence, "warnings": self.warnings, "per_layer": self.per_layer,
