@@ -264,7 +264,8 @@ def layer_verdict(
     -------
     dict
         ``verdict`` (one of :data:`VERDICTS`), ``rule`` (:func:`verdict_rule`), ``readers_run``,
-        ``above_chance`` (reader names), ``flags`` (dicts with ``flag``, ``reader``, ``message``).
+        ``above_chance`` (reader names), ``mdl_compression`` (family -> compression) and ``flags``
+        (dicts with ``flag``, ``reader``, ``message``).
     """
     if "linear" not in readers:
         raise InvalidParameterError("readers", sorted(readers), "results that include the linear reader")
@@ -286,7 +287,7 @@ def layer_verdict(
         f"{result['n_dropped_columns']} of {result['n_columns']} near-constant columns dropped before scaling")}
         for name, result in readers.items() if result.get("n_dropped_columns")]
     return {"verdict": verdict, "rule": verdict_rule(confidence_level), "readers_run": list(readers),
-            "above_chance": above, "flags": flags}
+            "above_chance": above, "mdl_compression": dict(mdl or {}), "flags": flags}
 
 
 def read_layer(

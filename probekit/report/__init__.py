@@ -14,6 +14,8 @@
   debiased one tested against its base: :func:`find_benchmark_runs`, :func:`benchmark_tables`,
   :func:`benchmark_markdown`.
 - LaTeX (booktabs) of every table: :func:`latex_table`, :func:`write_latex_tables`.
+- Removed or hidden? The readers' verdict per layer: :func:`verdict_markdown`, across checkpoints
+  :func:`verdict_comparison_markdown` (with :func:`raised_reader_flags`) and :func:`plot_verdict_layers`.
 - :func:`build_report` (``probekit report DIR``): Markdown, one self-contained HTML page, PNG
   figures and CSV/JSON tables of a study directory or a ``probekit compare`` output.
 """
@@ -87,6 +89,14 @@ from probekit.report._results import (
     render_finetune,
 )
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
+from probekit.report._verdict import (
+    VERDICT_COLORS,
+    plot_verdict_layers,
+    raised_reader_flags,
+    verdict_comparison_markdown,
+    verdict_layers,
+    verdict_markdown,
+)
 
 __all__ = [
     # standard benchmarks and LaTeX
@@ -166,4 +176,11 @@ __all__ = [
     "load_results",
     "METRIC_LABELS",
     "answers_markdown",
+    # removed or hidden? (the readers' verdict)
+    "verdict_layers",
+    "verdict_markdown",
+    "verdict_comparison_markdown",
+    "raised_reader_flags",
+    "plot_verdict_layers",
+    "VERDICT_COLORS",
 ]
