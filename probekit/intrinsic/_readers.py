@@ -35,7 +35,7 @@ from probekit.intrinsic._linear_probe import (
     word_grouped_folds,
     words_per_class,
 )
-from probekit.utils import as_embedding_matrix, check_positive_int
+from probekit.utils import Interval, Options, as_embedding_matrix, declared_constraints, validate_parameters
 
 #: The reader families, in the order the verdict lists them; the first is the linear one.
 READERS = ("linear", "mlp", "kernel")
@@ -150,6 +150,15 @@ class LinearReader(_Reader):
     """
 
     family = "linear"
+    _parameter_constraints = {
+        "C": [Interval(float, 0, None, closed="neither"), Options("cv")],
+        "Cs": [tuple, list],
+        "n_folds": [Interval(int, 2, None)],
+        "class_weight": [Options("balanced"), None],
+        "max_iter": [Interval(int, 1, None)],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, C: float | str = "cv", Cs: Sequence[float] = DEFAULT_CS, n_folds: int = 5,
                  class_weight: str | None = "balanced", max_iter: int = 1000, random_state: int = 0):
         self.C = C
@@ -160,12 +169,8 @@ class LinearReader(_Reader):
         self.random_state = random_state
 
     def _check_params(self) -> None:
-        check_C(self.C)
+        validate_parameters(self.get_params(), declared_constraints(type(self)))
         check_Cs(self.Cs)
-        check_positive_int(self.n_folds, "n_folds", minimum=2)
-        check_class_weight(self.class_weight)
-        check_positive_int(self.max_iter, "max_iter")
-        check_positive_int(self.random_state, "random_state", minimum=0)
 
     def _fit_features(self, Z: np.ndarray, y: np.ndarray, groups: np.ndarray) -> None:
         fitted = fit_linear_probe(Z, y, groups, C=check_C(self.C), Cs=check_Cs(self.Cs), n_folds=int(self.n_folds),
@@ -200,6 +205,11 @@ class KernelReader(_Reader):
     """
 
     family = "kernel"
+    _parameter_constraints = {
+        **LinearReader._parameter_constraints,
+        "n_components": [Interval(int, 1, None)],
+        "gamma": [Interval(float, 0, None, closed="neither"), None],
+    }
 
     def __init__(self, n_components: int = 300, gamma: float | None = None, C: float | str = "cv",
                  Cs: Sequence[float] = DEFAULT_CS, n_folds: int = 5, class_weight: str | None = "balanced",
@@ -214,11 +224,8 @@ class KernelReader(_Reader):
         self.random_state = random_state
 
     def _check_params(self) -> None:
-        check_positive_int(self.n_components, "n_components")
-        if self.gamma is not None and (isinstance(self.gamma, bool) or not isinstance(self.gamma, (int, float))
-                                       or not self.gamma > 0):
-            raise InvalidParameterError("gamma", self.gamma, "a positive number, or None for 1 / (kept columns)")
-        LinearReader._check_params(self)  # type: ignore[arg-type]
+        validate_parameters(self.get_params(), declared_constraints(type(self)))
+        check_Cs(self.Cs)
 
     def _fit_features(self, Z: np.ndarray, y: np.ndarray, groups: np.ndarray) -> None:
         from sklearn.kernel_approximation import Nystroem
@@ -264,6 +271,17 @@ class MLPReader(_Reader):
     """
 
     family = "mlp"
+    _parameter_constraints = {
+        "hidden_layer_sizes": [tuple, list],
+        "alphas": [tuple, list],
+        "max_epochs": [Interval(int, 1, None)],
+        "patience": [Interval(int, 1, None)],
+        "batch_size": [Interval(int, 1, None)],
+        "learning_rate": [Interval(float, 0, None, closed="neither")],
+        "n_folds": [Interval(int, 2, None)],
+        "class_weight": [Options("balanced"), None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(self, hidden_layer_sizes: Sequence[tuple[int, ...]] = ((64,), (64, 64)),
                  alphas: Sequence[float] = (1e-3, 1e-1), max_epochs: int = 40, patience: int = 8,
@@ -280,17 +298,12 @@ class MLPReader(_Reader):
         self.random_state = random_state
 
     def _check_params(self) -> None:
+        validate_parameters(self.get_params(), declared_constraints(type(self)))
         sizes = list(self.hidden_layer_sizes)
         if not sizes or any(not 1 <= len(tuple(h)) <= 2 or any(int(u) < 1 for u in h) for h in sizes):
             raise InvalidParameterError("hidden_layer_sizes", self.hidden_layer_sizes,
                                         "a non-empty list of one- or two-layer widths, e.g. [(64,), (64, 64)]")
         check_Cs(self.alphas, "alphas")
-        for name in ("max_epochs", "patience", "batch_size", "n_folds"):
-            check_positive_int(getattr(self, name), name, minimum=2 if name == "n_folds" else 1)
-        if not isinstance(self.learning_rate, (int, float)) or not self.learning_rate > 0:
-            raise InvalidParameterError("learning_rate", self.learning_rate, "a positive number")
-        check_class_weight(self.class_weight)
-        check_positive_int(self.random_state, "random_state", minimum=0)
 
     def _candidates(self) -> list[tuple[tuple[int, ...], float]]:
         return [(tuple(int(u) for u in h), float(a)) for h in self.hidden_layer_sizes for a in self.alphas]

@@ -293,21 +293,25 @@ def layer_verdict(
 def read_layer(
     embeddings: Any, labels: Any, words: Sequence[str], *, readers: Any = ("linear",), mdl: Any = (),
     test_size: float = 0.2, test_words: Sequence[str] | None = None, control: bool = True, n_bootstrap: int = 1000,
-    confidence_level: float = 0.95, known_mdl: Mapping[str, float] | None = None, random_state: int = 0,
+    confidence_level: float = 0.95, known_mdl: Mapping[str, float] | None = None,
+    reader_params: Mapping[str, Mapping[str, Any]] | None = None, random_state: int = 0,
 ) -> dict[str, Any]:
     """Every requested reader (:func:`read_concept`, one split for all), the MDL compression of the families
     in ``mdl`` (:func:`probekit.intrinsic.mdl_probe` with ``reader=``, by word), and :func:`layer_verdict`.
 
-    ``known_mdl`` supplies compressions already computed (e.g. the suite's linear MDL). Returns
+    ``known_mdl`` supplies compressions already computed (e.g. the suite's linear MDL); ``reader_params``
+    maps a family to its reader's parameters (e.g. ``{"mlp": {"hidden_layer_sizes": [(16,)]}}``). Returns
     ``{"readers": {name: ReaderResult dict}, "mdl": {family: compression}, "verdict": {...}}``.
     """
     from probekit.intrinsic._mdl import mdl_probe
 
     names = check_readers(readers)
     mdl_families = check_readers(mdl) if mdl else ()
-    results = {name: read_concept(embeddings, labels, words, reader=name, test_size=test_size, test_words=test_words,
-                                  control=control, n_bootstrap=n_bootstrap, confidence_level=confidence_level,
-                                  random_state=random_state).to_dict() for name in names}
+    params = dict(reader_params or {})
+    results = {name: read_concept(embeddings, labels, words, reader=name, reader_params=params.get(name),
+                                  test_size=test_size, test_words=test_words, control=control, n_bootstrap=n_bootstrap,
+                                  confidence_level=confidence_level, random_state=random_state).to_dict()
+               for name in names}
     compressions = dict(known_mdl or {})
     for family in mdl_families:
         if family not in compressions:
