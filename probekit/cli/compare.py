@@ -161,7 +161,14 @@ def run(args: argparse.Namespace) -> int:
     from probekit.cli.probe import suite_options
     from probekit.errors import InvalidParameterError
     from probekit.intrinsic import RESULTS_FILE, run_probe_suite
-    from probekit.report import checkpoint_label, load_results, write_intrinsic_comparison, write_latex_tables
+    from probekit.report import (
+        checkpoint_label,
+        load_results,
+        plot_verdict_layers,
+        verdict_comparison_markdown,
+        write_intrinsic_comparison,
+        write_latex_tables,
+    )
     from probekit.utils import atomic_write_text, check_within, ensure_writable_dir
 
     models = list(args.models)
@@ -212,6 +219,12 @@ def run(args: argparse.Namespace) -> int:
     paths = write_intrinsic_comparison(runs, out, sources=[f"{slug}/{RESULTS_FILE}" for _, slug, _ in plan],
                                        random_state=args.seed)
     markdown = Path(paths["markdown"]).read_text(encoding="utf-8")
+    verdicts = verdict_comparison_markdown(runs)
+    if verdicts:  # the readers' verdict, methods x layers, and its figure coloured by verdict
+        paths["verdict_layers"] = plot_verdict_layers(runs, out / "figures" / "verdict_layers.png")
+        markdown = (markdown.rstrip() + "\n\n" + verdicts
+                    + "\n![Verdict per checkpoint and layer](figures/verdict_layers.png)\n")
+        atomic_write_text(paths["markdown"], markdown)
     if benchmarks:
         markdown = markdown.rstrip() + "\n\n" + _benchmark_section(out, [slug for _, slug, _ in plan], benchmarks, skipped, args)
         atomic_write_text(paths["markdown"], markdown)

@@ -60,6 +60,7 @@ from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihoo
 from probekit.intrinsic._probe_suite import (
     LAYER_CHART_FILE,
     RESULTS_FILE,
+    VERDICT_CHART_FILE,
     ProbeSuiteResult,
     evidence_report,
     resolve_layers,
@@ -119,6 +120,7 @@ from probekit.intrinsic._verdict import (
     layer_verdict,
     read_concept,
     read_layer,
+    split_words,
     verdict_rule,
 )
 
@@ -158,6 +160,7 @@ __all__ = [
     "RESULTS_FILE",
     "ProbeSuiteResult",
     "LAYER_CHART_FILE",
+    "VERDICT_CHART_FILE",
     "word_grouped_folds",
     "probe_calibration",
     "fit_linear_probe",
@@ -180,6 +183,7 @@ __all__ = [
     "layer_verdict",
     "verdict_rule",
     "control_labels",
+    "split_words",
     "evidence_report",
     "masked_token_log_probs",
     "pseudo_log_likelihood",

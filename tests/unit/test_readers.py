@@ -271,3 +271,21 @@ def test_mdl_of_the_mlp_family_compresses_xor_and_not_noise():
     assert xor.reader == "mlp" and xor.block_params[0] is None
     assert xor.compression > 1.5 and xor.compression > linear.compression + 0.5
     assert noise.compression < 1.05
+
+
+# -- downstream leakage with a nonlinear reader ------------------------------------------------------------------
+
+def test_leakage_probe_takes_a_reader():
+    from probekit.finetune import probe_leakage
+
+    rng = np.random.default_rng(0)
+    signs = rng.choice([-1.0, 1.0], size=(400, 2))
+    X = np.column_stack([signs + 0.1 * rng.normal(size=(400, 2)), rng.normal(size=(400, 2))])
+    genders = np.where(signs[:, 0] * signs[:, 1] > 0, "female", "male")
+    linear = probe_leakage(X, genders, mdl=False, n_bootstrap=200)
+    mlp = probe_leakage(X, genders, mdl=False, n_bootstrap=200, reader="mlp")
+    assert linear["reader"] == "linear" and mlp["reader"] == "mlp"
+    assert linear["interval"][0] < 0.5 < linear["interval"][1] or linear["balanced_accuracy"] < 0.6
+    assert mlp["balanced_accuracy"] > 0.9 and mlp["interval"][0] > 0.5
+    with pytest.raises(InvalidParameterError):
+        probe_leakage(X, genders, reader="forest")
