@@ -1,6 +1,6 @@
 """Benchmark of the readers (not a test: prints figures, asserts nothing).
 
-The embedded encoder (``probekit.load_encoder("default")``, MiniLM-L6) over the built-in template
+The embedded encoder (``probekit.load_encoder(None)``, MiniLM-L6) over the built-in template
 corpus: the gender attribute words' occurrences (as ``probekit probe`` extracts them, up to 100
 sentences per word) at all 7 hidden states. At each layer, on the same word-disjoint split (20 % of
 each gender's words held out):
@@ -37,7 +37,7 @@ from probekit.text import template_corpus
 
 
 def attribute_occurrences(max_per_word: int):
-    encoder = load_encoder("default")
+    encoder = load_encoder(None)  # the embedded default encoder (MiniLM-L6)
     sets = paper_word_sets(encoder, single_piece_only=True)
     female, male = sets["female_attributes"], sets["male_attributes"]
     layers = list(range(encoder.num_layers + 1))
