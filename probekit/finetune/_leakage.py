@@ -47,14 +47,15 @@ import pandas as pd
 from probekit.errors import InvalidParameterError
 from probekit.finetune._evaluate import fold_metrics, prob_column
 from probekit.intrinsic import check_readers, fit_linear_probe, make_reader, mdl_probe
-from probekit.report import (
+from probekit.stats import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
+    bootstrap_ci,
     per_class_diagnostics,
+    permutation_p_value,
     summarize_leakage,
     summarize_noise_floor,
 )
-from probekit.stats import bootstrap_ci, permutation_p_value
 
 logger = logging.getLogger(__name__)
 
@@ -168,8 +169,8 @@ def probe_leakage(
     dict
         ``balanced_accuracy`` :math:`\tfrac12(\text{acc}_f + \text{acc}_m)` on the held-out rows
         (threshold 0.5), ``interval`` [low, high], ``accuracy``, ``n``, ``n_female``, ``n_male``,
-        ``n_held_out``, ``C`` (the reader's hyperparameters for a nonlinear reader), ``reader``, ``mdl_compression``, ``mdl_online_bits``, ``mdl_uniform_bits``,
-        ``confidence``, ``random_state``; with too few rows of a gender, NaN values and ``reason``.
+        ``n_held_out``, ``C`` (the reader's hyperparameters for a nonlinear reader), ``reader``,
+        ``mdl_compression``, ``mdl_online_bits``, ``mdl_uniform_bits``, ``confidence``, ``random_state``; with too few rows of a gender, NaN values and ``reason``.
     """
     X = np.asarray(features, dtype=np.float64)
     if X.ndim != 2:

@@ -14,10 +14,12 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from probekit.report._format import DASH, fmt, fmt_ci, interval, markdown_table, pyplot, save_figure, wrap
+from probekit.report._format import DASH, fmt, fmt_ci, interval, pyplot, save_figure, wrap
+from probekit.report._tables import Block, blocks_markdown
+from probekit.utils import Table
 
-__all__ = ["verdict_layers", "verdict_markdown", "verdict_comparison_markdown", "raised_reader_flags",
-           "plot_verdict_layers", "VERDICT_COLORS"]
+__all__ = ["verdict_layers", "verdict_blocks", "verdict_markdown", "verdict_comparison_blocks",
+           "verdict_comparison_markdown", "raised_reader_flags", "plot_verdict_layers", "VERDICT_COLORS"]
 
 Run = tuple[str, Mapping[str, Any]]
 
@@ -51,20 +53,19 @@ def _control_cell(result: Mapping[str, Any] | None) -> str:
     return f"{fmt(result['control_balanced_accuracy'], 2)} / {fmt(result.get('selectivity'), 2)}"
 
 
-def verdict_markdown(results: Mapping[str, Any], *, heading_level: int = 2) -> str:
-    """The "Removed or hidden?" section of one run: per layer, each reader's held-out balanced accuracy
-    [interval], its control accuracy / selectivity, the MDL compression per family, the verdict, the
-    rule and every flag.
+def verdict_blocks(results: Mapping[str, Any], *, heading_level: int = 2) -> list[Block]:
+    """The "Removed or hidden?" section of one run as report blocks: per layer, each reader's held-out
+    balanced accuracy [interval], its control accuracy / selectivity, the MDL compression per family,
+    the verdict; the rule and every flag as notes.
     """
     layers = verdict_layers(results)
     if not layers:
-        return ""
-    hh = "#" * heading_level
+        return []
     names = [n for n in _READER_NAMES if any(n in entry["readers"] for entry in layers)]
     families = sorted({f for entry in layers for f in (entry["verdict"].get("mdl_compression") or {})})
-    header = (["layer"] + [f"{_READER_NAMES[n]} bal. acc." for n in names]
-              + [f"{_READER_NAMES[n]} control / selectivity" for n in names]
-              + [f"MDL compression ({_READER_NAMES.get(f, f)})" for f in families] + ["verdict"])
+    columns = (["layer"] + [f"{_READER_NAMES[n]} bal. acc." for n in names]
+               + [f"{_READER_NAMES[n]} control / selectivity" for n in names]
+               + [f"MDL compression ({_READER_NAMES.get(f, f)})" for f in families] + ["verdict"])
     rows, notes = [], []
     for entry in layers:
         layer = "headline" if entry["layer"] is None else str(entry["layer"])
@@ -73,11 +74,15 @@ def verdict_markdown(results: Mapping[str, Any], *, heading_level: int = 2) -> s
                     + [_control_cell(entry["readers"].get(n)) for n in names]
                     + [fmt(compression.get(f), 2) for f in families] + [f"**{entry['verdict']['verdict']}**"])
         notes += [f"- layer {layer}: {flag['flag']}: {flag['message']}" for flag in entry["verdict"].get("flags", [])]
-    lines = [f"{hh} Removed or hidden?", "", *markdown_table(header, rows), "",
-             f"Rule: {layers[0]['verdict'].get('rule', '')}"]
-    if notes:
-        lines += ["", "Flags:", *notes]
-    return "\n".join(lines) + "\n"
+    table = Table(columns, rows, caption="Removed or hidden?", key="verdict",
+                  notes=[f"Rule: {layers[0]['verdict'].get('rule', '')}"] + (["Flags:\n\n" + "\n".join(notes)] if notes else []))
+    return [f"{'#' * heading_level} Removed or hidden?", "", table, ""]
+
+
+def verdict_markdown(results: Mapping[str, Any], *, heading_level: int = 2) -> str:
+    """:func:`verdict_blocks` as Markdown ("" without a verdict)."""
+    blocks = verdict_blocks(results, heading_level=heading_level)
+    return "\n".join(blocks_markdown(blocks)) if blocks else ""
 
 
 def _fingerprint(results: Mapping[str, Any], key: str) -> Any:
@@ -111,15 +116,14 @@ def raised_reader_flags(runs: Sequence[Run]) -> list[dict[str, Any]]:
     return flags
 
 
-def verdict_comparison_markdown(runs: Sequence[Run], *, heading_level: int = 2) -> str:
-    """Methods x layers: the verdict of every run at every layer, the rule, and the flags (each run's
-    own, and projections that raise a reader's accuracy above their base's).
+def verdict_comparison_blocks(runs: Sequence[Run], *, heading_level: int = 2) -> list[Block]:
+    """Methods x layers: the verdict of every run at every layer, with the rule and the flags (each run's
+    own, and projections that raise a reader's accuracy above their base's) as notes.
     """
     per_run = [(label, {entry["layer"]: entry for entry in verdict_layers(results)}) for label, results in runs]
     per_run = [(label, layers) for label, layers in per_run if layers]
     if not per_run:
-        return ""
-    hh = "#" * heading_level
+        return []
     columns = sorted({layer for _, layers in per_run for layer in layers}, key=lambda v: -1 if v is None else v)
     header = ["checkpoint"] + ["headline" if c is None else f"layer {c}" for c in columns]
     rows = [[label] + [layers[c]["verdict"]["verdict"] if c in layers else DASH for c in columns] for label, layers in per_run]
@@ -128,11 +132,15 @@ def verdict_comparison_markdown(runs: Sequence[Run], *, heading_level: int = 2) 
              for label, layers in per_run for layer, entry in layers.items() for flag in entry["verdict"].get("flags", [])
              if flag["flag"] != "degenerate columns dropped"]
     notes += [f"- projection raises a reader: {flag['message']}" for flag in raised_reader_flags(runs)]
-    lines = [f"{hh} Removed or hidden? (readers' verdict)", "", *markdown_table(header, rows, "l" * len(header)), "",
-             f"Rule: {rule}"]
-    if notes:
-        lines += ["", "Flags:", *notes]
-    return "\n".join(lines) + "\n"
+    table = Table(header, rows, caption="Removed or hidden? (readers' verdict)", align="l" * len(header),
+                  key="verdict", notes=[f"Rule: {rule}"] + (["Flags:\n\n" + "\n".join(notes)] if notes else []))
+    return [f"{'#' * heading_level} Removed or hidden? (readers' verdict)", "", table, ""]
+
+
+def verdict_comparison_markdown(runs: Sequence[Run], *, heading_level: int = 2) -> str:
+    """:func:`verdict_comparison_blocks` as Markdown ("" when no run has a verdict)."""
+    blocks = verdict_comparison_blocks(runs, heading_level=heading_level)
+    return "\n".join(blocks_markdown(blocks)) if blocks else ""
 
 
 def plot_verdict_layers(runs: Sequence[Run], path: str | os.PathLike) -> Path:

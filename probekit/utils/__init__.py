@@ -46,13 +46,23 @@ from probekit.utils._io import (
 )
 from probekit.utils._offline import hub_offline
 from probekit.utils._processes import is_main_process, process_count_and_rank, wait_for_everyone
-from probekit.utils._provenance import collect_provenance, git_commit, hash_words, library_versions, toolkit_version
+from probekit.utils._provenance import (
+    attribute_hashes,
+    collect_provenance,
+    describe_attribute,
+    git_commit,
+    hash_words,
+    library_versions,
+    toolkit_version,
+)
+from probekit.utils._table import Table
 from probekit.utils._validation import (
     RandomStateLike,
     as_embedding_matrix,
     check_annotated_type,
     check_choice,
     check_fraction,
+    check_layer_index,
     check_number,
     check_positive_int,
     check_same_width,
@@ -61,6 +71,7 @@ from probekit.utils._validation import (
 )
 
 __all__ = [
+    "Table",
     "atomic_path",
     "atomic_write_text",
     "dumps_json",
@@ -79,6 +90,8 @@ __all__ = [
     "process_count_and_rank",
     "wait_for_everyone",
     "collect_provenance",
+    "attribute_hashes",
+    "describe_attribute",
     "git_commit",
     "hash_words",
     "library_versions",
@@ -89,6 +102,7 @@ __all__ = [
     "check_annotated_type",
     "check_number",
     "check_fraction",
+    "check_layer_index",
     "check_positive_int",
     "check_same_width",
     "resolve_seed",
