@@ -45,7 +45,7 @@ from __future__ import annotations
 import copy
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 import torch
@@ -56,6 +56,7 @@ from probekit.embedding import embed_words
 from probekit.errors import InvalidParameterError
 from probekit.text import WordMatcher, as_corpus, select_sentences, template_corpus
 from probekit.training import derive_seed, train
+from probekit.utils import Interval, Options, check_choice
 
 __all__ = ["ContextDebias", "attribute_vectors", "orthogonality_term", "LAYER_CHOICES", "LEVEL_CHOICES"]
 
@@ -79,6 +80,7 @@ class _Example:
 
 
 def context_debias_layers(layers: str, num_layers: int) -> tuple[int, ...]:
+    """The hidden-state indices a ``layers`` choice debiases: ``first`` (0), ``last`` (``num_layers``) or ``all``."""
     if layers not in LAYER_CHOICES:
         raise InvalidParameterError("layers", layers, LAYER_CHOICES)
     if layers == "first":
@@ -185,6 +187,7 @@ class ContextDebiasObjective(torch.nn.Module):
         self.beta = float(beta)
 
     def sums(self, input_ids, attention_mask, orth_pool, reg_rows) -> tuple[torch.Tensor, int, torch.Tensor, int]:
+        """The batch's summed orthogonality and regularization terms and their counts: (orth, n_orth, reg, n_reg)."""
         hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states
         zero = hidden[-1].sum() * 0.0  # keeps the graph when a term is absent from the batch
         n_units = int(orth_pool.shape[0])
@@ -207,6 +210,7 @@ class ContextDebiasObjective(torch.nn.Module):
         return orth, n_units * len(self.layers), reg, n_reg
 
     def forward(self, input_ids, attention_mask, orth_pool, reg_rows) -> dict[str, torch.Tensor]:
+        """The batch loss ``alpha * L_orth + beta * L_reg`` with both mean terms."""
         orth, n_orth, reg, n_reg = self.sums(input_ids, attention_mask, orth_pool, reg_rows)
         orth = orth / max(n_orth, 1)
         reg = reg / max(n_reg, 1)
@@ -296,7 +300,7 @@ def orthogonality_term(
     :func:`attribute_vectors`) to compare an encoder before and after debiasing, on held-out
     sentences.
     """
-    _check_choice("level", level, LEVEL_CHOICES)
+    check_choice(level, "level", LEVEL_CHOICES)
     layer_ids = context_debias_layers(layers, encoder.num_layers)
     case_sensitive = not encoder.do_lower_case
     examples = _tokenize_with_words(
@@ -320,12 +324,10 @@ def orthogonality_term(
 
 
 def pad_token_id(tokenizer: Any) -> int:
+    """The tokenizer's padding id (0 when it has none)."""
     return int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
 
 
-def _check_choice(parameter: str, value: Any, valid: Sequence[str]) -> None:
-    if value not in valid:
-        raise InvalidParameterError(parameter, value, valid)
 
 
 def _words_of(value: Any, parameter: str) -> tuple[str, ...]:
@@ -442,23 +444,21 @@ class ContextDebias(TrainedDebiaser):
         self.checkpoint_every = checkpoint_every
         self.seed = seed
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "alpha": [Interval(float, 0, None)],
+        "beta": [Interval(float, 0, None)],
+        "layers": [Options(*LAYER_CHOICES)],
+        "level": [Options(*LEVEL_CHOICES)],
+        # sentences of each kind, or a fraction of them
+        "dev_size": [Interval(int, 1, None), Interval(float, 0, 1, closed="neither")],
+        "eval_every": [Interval(int, 1, None), None],
+        "max_per_word": [Interval(int, 1, None), None],
+    }
+
     def _check_params(self) -> None:
-        self._check_choice("layers", self.layers, LAYER_CHOICES)
-        self._check_choice("level", self.level, LEVEL_CHOICES)
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise InvalidParameterError(name, value, "a number >= 0")
+        super()._check_params()
         if self.alpha == 0 and self.beta == 0:
             raise InvalidParameterError("alpha/beta", (self.alpha, self.beta), "at least one positive weight")
-        self._check_positive_ints("steps", "batch_size", "max_length")
-        if self.max_per_word is not None and (not isinstance(self.max_per_word, int) or self.max_per_word < 1):
-            raise InvalidParameterError("max_per_word", self.max_per_word, "a positive integer or None")
-        size = self.dev_size
-        if isinstance(size, bool) or not (
-            (isinstance(size, int) and size >= 1) or (isinstance(size, float) and 0.0 < size < 1.0)
-        ):
-            raise InvalidParameterError("dev_size", size, "a positive integer (sentences of each kind) or a fraction in (0, 1)")
 
     # -- data --------------------------------------------------------------------------------
 

@@ -105,6 +105,7 @@ class SwapResult:
 
     @property
     def changed(self) -> bool:
+        """Whether the swap changed the text (at least one span)."""
         return bool(self.spans)
 
     def to_dict(self) -> dict[str, Any]:

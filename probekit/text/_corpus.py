@@ -1,5 +1,7 @@
-"""Sentences to embed words in: text files, Hugging Face datasets and the built-in template
-corpus, and the selection of the sentences that contain each word.
+"""The corpus type (:class:`Corpus`) and the selection of the sentences that contain each word.
+
+The loaders are in :mod:`probekit.text._loaders` (text files, Hugging Face datasets), the built-in
+template corpus in :mod:`probekit.text._templates`, sentence splitting in :mod:`probekit.text._sentences`.
 
 Tokpo et al. (2023) take every sentence of a corpus that contains a word, and for stereotype
 words only sentences that contain no attribute word (an attribute word in the context leaks
@@ -9,36 +11,22 @@ over the corpus with one compiled pattern.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import os
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
-from probekit.errors import InputFileError, InvalidParameterError, MissingSentencesError, ProbekitError
+from probekit.errors import InvalidParameterError, MissingSentencesError
 from probekit.text._wordmatch import WordMatcher, normalize_word
-from probekit.utils import atomic_write_text, hub_offline
-from wordlists import SLOT_TYPES, builtin_words, read_text, slot_types
+from probekit.utils import atomic_write_text
 
-__all__ = [
-    "Corpus",
-    "SentenceSelection",
-    "load_text_corpus",
-    "load_hf_corpus",
-    "template_corpus",
-    "template_frames",
-    "select_sentences",
-    "split_sentences",
-    "indefinite_article",
-]
+__all__ = ["Corpus", "SentenceSelection", "as_corpus", "select_sentences"]
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +105,7 @@ class Corpus(Sequence):
 
 
 def as_corpus(corpus: Any) -> Corpus:
+    """``corpus`` as a :class:`Corpus` (a Corpus unchanged, a sequence of sentences wrapped; a path or a string is refused)."""
     if isinstance(corpus, Corpus):
         return corpus
     if isinstance(corpus, (str, bytes, os.PathLike)):
@@ -128,459 +117,6 @@ def as_corpus(corpus: Any) -> Corpus:
         return Corpus(tuple(corpus), name="sentences", source="in-memory sentences")
     except TypeError:
         raise InvalidParameterError("corpus", corpus, "a Corpus or a sequence of sentences") from None
-
-
-# --------------------------------------------------------------------------------------------
-# Sentence splitting
-# --------------------------------------------------------------------------------------------
-
-# Abbreviations after which a period does not end a sentence (compared lowercase, without the
-# final period).
-_NON_FINAL_ABBREVIATIONS = frozenset(
-    """mr mrs ms mx dr prof st sr jr rev fr hon gen col capt cpt sgt lt cmdr adm gov sen pres
-    mt approx ca cf vs v e.g i.e viz al dept univ assn bros messrs mme mlle
-    jan feb apr jun jul aug sep sept oct nov dec
-    """.split()
-)
-# Abbreviations that do not end a sentence when a number follows ("No. 5", "Fig. 3", "p. 12")
-# but may end one otherwise ("The answer was no. We left.").
-_BEFORE_NUMBER_ABBREVIATIONS = frozenset("no nos vol vols fig figs eq eqs ch sec art p pp".split())
-# Abbreviations that often end a sentence: split after them when a capital letter follows.
-_FINAL_ABBREVIATIONS = frozenset("etc inc ltd co corp a.m p.m am pm".split())
-
-_BOUNDARY = re.compile(r"""([.!?\u2026]+)(["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\[]*[A-Z0-9\u00c0-\u00de])""")
-_INITIALISM = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]$")
-
-
-def _token_before(text: str, end: int) -> str:
-    start = end
-    while start > 0 and not text[start - 1].isspace():
-        start -= 1
-    return text[start:end].lstrip("\"'\u201c\u2018([")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split running text into sentences with rules (no model, deterministic).
-
-    A sentence ends at ``.``, ``!``, ``?`` or an ellipsis, optionally followed by closing quotes
-    or brackets, when whitespace and then a capital letter, a digit or an opening quote follow.
-    A period does not end a sentence after a known abbreviation (Dr., Mr., e.g., i.e., ...;
-    "No.", "Fig.", "p." only before a number), after a single initial ("J. K. Rowling") or after a dotted initialism ("U.S.");
-    decimals ("3.14") never split because no space follows the period. Lines are joined, so
-    hard-wrapped text splits the same as unwrapped text.
-
-    Parameters
-    ----------
-    text : str
-        One paragraph (or any text).
-
-    Returns
-    -------
-    list of str
-        The sentences, stripped, without empty ones.
-    """
-    flat = " ".join(text.split())
-    if not flat:
-        return []
-    sentences = []
-    start = 0
-    for m in _BOUNDARY.finditer(flat):
-        terminator = m.group(1)
-        if terminator == ".":
-            token = _token_before(flat, m.start(1)).rstrip(".")
-            low = token.lower()
-            if low in _NON_FINAL_ABBREVIATIONS:
-                continue
-            if low in _BEFORE_NUMBER_ABBREVIATIONS and flat[m.end(3):m.end(3) + 1].isdigit():
-                continue
-            if low not in _FINAL_ABBREVIATIONS:
-                if len(token) == 1 and token.isalpha() and token.isupper():
-                    continue  # an initial: "J. K. Rowling"
-                if _INITIALISM.match(token):
-                    continue  # a dotted initialism: "U.S. Army"
-        end = m.end(2)
-        piece = flat[start:end].strip()
-        if piece:
-            sentences.append(piece)
-        start = m.end(3)
-    tail = flat[start:].strip()
-    if tail:
-        sentences.append(tail)
-    return sentences
-
-
-_split_text = split_sentences  # load_hf_corpus has a parameter called split_sentences
-
-
-# --------------------------------------------------------------------------------------------
-# Loading
-# --------------------------------------------------------------------------------------------
-
-_MODES = ("lines", "paragraphs")
-
-
-def load_text_corpus(
-    path: str | os.PathLike[str],
-    *,
-    mode: str = "lines",
-    encoding: str = "utf-8",
-    name: str | None = None,
-) -> Corpus:
-    """Read a plain-text corpus.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The text file.
-    mode : {"lines", "paragraphs"}
-        ``"lines"``: one sentence per line. ``"paragraphs"``: paragraphs separated by blank
-        lines, split into sentences by :func:`split_sentences` (wrapped lines are joined).
-        Empty lines are skipped in both modes.
-    encoding : str
-        Text encoding of the file (default UTF-8; a byte-order mark is dropped).
-    name : str, optional
-        Corpus name; default the file name.
-
-    Returns
-    -------
-    Corpus
-
-    Raises
-    ------
-    InputFileError
-        The file does not exist, is not valid text in ``encoding`` (the message names the byte
-        offset and suggests the ``encoding`` parameter) or contains no sentences.
-    InvalidParameterError
-        Unknown ``mode`` or ``encoding``.
-    """
-    if mode not in _MODES:
-        raise InvalidParameterError("mode", mode, _MODES)
-
-    p = Path(path)
-    text = read_text(p, encoding=encoding, what="corpus file")
-    if mode == "lines":
-        sentences = [line.strip() for line in text.splitlines()]
-        sentences = [s for s in sentences if s]
-    else:
-        sentences = []
-        for paragraph in re.split(r"\n[ \t\r\f\v]*\n", text.replace("\r\n", "\n").replace("\r", "\n")):
-            sentences.extend(split_sentences(paragraph))
-    if not sentences:
-        raise InputFileError(f"corpus file {p} contains no sentences")
-    logger.info("read %d sentences from %s (mode=%s)", len(sentences), p, mode)
-    return Corpus(tuple(sentences), name=name or p.name, source=f"{p} (mode={mode}, encoding={encoding})")
-
-
-_DATA_FILE_BUILDERS = {
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".json": "json",
-    ".jsonl": "json",
-    ".parquet": "parquet",
-    ".txt": "text",
-}
-
-
-def _is_saved_dataset(path: Path) -> bool:
-    return path.is_dir() and any(
-        (path / marker).exists() for marker in ("dataset_info.json", "state.json", "dataset_dict.json")
-    )
-
-
-def _load_local_dataset(datasets: Any, path: Path, split: str, kwargs: dict[str, Any]) -> tuple[Any, str]:
-    """(dataset or dataset dict, description) of a saved dataset, a data file or a data folder."""
-    if _is_saved_dataset(path):
-        return datasets.load_from_disk(str(path)), f"saved dataset {path}"
-    if path.is_file():
-        builder = _DATA_FILE_BUILDERS.get(path.suffix.lower())
-        if builder is None:
-            raise InvalidParameterError(
-                "name_or_path", str(path), "a saved dataset folder or a data file ending in "
-                + ", ".join(sorted(_DATA_FILE_BUILDERS)),
-            )
-        if path.suffix.lower() == ".tsv":
-            kwargs["delimiter"] = "\t"
-        try:
-            loaded = datasets.load_dataset(builder, data_files={split: str(path)}, **kwargs)
-        except Exception as exc:
-            raise InputFileError(f"cannot read {path} as a {builder} data file: {exc}") from exc
-        return loaded, f"data file {path} ({builder})"
-    try:
-        loaded = datasets.load_dataset(str(path), **kwargs)
-    except Exception as exc:
-        raise InputFileError(f"cannot read a dataset from the folder {path}: {exc}") from exc
-    return loaded, f"data folder {path}"
-
-
-def _load_hub_dataset(datasets: Any, hub_name: str, split: str, kwargs: dict[str, Any]) -> tuple[Any, str]:
-    """(split, description) of a Hub dataset; raises a hint to pass a local path when offline."""
-    hint = (
-        f"{hub_name!r} is not a local path; to read a Hub dataset probekit needs network access. "
-        "Pass a local path instead: a folder written by Dataset.save_to_disk, or a "
-        ".csv/.json/.jsonl/.parquet/.txt file"
-    )
-    if hub_offline():
-        raise ProbekitError(f"offline mode (HF_DATASETS_OFFLINE/HF_HUB_OFFLINE is set): {hint}")
-    try:
-        loaded = datasets.load_dataset(hub_name, split=split, **kwargs)
-    except Exception as exc:
-        raise ProbekitError(f"could not load the Hub dataset {hub_name!r} ({type(exc).__name__}: {exc}). {hint}") from exc
-    return loaded, f"Hub dataset {hub_name}"
-
-
-def _pick_split(datasets: Any, loaded: Any, split: str) -> Any:
-    """The ``split`` of a dataset dict (raises listing the splits); a single dataset as is."""
-    if isinstance(loaded, (datasets.DatasetDict, dict)):
-        if split not in loaded:
-            raise InvalidParameterError("split", split, sorted(loaded.keys()))
-        return loaded[split]
-    return loaded
-
-
-def _read_texts(dataset: Any, text_column: str, split_sentences: bool, max_sentences: int | None) -> list[str]:
-    """The non-empty texts of ``text_column`` (split into sentences if asked), at most ``max_sentences``."""
-    sentences: list[str] = []
-    for batch in dataset.iter(batch_size=1000):
-        for value in batch[text_column]:
-            if value is None:
-                continue
-            text = str(value)
-            pieces = _split_text(text) if split_sentences else [text.strip()]
-            for piece in pieces:
-                if piece:
-                    sentences.append(piece)
-                    if max_sentences is not None and len(sentences) >= max_sentences:
-                        return sentences
-    return sentences
-
-
-def load_hf_corpus(
-    name_or_path: str | os.PathLike[str],
-    *,
-    text_column: str = "text",
-    split: str = "train",
-    max_sentences: int | None = None,
-    split_sentences: bool = False,
-    cache_dir: str | os.PathLike[str] | None = None,
-) -> Corpus:
-    """Read a corpus from a Hugging Face ``datasets`` dataset.
-
-    Parameters
-    ----------
-    name_or_path : str or path-like
-        A local path — a dataset saved with ``save_to_disk`` (read with ``load_from_disk``), a
-        data file (``.csv``, ``.tsv``, ``.json``, ``.jsonl``, ``.parquet``, ``.txt``) or a
-        folder of data files — or, when online, a dataset name on the Hugging Face Hub.
-    text_column : str
-        Column holding the text.
-    split : str
-        Split to read (for a single data file the file is read as this split).
-    max_sentences : int, optional
-        Stop after this many sentences (the first ones, in dataset order).
-    split_sentences : bool
-        Split each text into sentences with :func:`split_sentences` (for documents); by
-        default each non-empty text is one sentence.
-    cache_dir : str or path-like, optional
-        Cache folder for ``datasets.load_dataset``.
-
-    Returns
-    -------
-    Corpus
-
-    Raises
-    ------
-    InvalidParameterError
-        ``text_column`` is not a column (the message lists the columns), ``split`` is not a
-        split (the message lists the splits), or ``max_sentences`` is not a positive integer.
-    ProbekitError
-        A Hub name was given while offline (pass a local path instead), or the dataset could
-        not be loaded.
-    """
-    if max_sentences is not None and (
-        isinstance(max_sentences, bool) or not isinstance(max_sentences, (int, np.integer)) or max_sentences < 1
-    ):
-        raise InvalidParameterError("max_sentences", max_sentences, "a positive integer or None")
-    try:
-        import datasets
-    except ImportError as exc:  # pragma: no cover - datasets is a dependency
-        raise ProbekitError("load_hf_corpus needs the `datasets` package: pip install datasets") from exc
-
-    path = Path(name_or_path)
-    kwargs: dict[str, Any] = {}
-    if cache_dir is not None:
-        kwargs["cache_dir"] = str(cache_dir)
-    if path.exists():
-        loaded, origin = _load_local_dataset(datasets, path, split, kwargs)
-    else:
-        loaded, origin = _load_hub_dataset(datasets, str(name_or_path), split, kwargs)
-    dataset = _pick_split(datasets, loaded, split)
-    columns = list(dataset.column_names)
-    if text_column not in columns:
-        raise InvalidParameterError("text_column", text_column, columns, f"columns of {origin}")
-    sentences = _read_texts(dataset, text_column, split_sentences, max_sentences)
-    if not sentences:
-        raise InputFileError(f"{origin}: column {text_column!r} of split {split!r} holds no text")
-    source = f"{origin}, split={split}, column={text_column}"
-    if split_sentences:
-        source += ", split into sentences"
-    if max_sentences is not None:
-        source += f", first {max_sentences} sentences"
-    name = path.name if path.exists() else str(name_or_path)
-    return Corpus(tuple(sentences), name=name, source=source)
-
-
-
-# --------------------------------------------------------------------------------------------
-# Template corpus
-# --------------------------------------------------------------------------------------------
-
-_PLACEHOLDERS = re.compile(r"\{(w|W|a|A)\}")
-
-# Words spelled with a vowel letter but pronounced with a consonant sound, and the reverse.
-_A_BEFORE_VOWEL_LETTER = re.compile(
-    r"^(?:one(?!r)|once|uni(?!n|mp)|use|usu|uran|ure|uro|euro|eu|ewe|uga|ute|utop|ubiq|u$)", re.I
-)
-_AN_BEFORE_CONSONANT_LETTER = re.compile(r"^(?:hour|heir|honest|honou?r)", re.I)
-
-
-def indefinite_article(word: str) -> str:
-    """``"a"`` or ``"an"`` for ``word``, by its first sound as far as spelling tells it.
-
-    A vowel letter takes "an" ("an actress", "an uncle"), except where it is spoken as a
-    consonant ("a uniform", "a ewe", "a user", "a one-off"); a silent h takes "an" ("an heir",
-    "an heiress", "an hour", "an honest"). Abbreviations read letter by letter ("FBI") are
-    not recognized.
-    """
-    w = word.strip().lstrip("\"'(\u201c\u2018")
-    if not w:
-        return "a"
-    if _AN_BEFORE_CONSONANT_LETTER.match(w):
-        return "an"
-    if _A_BEFORE_VOWEL_LETTER.match(w):
-        return "a"
-    return "an" if w[0].lower() in "aeiou" else "a"
-
-
-@functools.lru_cache(maxsize=None)
-def _frames(slot: str) -> tuple[str, ...]:
-    path = resources.files("probekit") / "data" / "templates" / f"{slot}.txt"
-    text = path.read_text(encoding="utf-8")
-    frames = []
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            frames.append(line)
-    return tuple(frames)
-
-
-def template_frames(slot_type: str) -> tuple[str, ...]:
-    """The built-in frames of one slot type (``{w}`` word, ``{W}`` capitalized, ``{a}``/``{A}`` article)."""
-    if slot_type not in SLOT_TYPES:
-        raise InvalidParameterError("slot_type", slot_type, SLOT_TYPES)
-    return _frames(slot_type)
-
-
-def _fill(frame: str, word: str) -> str:
-    article = indefinite_article(word)
-
-    def repl(m: re.Match[str]) -> str:
-        key = m.group(1)
-        if key == "w":
-            return word
-        if key == "W":
-            return word[:1].upper() + word[1:]
-        if key == "a":
-            return article
-        return article.capitalize()
-
-    return _PLACEHOLDERS.sub(repl, frame)
-
-
-def _resolve_words(words: Any) -> list[tuple[str, tuple[str, ...]]]:
-
-    if words is None:
-        return [(w, slot_types(w)) for w in builtin_words()]
-    if isinstance(words, str):
-        raise InvalidParameterError("words", words, "a list of words or a mapping word -> slot type, not one string")
-    resolved: list[tuple[str, tuple[str, ...]]] = []
-    if isinstance(words, Mapping):
-        items = list(words.items())
-    else:
-        items = [(w, None) for w in words]
-    if not items:
-        raise InvalidParameterError("words", words, "at least one word")
-    for word, given in items:
-        if not isinstance(word, str) or not word.strip():
-            raise InvalidParameterError("words", word, "non-empty strings")
-        if given is None:
-            types = slot_types(word)
-        else:
-            types = (given,) if isinstance(given, str) else tuple(given)
-            unknown = [t for t in types if t not in SLOT_TYPES]
-            if unknown or not types:
-                raise InvalidParameterError(f"words[{word!r}]", given, SLOT_TYPES)
-        resolved.append((word.strip(), types))
-    return resolved
-
-
-def template_corpus(
-    words: Iterable[str] | Mapping[str, str | Sequence[str]] | None = None,
-    *,
-    frames_per_word: int | None = None,
-    random_state: int | np.random.Generator | None = None,
-    name: str = "templates",
-) -> Corpus:
-    """The built-in template corpus: each word placed into every natural frame of its slot type.
-
-    The frames (``probekit/data/templates/<slot type>.txt``, at least 100 per slot type) were
-    written for probekit and contain no gendered word, no first name and no stereotype or SEAT
-    word, so a sentence made for a stereotype word contains no attribute word. Articles are
-    chosen for the word ("an actress", "a nurse", "an heir").
-
-    Parameters
-    ----------
-    words : sequence of str or mapping, optional
-        The words. Default: every attribute, stereotype and SEAT word of the built-in lists
-        (:func:`wordlists.builtin_words`). A sequence of words uses the built-in slot types
-        (:func:`wordlists.slot_types`); a mapping gives each word's slot type(s) explicitly,
-        e.g. ``{"midwife": "person_singular"}``.
-    frames_per_word : int, optional
-        Use this many frames per word, drawn without replacement with ``random_state``
-        (default: all frames, no randomness).
-    random_state : int, numpy Generator or None
-        Seed for ``frames_per_word``.
-    name : str
-        Corpus name.
-
-    Returns
-    -------
-    Corpus
-        Sentences grouped by word in the order given, frames in file order; duplicates dropped.
-    """
-    if frames_per_word is not None and (
-        isinstance(frames_per_word, bool) or not isinstance(frames_per_word, (int, np.integer)) or frames_per_word < 1
-    ):
-        raise InvalidParameterError("frames_per_word", frames_per_word, "a positive integer or None")
-    resolved = _resolve_words(words)
-    rng = np.random.default_rng(random_state) if frames_per_word is not None else None
-    sentences: dict[str, None] = {}
-    used_types: set[str] = set()
-    for word, types in resolved:
-        frames = [f for t in types for f in _frames(t)]
-        used_types.update(types)
-        if rng is not None and frames_per_word is not None and frames_per_word < len(frames):
-            keep = np.sort(rng.choice(len(frames), size=frames_per_word, replace=False))
-            frames = [frames[i] for i in keep]
-        for frame in frames:
-            sentences.setdefault(_fill(frame, word), None)
-    n_frames = sum(len(_frames(t)) for t in SLOT_TYPES if t in used_types)
-    source = (
-        f"probekit built-in template corpus: {len(resolved)} words in {n_frames} frames of "
-        f"{len(used_types)} slot types"
-    )
-    if frames_per_word is not None:
-        source += f", {frames_per_word} frames per word (random_state={random_state!r})"
-    return Corpus(tuple(sentences), name=name, source=source)
 
 
 # --------------------------------------------------------------------------------------------
@@ -671,6 +207,7 @@ class SentenceSelection:
         return "\n".join(lines)
 
     def to_dict(self, *, include_sentences: bool = True) -> dict[str, Any]:
+        """The selection as a JSON-ready dict (``include_sentences``: with the sentences of every word)."""
         out: dict[str, Any] = {
             "words": list(self.words),
             "missing": list(self.missing),
