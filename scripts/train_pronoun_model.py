@@ -197,7 +197,9 @@ def write_verbs(root: Path, out: Path) -> int:
     header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
               "# tagged as verbs at least twice as often as nouns, and irregular verb forms (verb.exc);\n"
               "# written by scripts/train_pronoun_model.py\n")
-    out.write_text(header + "\n".join(verbs) + "\n", encoding="utf-8")
+    text = header + "\n".join(verbs) + "\n"
+    if not out.exists() or out.read_text(encoding="utf-8") != text:  # a rebuild leaves the package alone
+        out.write_text(text, encoding="utf-8")
     return len(verbs)
 
 
