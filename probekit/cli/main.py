@@ -50,14 +50,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     from probekit.cli._common import cli_error_message, output_paths
-    from probekit.utils import removing_created_dirs
+    from probekit.cli._numbers import check_numeric_options
+    from probekit.cli._outputs import apply_output_policy
+    from probekit.utils import DISK_ERRNOS, confined_writes, disk_error_message, removing_created_dirs
+
+    def fail(message: str) -> int:
+        print(f"probekit {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
+        return 2
 
     try:
-        with removing_created_dirs(*output_paths(args)):  # a failed call leaves no empty output directory
+        check_numeric_options(parser, args)  # every number finite and in its stated range
+        roots = apply_output_policy(args)  # the one output policy, before any work
+        # A failed call leaves no empty output directory; no write leaves --out through a symbolic link.
+        with removing_created_dirs(*output_paths(args)), confined_writes(roots):
             return int(args.func(args) or 0)
     except ProbekitError as exc:
-        print(f"probekit {args.command}: error: {cli_error_message(exc, args.command, vars(args))}", file=sys.stderr)
-        return 2
+        return fail(cli_error_message(exc, args.command, vars(args)))
+    except OSError as exc:
+        if exc.errno not in DISK_ERRNOS:
+            raise
+        return fail(disk_error_message(exc))  # a full, read-only or over-quota disk: one line naming the path
+    except MemoryError:
+        return fail("out of memory; use smaller inputs or counts (e.g. fewer resamples, a smaller --batch-tokens)")
     except KeyboardInterrupt:
         print(f"probekit {args.command}: interrupted", file=sys.stderr)
         return 130

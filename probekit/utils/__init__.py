@@ -18,6 +18,7 @@ This package imports only :mod:`probekit.errors` (and NumPy); everything else in
 
 from probekit.utils._arrays import as_1d, factorize, missing_values_error, resolve_class, resolve_group
 from probekit.utils._io import (
+    DISK_ERRNOS,
     DiskWriteError,
     atomic_directory,
     atomic_path,
@@ -95,6 +96,7 @@ __all__ = [
     "missing_values_error",
     "atomic_directory",
     "DiskWriteError",
+    "DISK_ERRNOS",
     "check_confined",
     "confined_writes",
     "disk_error_message",
