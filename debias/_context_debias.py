@@ -56,6 +56,7 @@ from probekit.embedding import embed_words
 from probekit.errors import InvalidParameterError
 from probekit.text import WordMatcher, as_corpus, select_sentences, template_corpus
 from probekit.training import derive_seed, train
+from probekit.utils import check_choice
 
 __all__ = ["ContextDebias", "attribute_vectors", "orthogonality_term", "LAYER_CHOICES", "LEVEL_CHOICES"]
 
@@ -296,7 +297,7 @@ def orthogonality_term(
     :func:`attribute_vectors`) to compare an encoder before and after debiasing, on held-out
     sentences.
     """
-    _check_choice("level", level, LEVEL_CHOICES)
+    check_choice(level, "level", LEVEL_CHOICES)
     layer_ids = context_debias_layers(layers, encoder.num_layers)
     case_sensitive = not encoder.do_lower_case
     examples = _tokenize_with_words(
@@ -323,9 +324,6 @@ def pad_token_id(tokenizer: Any) -> int:
     return int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
 
 
-def _check_choice(parameter: str, value: Any, valid: Sequence[str]) -> None:
-    if value not in valid:
-        raise InvalidParameterError(parameter, value, valid)
 
 
 def _words_of(value: Any, parameter: str) -> tuple[str, ...]:
@@ -443,8 +441,8 @@ class ContextDebias(TrainedDebiaser):
         self.seed = seed
 
     def _check_params(self) -> None:
-        self._check_choice("layers", self.layers, LAYER_CHOICES)
-        self._check_choice("level", self.level, LEVEL_CHOICES)
+        check_choice(self.layers, "layers", LAYER_CHOICES)
+        check_choice(self.level, "level", LEVEL_CHOICES)
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:

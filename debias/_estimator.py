@@ -70,10 +70,6 @@ class TrainedDebiaser(BaseEstimator):
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise InvalidParameterError(name, value, "a positive integer" if minimum == 1 else f"an integer >= {minimum}")
 
-    @staticmethod
-    def _check_choice(parameter: str, value: Any, valid: Sequence[str]) -> None:
-        if value not in valid:
-            raise InvalidParameterError(parameter, value, valid)
 
     def _check_params(self) -> None:  # pragma: no cover - every subclass defines it
         raise NotImplementedError

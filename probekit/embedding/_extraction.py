@@ -24,7 +24,7 @@ from probekit.embedding._cache import EmbeddingCache, cache_key
 from probekit.encoders import Encoder
 from probekit.errors import InvalidParameterError, MissingSentencesError
 from probekit.text import WordMatcher
-from probekit.utils import atomic_path, dumps_json
+from probekit.utils import atomic_path, check_choice, dumps_json
 
 logger = logging.getLogger(__name__)
 
@@ -183,9 +183,6 @@ def normalize_layers(layer: int | Sequence[int], num_layers: int) -> tuple[tuple
     return tuple(resolved), many
 
 
-def _check_choice(parameter: str, value: str, valid: Sequence[str]) -> None:
-    if value not in valid:
-        raise InvalidParameterError(parameter, value, valid)
 
 
 def _check_sentences(sentences: Sequence[str]) -> list[str]:
@@ -494,8 +491,8 @@ def embed_words(
     """
     sentences = _check_sentences(sentences)
     words = _check_words(words)
-    _check_choice("pooling", pooling, WORD_POOLINGS)
-    _check_choice("on_missing", on_missing, ON_MISSING)
+    check_choice(pooling, "pooling", WORD_POOLINGS)
+    check_choice(on_missing, "on_missing", ON_MISSING)
     layers, many_layers = normalize_layers(layer, encoder.num_layers)
     if case_sensitive is None:
         case_sensitive = not encoder.do_lower_case
@@ -702,7 +699,7 @@ def embed_sentences(
     Sentences longer than the model's limit are truncated to it, with a warning.
     """
     sentences = _check_sentences(sentences)
-    _check_choice("pooling", pooling, SENTENCE_POOLINGS)
+    check_choice(pooling, "pooling", SENTENCE_POOLINGS)
     layers, many_layers = normalize_layers(layer, encoder.num_layers)
     if pooling == "pooler":
         if layers != (encoder.num_layers,):

@@ -8,6 +8,9 @@
   depth limits checked against a schema (:func:`read_json_file`, :func:`validate_record`), npz files
   with their headers checked (:func:`load_npz`). Memory (:mod:`._memory`): :func:`check_allocation`.
 - Provenance (:mod:`._provenance`): toolkit and library versions, git commit, word-list hashes.
+- Parameter declarations (:mod:`._constraints`): ``_parameter_constraints`` of :class:`Interval`,
+  :class:`Options`, ... declared once on the class that owns a parameter and read by the CLI and the
+  study (:func:`validate_parameters`, :func:`parse_declared`, :func:`declared_constraints`).
 - Parameter checks (:mod:`._validation`): one set of checks whose errors name the parameter, the
   value and what would be valid; seeds and generators from a ``random_state``.
 - Processes (:mod:`._processes`): the main process and a barrier under ``accelerate launch``.
@@ -17,6 +20,17 @@ This package imports only :mod:`probekit.errors` (and NumPy); everything else in
 """
 
 from probekit.utils._arrays import as_1d, factorize, missing_values_error, resolve_class, resolve_group
+from probekit.utils._constraints import (
+    MAX_SEED,
+    Interval,
+    Options,
+    check_parameter,
+    declared_constraints,
+    declared_defaults,
+    describe_constraints,
+    parse_declared,
+    validate_parameters,
+)
 from probekit.utils._io import (
     DISK_ERRNOS,
     DiskWriteError,
@@ -109,4 +123,13 @@ __all__ = [
     "load_npz",
     "read_json_file",
     "validate_record",
+    "Interval",
+    "Options",
+    "MAX_SEED",
+    "check_parameter",
+    "validate_parameters",
+    "describe_constraints",
+    "declared_constraints",
+    "declared_defaults",
+    "parse_declared",
 ]
