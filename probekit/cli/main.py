@@ -20,10 +20,17 @@ from probekit.errors import ProbekitError
 SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "scrub", "seat", "crows_pairs", "stereoset", "pppl", "metrics", "finetune", "study", "report")
 
 
+class _OneLineErrors(argparse.ArgumentParser):
+    """A parser whose usage errors are one line on stderr (exit status 2), like every other error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from probekit import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _OneLineErrors(
         prog="probekit",
         description="Probe, debias and evaluate gender bias in BERT-style encoders.",
     )
