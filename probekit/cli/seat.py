@@ -192,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
                     "confidence_level": args.confidence_level, "alternative": output["alternative"]},
     )
     text = dumps_json(output)
+    if args.out:
+        write_json(args.out, output)  # first: a failed write is the only thing said
     sys.stdout.write(text)
     ci = result.effect_size_ci
     print(
@@ -201,8 +203,6 @@ def run(args: argparse.Namespace) -> int:
         + f" p={p_value:.4g} {output['alternative']} ({'exact' if result.exact else f'{result.n_permutations} permutations'})",
         file=sys.stderr,
     )
-    if args.out:
-        write_json(args.out, output)
     return 0
 
 

@@ -1,0 +1,186 @@
+"""The one output policy (probekit/cli/_outputs.py), symlinks, disk errors and the numeric policy:
+one regression test per case of issue 24."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+
+import numpy as np
+import pytest
+
+from probekit.cli.main import main
+from probekit.errors import InvalidParameterError
+from tests.unit.test_crows_pairs import _write_csv
+
+
+def _probe_output(path):
+    path.mkdir()
+    (path / "results.json").write_text(json.dumps({"seat": {}, "probe": {}, "provenance": {}}))
+    (path / "summary.md").write_text("# probe\n")
+    return path
+
+
+def _one_error_line(capsys, command):
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"probekit {command}: error:"), err
+    assert "Traceback" not in err[0]
+    return err[0]
+
+
+def _snapshot(path):
+    return {p.relative_to(path): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("command", ["crows-pairs", "stereoset", "pppl"])
+def test_benchmarks_refuse_another_commands_output(command, tmp_path, capsys):
+    """Pointed at a probe output, crows-pairs/stereoset/pppl used to replace its results.json and exit 0."""
+    out = _probe_output(tmp_path / "probe-out")
+    before = _snapshot(out)
+    data = ["--data", str(_write_csv(tmp_path / "c.csv"))] if command != "pppl" else []
+    assert main([command, *data, "--out", str(out)]) == 2
+    line = _one_error_line(capsys, command)
+    assert "--out" in line and "probekit probe output" in line
+    assert _snapshot(out) == before
+
+
+def test_stereoset_into_crows_pairs_output_and_unknown_directory(tmp_path, capsys):
+    crows = tmp_path / "crows"
+    crows.mkdir()
+    (crows / "results.json").write_text(json.dumps({"benchmark": "crows_pairs", "overall": {}}))
+    assert main(["stereoset", "--data", "x", "--out", str(crows)]) == 2
+    assert "CrowS-Pairs results" in _one_error_line(capsys, "stereoset")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    assert main(["pppl", "--out", str(other)]) == 2
+    assert "other files" in _one_error_line(capsys, "pppl")
+    assert (other / "notes.txt").read_text() == "mine" and len(list(other.iterdir())) == 1
+
+
+def test_crows_pairs_own_output_needs_overwrite(tiny_checkpoints, tmp_path, capsys):
+    data = _write_csv(tmp_path / "c.csv")
+    args = ["crows-pairs", "--model", str(tiny_checkpoints["mlm"]), "--data", str(data), "--out", str(tmp_path / "o"),
+            "--device", "cpu", "--no-progress"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args) == 2
+    assert "--overwrite" in _one_error_line(capsys, "crows-pairs")
+    assert main([*args, "--overwrite"]) == 0
+
+
+def test_seat_suite_resumes_into_empty_and_own_directory(tiny_checkpoints, tmp_path, monkeypatch, capsys):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    roles = {"targ1": ["rose", "tulip"], "targ2": ["ant", "wasp"], "attr1": ["love", "peace"], "attr2": ["hate", "war"]}
+    (suite / "tiny1.jsonl").write_text(json.dumps({k: {"category": k, "examples": v} for k, v in roles.items()}))
+    monkeypatch.setenv("PROBEKIT_SEAT_SUITE", str(suite))
+    out = tmp_path / "empty"
+    out.mkdir()  # an empty directory was refused as "a directory of that name exists"
+    args = ["seat", "--suite", "all", "--model", str(tiny_checkpoints["base"]), "--out", str(out), "--device", "cpu",
+            "--no-progress", "--n-bootstrap", "0", "--n-permutations", "100"]
+    assert main(args) == 0 and (out / "results.json").is_file()
+    capsys.readouterr()
+    assert main(args) == 2 and "--overwrite" in _one_error_line(capsys, "seat")
+    assert main([*args, "--overwrite"]) == 0
+
+
+def test_seat_encodings_two_sided_is_applied_and_recorded(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    path = tmp_path / "enc.npz"
+    np.savez(path, X=rng.normal(size=(5, 8)) + 0.5, Y=rng.normal(size=(5, 8)), A=rng.normal(size=(4, 8)) + 0.5,
+             B=rng.normal(size=(4, 8)))
+    common = ["seat", "--encodings", str(path), "--n-bootstrap", "0", "--seed", "0"]
+    assert main([*common, "--out", str(tmp_path / "one.json")]) == 0
+    assert main([*common, "--two-sided", "--out", str(tmp_path / "two.json")]) == 0
+    one = json.loads((tmp_path / "one.json").read_text())
+    two = json.loads((tmp_path / "two.json").read_text())
+    assert one["alternative"] == "greater" and two["alternative"] == "two-sided"
+    # exact test: P(stat >= obs) + P(stat <= obs) of the same statistic; the lower tail is X/Y exchanged
+    lower = json.loads(_run_json(capsys, [*common[:1], "--encodings", str(path), "--x-key", "Y", "--y-key", "X",
+                                          "--n-bootstrap", "0", "--seed", "0"]))["p_value"]
+    assert two["p_value"] == pytest.approx(min(1.0, 2 * min(one["p_value"], lower)))
+    assert two["p_greater"] == one["p_value"]
+
+
+def _run_json(capsys, argv):
+    capsys.readouterr()
+    assert main(argv) == 0
+    return capsys.readouterr().out
+
+
+def test_symlink_inside_out_is_refused_before_any_work(tmp_path, capsys):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    out = _probe_output(tmp_path / "probe-out")
+    (out / "cache").symlink_to(outside, target_is_directory=True)
+    assert main(["probe", "--out", str(out), "--model", "nope"]) == 2
+    line = _one_error_line(capsys, "probe")
+    assert "symbolic link" in line and "cache" in line
+    assert not any(outside.iterdir())
+
+
+def test_atomic_write_refuses_to_leave_the_root_through_a_symlink(tmp_path):
+    from probekit.utils import atomic_write_text, confined_writes
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    root = tmp_path / "out"
+    root.mkdir()
+    (root / "tables").symlink_to(outside, target_is_directory=True)
+    with confined_writes({str(root): "--out"}):
+        atomic_write_text(root / "ok.txt", "fine")
+        with pytest.raises(InvalidParameterError, match="symbolic link"):
+            atomic_write_text(root / "tables" / "t.tex", "escaped")
+    assert not any(outside.iterdir()) and (root / "ok.txt").read_text() == "fine"
+    atomic_write_text(root / "tables" / "t.tex", "no root declared: the caller's choice")
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EDQUOT])
+def test_disk_errors_are_one_line_naming_the_path_and_leave_nothing(code, tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(0)
+    path = tmp_path / "enc.npz"
+    np.savez(path, X=rng.normal(size=(4, 3)), Y=rng.normal(size=(4, 3)), A=rng.normal(size=(3, 3)), B=rng.normal(size=(3, 3)))
+    real_replace = os.replace
+
+    def full_disk(src, dst):
+        if str(dst).endswith("result.json"):
+            raise OSError(code, os.strerror(code), str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    out = tmp_path / "res" / "result.json"
+    assert main(["seat", "--encodings", str(path), "--n-bootstrap", "0", "--out", str(out)]) == 2
+    line = _one_error_line(capsys, "seat")
+    assert str(out) in line and errno.errorcode[code] in line
+    assert not out.parent.exists() or not list(out.parent.iterdir())  # no temporary file, no empty directory
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["stereoset", "--data", "x", "--out", "o", "--n-resamples", "10000000000"], "--n-resamples"),
+    (["stereoset", "--data", "x", "--out", "o", "--seed", "-1"], "--seed"),
+    (["report", "d", "--seed", str(2**70)], "--seed"),
+    (["crows-pairs", "--data", "x", "--out", "o", "--confidence-level", "nan"], "--confidence-level"),
+    (["report", "d", "--confidence", "inf"], "--confidence"),
+    (["seat", "--encodings", "x.npz", "--n-bootstrap", "1e3"], "--n-bootstrap"),
+    (["metrics", "p.csv", "--bootstrap", "-5"], "--bootstrap"),
+])
+def test_numbers_outside_their_range_name_the_option(argv, option, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse: not a number at all
+        code = exc.code
+    assert code == 2
+    line = capsys.readouterr().err.strip()
+    assert "\n" not in line and option in line and "Traceback" not in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_allocation_guard_says_how_much():
+    from probekit.utils import check_allocation
+
+    assert check_allocation(10, 8, "--n-resamples", limit=80) == 10
+    with pytest.raises(InvalidParameterError, match=r"--n-resamples.*needs 800 bytes of memory and 80 bytes"):
+        check_allocation(100, 8, "--n-resamples", limit=80)
