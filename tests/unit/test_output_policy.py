@@ -184,3 +184,24 @@ def test_allocation_guard_says_how_much():
     assert check_allocation(10, 8, "--n-resamples", limit=80) == 10
     with pytest.raises(InvalidParameterError, match=r"--n-resamples.*needs 800 bytes of memory and 80 bytes"):
         check_allocation(100, 8, "--n-resamples", limit=80)
+
+
+def test_nan_loss_is_one_probekit_error_naming_the_learning_rate_and_leaves_no_checkpoint(tmp_path):
+    from probekit.cli._common import cli_error_message
+    from probekit.training import NonFiniteLossError, train
+    from tests.unit.test_training import _collate, _config, _data, _model
+
+    def exploding(module, batch):
+        loss = module(**batch)
+        return loss * float("nan") if module.training and getattr(exploding, "armed", False) else loss
+
+    def arm(step, values):
+        exploding.armed = step >= 3  # diverges after the first checkpoint was written
+
+    with pytest.raises(NonFiniteLossError) as caught:
+        train(_model(), _data(), _config(max_steps=8, checkpoint_every=2, learning_rate=1e3), collate_fn=_collate,
+              loss_fn=exploding, checkpoint_dir=tmp_path / "ckpt", callback=arm, progress=False)
+    assert isinstance(caught.value, FloatingPointError)  # still what callers catching the old error expect
+    message = cli_error_message(caught.value, "finetune")
+    assert message.startswith("invalid --lr=1000.0") and "loss became nan at step" in message
+    assert not list((tmp_path / "ckpt").glob("step-*"))  # the one written at step 2 is gone
