@@ -85,7 +85,16 @@ from probekit.finetune._train import (
     train_classifier,
 )
 from probekit.report import finetune_markdown, plot_finetune_figure
-from probekit.utils import atomic_path, collect_provenance, dumps_json, is_main_process, wait_for_everyone, write_json
+from probekit.utils import (
+    Nullable,
+    atomic_path,
+    collect_provenance,
+    dumps_json,
+    is_main_process,
+    read_json_file,
+    wait_for_everyone,
+    write_json,
+)
 from probekit.utils import check_output_dir as check_output_dir_policy
 
 logger = logging.getLogger(__name__)
@@ -163,10 +172,17 @@ class FinetuneResult:
         return out / METRICS_FILE
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    import json
+#: What a saved ``fold.json`` and ``run.json`` must hold to be used again (resume, aggregation).
+_FOLD_SCHEMA = {"fold": int, "setting": str, "n_train": int, "n_test": int, "metrics": dict,
+                "per_class": Nullable((dict, list)), "warnings": Nullable(list), "training": Nullable(dict),
+                "leakage": Nullable(dict), "noise_floor": Nullable(dict)}
+_RUN_SCHEMA = {"settings": {"folds": Nullable(int), "setting": Nullable(str)}}
 
-    return json.loads(path.read_text(encoding="utf-8"))
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A saved record of a run, read by the one JSON reader and checked against its schema."""
+    schema = {"fold.json": _FOLD_SCHEMA, "run.json": _RUN_SCHEMA}.get(path.name, {})
+    return read_json_file(path, schema=schema)
 
 
 # ------------------------------------------------------------------------------------------ splits

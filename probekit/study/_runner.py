@@ -38,11 +38,13 @@ from probekit.study._records import describe_result
 from probekit.study._units import Unit, needs_debiased_build, plan_units, run_key, shard_units
 from probekit.study._work import UNITS_DIR, Workspace, check_inputs
 from probekit.utils import (
+    Nullable,
     atomic_write_text,
     check_output_dir,
     collect_provenance,
     ensure_writable_dir,
     is_main_process,
+    read_json_file,
     write_json,
 )
 
@@ -90,7 +92,7 @@ def unit_done(out: str | os.PathLike, unit: Unit) -> bool:
     if not path.is_file():
         return False
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("id") == unit.id
+        return read_json_file(path, schema={"id": str})["id"] == unit.id
     except (OSError, ValueError):  # not produced by an atomic write; redo the unit
         logger.warning("unit file %s is unreadable; the unit is run again", path)
         return False
@@ -110,7 +112,7 @@ def _write_manifest(out: Path, config: StudyConfig, units: Sequence[Unit]) -> No
     path = out / MANIFEST_FILE
     if path.is_file():
         try:
-            saved = json.loads(path.read_text(encoding="utf-8"))
+            saved = read_json_file(path, schema={"config": dict})
             old = StudyConfig.from_dict(saved["config"]).identity()
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputFileError(f"cannot read {str(path)!r}: {exc}") from None
@@ -173,7 +175,7 @@ def _recorded_base(directory: Path) -> tuple[str, set[str]]:
         file = directory / name
         if file.is_file():
             try:
-                record = json.loads(file.read_text(encoding="utf-8"))
+                record = read_json_file(file, schema={"base_model": Nullable(dict)})
             except (OSError, UnicodeDecodeError, ValueError) as exc:
                 raise InputFileError(f"cannot read {str(file)!r}: {exc}") from None
             base = record.get("base_model") if isinstance(record, dict) else None
@@ -236,7 +238,7 @@ def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit],
         try:
             result = collect_run(run_dir, save=False)
             write_json(run_dir / "metrics.json", result.to_dict())
-            saved = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+            saved = read_json_file(run_dir / "metrics.json")
             atomic_write_text(run_dir / "results.md", finetune_markdown([saved], [name]))
             written += 1
         except (ProbekitError, OSError, ValueError) as exc:  # the unit files are the results; this is a convenience
