@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 _DEFAULT_KEYS = {"x": "X", "y": "Y", "a": "A", "b": "B"}
@@ -83,38 +82,24 @@ def _two_sided(result: Any, swapped: Any) -> float:
 
 
 def _load_npz(path: str, keys: dict[str, str]) -> dict[str, Any]:
-    import zipfile
-
-    import numpy as np
-
     from probekit.errors import InputFileError
-    from probekit.utils import npz_declared_sizes
+    from probekit.utils import load_npz
 
-    if not Path(path).is_file():
-        raise InputFileError(f"--encodings: no such file {path!r}")
-    try:
-        npz_declared_sizes(path)  # before anything is allocated
-    except InputFileError as exc:
-        raise InputFileError(f"--encodings: {exc}") from None
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            available = list(data.files)
-            missing = [k for k in keys.values() if k not in available]
-            if missing:
-                shown = ", ".join(available[:20]) + (" ..." if len(available) > 20 else "")
-                raise InputFileError(
-                    f"--encodings: {path!r} has no array named {', '.join(repr(m) for m in missing)}; "
-                    f"it has: {shown}. Choose names with --x-key/--y-key/--a-key/--b-key or --test."
-                )
-            return {role: data[name] for role, name in keys.items()}
-    except FileNotFoundError:
-        raise InputFileError(f"--encodings: no such file {path!r}") from None
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise InputFileError(f"--encodings: {path!r} is not a readable npz file ({exc})") from None
+    data = load_npz(path, parameter="--encodings")  # a regular file; headers checked before allocation
+    available = list(data)
+    missing = [k for k in keys.values() if k not in available]
+    if missing:
+        shown = ", ".join(available[:20]) + (" ..." if len(available) > 20 else "")
+        raise InputFileError(
+            f"--encodings: {path!r} has no array named {', '.join(repr(m) for m in missing)}; "
+            f"it has: {shown}. Choose names with --x-key/--y-key/--a-key/--b-key or --test."
+        )
+    return {role: data[name] for role, name in keys.items()}
 
 
 def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
-    import numpy as np
+    from probekit.errors import ProbekitError
+    from probekit.utils import load_npz
 
     chosen = {role: getattr(args, f"{role}_key") for role in _DEFAULT_KEYS}
     if args.test is not None:
@@ -123,10 +108,9 @@ def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
             if args.test.startswith(strip) and args.test != strip:
                 prefixes.append(args.test[len(strip):])
         try:
-            with np.load(path, allow_pickle=False) as data:
-                available = set(data.files)
-        except (OSError, ValueError):
-            available = set()
+            available = set(load_npz(path, parameter="--encodings"))
+        except ProbekitError:
+            available = set()  # reported by _load_npz
         prefix = next((p for p in prefixes if f"{p}_targ1" in available), args.test)
         defaults = {role: f"{prefix}_{suffix}" for role, suffix in _NPZ_ROLES.items()}
     else:
