@@ -14,13 +14,14 @@ import logging
 import sys
 from typing import Sequence
 
-from probekit.errors import ProbekitError
+from probekit.cli._declared import ProbekitParser
+from probekit.errors import InvalidParameterError, ProbekitError
 
 # Module names under probekit.cli, in the order they appear in --help.
 SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "scrub", "seat", "crows_pairs", "stereoset", "pppl", "metrics", "finetune", "study", "report")
 
 
-class _OneLineErrors(argparse.ArgumentParser):
+class _OneLineErrors(ProbekitParser):
     """A parser whose usage errors are one line on stderr (exit status 2), like every other error."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -50,7 +51,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)  # declared options are checked here (probekit.cli._declared)
+    except InvalidParameterError as exc:
+        from probekit.cli._common import cli_error_message
+
+        command = getattr(exc, "command", None)
+        print(f"probekit {command}: error: {cli_error_message(exc, command)}", file=sys.stderr)
+        return 2
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):

@@ -24,7 +24,7 @@ from probekit.embedding._cache import EmbeddingCache, cache_key
 from probekit.encoders import Encoder
 from probekit.errors import InvalidParameterError, MissingSentencesError
 from probekit.text import WordMatcher
-from probekit.utils import atomic_path, check_choice, dumps_json
+from probekit.utils import atomic_path, check_choice, check_layer_index, dumps_json
 
 logger = logging.getLogger(__name__)
 
@@ -176,17 +176,7 @@ def normalize_layers(layer: int | Sequence[int], num_layers: int) -> tuple[tuple
     requested = list(layer) if many else [layer]
     if many and not requested:
         raise InvalidParameterError("layer", layer, f"an int or a non-empty list of ints in [{-(num_layers + 1)}, {num_layers}]")
-    resolved = []
-    for value in requested:
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not -(num_layers + 1) <= value <= num_layers:
-            raise InvalidParameterError(
-                "layer",
-                layer,
-                f"an int or list of ints in [{-(num_layers + 1)}, {num_layers}] "
-                f"(0 = embedding output, {num_layers} or -1 = last of the model's {num_layers} layers)",
-            )
-        resolved.append(int(value) % (num_layers + 1))
-    return tuple(resolved), many
+    return tuple(check_layer_index(value, num_layers, "layer", shown=layer) for value in requested), many
 
 
 

@@ -152,3 +152,34 @@ def check_annotated_type(value: Any, annotation: str, name: str) -> Any:
     if not accepted or any(check(value) for check, _ in accepted):
         return value
     raise InvalidParameterError(name, value, " or ".join(dict.fromkeys(text for _, text in accepted)))
+
+
+def check_layer_index(value: Any, num_layers: int, name: str = "layer", *, shown: Any = None) -> int:
+    """A hidden-state index of a model with ``num_layers`` layers as ``0 .. num_layers``.
+
+    0 is the embedding output and ``num_layers`` (or -1) the last layer; negative values count from
+    the end, so the valid range is ``[-(num_layers + 1), num_layers]``. The one check of a layer
+    index: extraction, the probe suite, the command line and the study call it.
+
+    Parameters
+    ----------
+    value : int
+    num_layers : int
+        The model's number of transformer layers.
+    name : str
+        The parameter as the user wrote it.
+    shown : Any, optional
+        The value to name in the error (the whole list a ``value`` came from); default ``value``.
+
+    Returns
+    -------
+    int
+        The index in ``0 .. num_layers``.
+    """
+    interval = Interval(int, -(num_layers + 1), num_layers)
+    if not interval.accepts(value):
+        raise InvalidParameterError(
+            name, value if shown is None else shown, f"layer indices in [{-(num_layers + 1)}, {num_layers}]",
+            f"0 is the embedding output, {num_layers} (or -1) the last of the model's {num_layers} layers",
+        )
+    return int(value) % (num_layers + 1)
