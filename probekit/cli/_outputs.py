@@ -210,3 +210,34 @@ def apply_output_policy(args: argparse.Namespace) -> dict[str, str]:
     if isinstance(report, str):
         _check_file("--report", report)
     return roots
+
+
+def refuse_special_files(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every path given to an input option is not a FIFO, device or socket (reading one would block
+    for ever or never end); checked with ``stat``, without opening anything.
+
+    Raises
+    ------
+    InputFileError
+        Naming the option as typed (or the positional's name) and the path.
+    """
+    import stat
+
+    from probekit.cli._numbers import command_parser
+    from probekit.errors import InputFileError
+
+    special = (stat.S_ISFIFO, stat.S_ISCHR, stat.S_ISBLK, stat.S_ISSOCK)
+    for action in command_parser(parser, args)._actions:
+        value = getattr(args, action.dest, None)
+        if action.dest in OUTPUT_OPTIONS or value is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if not isinstance(item, str) or not item:
+                continue
+            try:
+                mode = os.stat(item).st_mode
+            except (OSError, ValueError):
+                continue
+            if any(test(mode) for test in special):
+                shown = max(action.option_strings, key=len) if action.option_strings else (action.metavar or action.dest)
+                raise InputFileError(f"{shown}: {item!r} is a FIFO, device or socket, not a regular file")

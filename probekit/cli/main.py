@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from probekit.cli._common import cli_error_message, output_paths
     from probekit.cli._numbers import check_numeric_options
-    from probekit.cli._outputs import apply_output_policy
+    from probekit.cli._outputs import apply_output_policy, refuse_special_files
     from probekit.utils import DISK_ERRNOS, confined_writes, disk_error_message, removing_created_dirs
 
     def fail(message: str) -> int:
@@ -75,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         check_numeric_options(parser, args)  # every number finite and in its stated range
+        refuse_special_files(parser, args)  # a FIFO or device given as input would block for ever
         roots = apply_output_policy(args)  # the one output policy, before any work
         # A failed call leaves no empty output directory; no write leaves --out through a symbolic link.
         with removing_created_dirs(*output_paths(args)), confined_writes(roots):
