@@ -217,6 +217,13 @@ def _load_config_and_tokenizer(source: str, is_local: bool, hf_kwargs: dict[str,
             "is offline, download the checkpoint where there is network (for example "
             f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
         ) from exc
+    vocab_size = getattr(config, "vocab_size", None)
+    if isinstance(vocab_size, int) and len(tokenizer) < min(100, vocab_size):
+        # transformers builds a tokenizer of the special tokens alone when the files are missing: every word would be [UNK]
+        raise ModelLoadError(
+            f"the checkpoint {source!r} has no usable tokenizer: it knows {len(tokenizer)} tokens for a model of "
+            f"{vocab_size} (tokenizer files missing); save the tokenizer beside the weights (tokenizer.save_pretrained(DIR))"
+        )
     return config, tokenizer
 
 

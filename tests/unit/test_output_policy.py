@@ -205,3 +205,47 @@ def test_nan_loss_is_one_probekit_error_naming_the_learning_rate_and_leaves_no_c
     message = cli_error_message(caught.value, "finetune")
     assert message.startswith("invalid --lr=1000.0") and "loss became nan at step" in message
     assert not list((tmp_path / "ckpt").glob("step-*"))  # the one written at step 2 is gone
+
+
+def test_checkpoint_without_tokenizer_files_is_refused_by_name(tmp_path, capsys):
+    from tests.conftest import build_tiny_model
+
+    model, _ = build_tiny_model("mlm")
+    model.save_pretrained(tmp_path / "ckpt")  # weights and config, no tokenizer files
+    capsys.readouterr()
+    assert main(["pppl", "--model", str(tmp_path / "ckpt"), "--out", str(tmp_path / "o"), "--device", "cpu",
+                 "--no-progress"]) == 2
+    line = _one_error_line(capsys, "pppl")
+    assert "no usable tokenizer" in line and "ckpt" in line
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("argv", [["stereoset", "--data", "{fifo}", "--out", "{out}"], ["swap", "{fifo}", "--out", "{out}.txt"],
+                                  ["seat", "--encodings", "{fifo}"], ["report", "{fifo}"]])
+def test_fifo_input_is_refused_without_blocking(argv, tmp_path, capsys):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    args = [a.format(fifo=fifo, out=tmp_path / "o") for a in argv]
+    assert main(args) == 2
+    assert "FIFO" in _one_error_line(capsys, args[0])
+
+
+def test_saved_records_with_wrong_types_or_deep_nesting_name_the_file_and_field(tmp_path):
+    from probekit.errors import InputFileError
+    from probekit.utils import read_json_file
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(InputFileError, match="deep.json.*nested deeper"):
+        read_json_file(deep)
+    fold = tmp_path / "fold.json"
+    fold.write_text(json.dumps({"fold": "0", "setting": "original"}))
+    with pytest.raises(InputFileError, match=r"fold.json.*field 'fold' must be an integer"):
+        read_json_file(fold, schema={"fold": int})
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps({"id": "u"}).encode())
+    assert read_json_file(bom, schema={"id": str}) == {"id": "u"}
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00\x01")
+    with pytest.raises(InputFileError, match="not UTF-8"):
+        read_json_file(binary)
