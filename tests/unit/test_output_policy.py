@@ -249,3 +249,12 @@ def test_saved_records_with_wrong_types_or_deep_nesting_name_the_file_and_field(
     binary.write_bytes(b"\xff\xfe\x00\x01")
     with pytest.raises(InputFileError, match="not UTF-8"):
         read_json_file(binary)
+
+
+def test_tsv_cell_starting_with_a_quote_is_kept_whole(tmp_path, capsys):
+    source = tmp_path / "in.tsv"
+    source.write_text('id\ttext\n1\t"he said" so\n2\t"\n', encoding="utf-8")
+    assert main(["swap", str(source), "--out", str(tmp_path / "out.tsv"), "--column", "text", "--names", "none",
+                 "--no-progress"]) == 0
+    rows = (tmp_path / "out.tsv").read_text(encoding="utf-8").splitlines()
+    assert rows == ["id\ttext", '1\t"she said" so', '2\t"']
