@@ -38,7 +38,7 @@ from probekit.cli.main import build_parser, main  # noqa: E402
 
 settings.register_profile("ci", max_examples=12, deadline=None, derandomize=True, database=None,
                           suppress_health_check=list(HealthCheck))
-settings.register_profile("fuzz", max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("fuzz", max_examples=int(os.environ.get("PROBEKIT_FUZZ_EXAMPLES", "300")), deadline=None, database=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -107,14 +107,23 @@ INT_VALUES = ["-1", "0", "1", "3", str(2**31), str(2**70), "-9223372036854775809
 FLOAT_VALUES = ["nan", "inf", "-inf", "1e308", "-1e308", "-1", "0", "0.5", "1", "1e-320", "x", ""]
 
 
+#: Values never drawn: they leave the process (a Ray cluster is started by ``--backend ray``).
+EXCLUDED = {"ray"}
+
+
 def _option_value(action: argparse.Action) -> st.SearchStrategy[str]:
+    """A hostile value, or (half the time) the option's default, so that later options are reached too."""
     if action.choices is not None:
-        return st.sampled_from([*map(str, action.choices), "bogus", ""])
-    if action.type is int:
-        return st.sampled_from(INT_VALUES)
-    if action.type is float:
-        return st.sampled_from(FLOAT_VALUES)
-    return st.sampled_from(FILE_VALUES + TEXT_VALUES)
+        hostile = st.sampled_from([*(str(c) for c in action.choices if c not in EXCLUDED), "bogus", ""])
+    elif action.type is int:
+        hostile = st.sampled_from(INT_VALUES)
+    elif action.type is float:
+        hostile = st.sampled_from(FLOAT_VALUES)
+    else:
+        hostile = st.sampled_from(FILE_VALUES + TEXT_VALUES)
+    if action.default is None or isinstance(action.default, (bool, list)) or str(action.default) in EXCLUDED:
+        return hostile
+    return st.one_of(st.just(str(action.default)), hostile)
 
 
 def _is_output(action: argparse.Action) -> bool:
@@ -127,7 +136,7 @@ def command_lines(draw, command: tuple[str, ...]) -> list[str]:
     parser = COMMANDS[command]
     argv = list(command)
     for action in parser._actions:
-        if isinstance(action, argparse._HelpAction) or _is_output(action) or action.dest == "model":
+        if isinstance(action, argparse._HelpAction) or _is_output(action) or action.dest in ("model", "ray_address"):
             continue
         if not action.option_strings:  # positional
             count = 1 if action.nargs in (None, 1) else draw(st.integers(0 if action.nargs in ("*", "?") else 1, 2))
