@@ -5,8 +5,9 @@ without being listed here), options are drawn from the parser itself with hostil
 1e308, negative and 2**70 counts and seeds, unknown choices, empty strings, long strings, path
 tricks) and input files with hostile contents (empty, binary, Latin-1, BOM, CRLF, NUL, deep and
 mistyped JSON, a damaged npz, a FIFO, a directory). The command runs in-process through
-``main(argv)``; model loading is replaced by a sentinel (the fuzz tests the argument and validation
-layer, not the models). The property of every run:
+``main(argv)``; model loading is replaced by a sentinel, ``probekit study`` runs with ``--dry-run``
+and ``--backend ray`` is never drawn (the fuzz tests the argument and validation layer: no model,
+no unit, no cluster). The property of every run:
 
 - exit status 0, or 2 with the last stderr line ``probekit CMD: error: ...`` on one line, naming
   options as typed (never ``invalid some_parameter=``), and no traceback;
@@ -227,6 +228,8 @@ def _with_out(command: tuple[str, ...], argv: list[str], scratch: Path, extra: l
         argv += ["--out", str(scratch / name)]
     if "model" in dests:
         argv += ["--model", extra[0]]
+    if command == ("study",):
+        argv.append("--dry-run")  # the configuration and options are fuzzed; no unit runs
     return argv
 
 
