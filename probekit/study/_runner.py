@@ -28,8 +28,14 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from debias import get_method, read_debias_record
-from probekit.encoders import checkpoint_fingerprint, is_projection_dir, read_projection_dir, read_self_debias_dir
-from probekit.errors import InputFileError, InvalidParameterError, ProbekitError
+from probekit.encoders import (
+    check_checkpoint,
+    checkpoint_fingerprint,
+    is_projection_dir,
+    read_projection_dir,
+    read_self_debias_dir,
+)
+from probekit.errors import InputFileError, InvalidParameterError, ModelLoadError, ProbekitError
 from probekit.finetune import collect_run
 from probekit.report import finetune_markdown
 from probekit.study._backends import BACKEND_BUILDS, BACKEND_RUNS
@@ -187,6 +193,11 @@ def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
                 and not is_projection_dir(local)):
             raise InvalidParameterError(f"encoders[{index}].model", model, "'default', a Hugging Face id, or a "
                                         "checkpoint directory with config.json (or a projection directory)")
+        if model != DEFAULT_MODEL and _looks_local(model) and not is_projection_dir(local):
+            try:  # a checkpoint a unit would refuse (no usable tokenizer): refused before study.json is written
+                check_checkpoint(model, trust_remote_code=encoder["trust_remote_code"])
+            except ModelLoadError as exc:
+                raise InvalidParameterError(f"encoders[{index}].model", model, "a usable checkpoint", str(exc)) from None
         debiased = {m: p for m, p in encoder["debiased"].items() if (label, m) in needed}
         if not debiased:
             continue

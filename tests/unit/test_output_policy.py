@@ -258,3 +258,20 @@ def test_tsv_cell_starting_with_a_quote_is_kept_whole(tmp_path, capsys):
                  "--no-progress"]) == 0
     rows = (tmp_path / "out.tsv").read_text(encoding="utf-8").splitlines()
     assert rows == ["id\ttext", '1\t"she said" so', '2\t"']
+
+
+def test_study_refuses_a_tokenizer_less_encoder_before_writing_study_json(tmp_path, capsys):
+    from importlib.resources import files
+
+    from tests.conftest import build_tiny_model
+
+    model, _ = build_tiny_model("base")
+    model.save_pretrained(tmp_path / "ckpt")  # no tokenizer files: every unit would fail on it
+    default = files("probekit.study").joinpath("default.toml").read_text(encoding="utf-8")
+    config = tmp_path / "study.toml"
+    config.write_text(default.replace('model = "default"', f'model = "{tmp_path / "ckpt"}"', 1), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["study", str(config), "--out", str(tmp_path / "out")]) == 2
+    line = _one_error_line(capsys, "study")
+    assert "encoders[0].model" in line and "no usable tokenizer" in line
+    assert not (tmp_path / "out").exists()
