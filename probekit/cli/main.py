@@ -83,9 +83,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProbekitError as exc:
         return fail(cli_error_message(exc, args.command, vars(args)))
     except OSError as exc:
-        if exc.errno not in DISK_ERRNOS:
+        if exc.errno in DISK_ERRNOS:
+            return fail(disk_error_message(exc))  # a full, read-only or over-quota disk: one line naming the path
+        if exc.filename is None:
             raise
-        return fail(disk_error_message(exc))  # a full, read-only or over-quota disk: one line naming the path
+        # A path the system refuses (name too long, a loop of links, a file where a directory must be, ...).
+        return fail(f"cannot use {str(exc.filename)!r}: {exc.strerror or exc}")
     except MemoryError:
         return fail("out of memory; use smaller inputs or counts (e.g. fewer resamples, a smaller --batch-tokens)")
     except KeyboardInterrupt:
