@@ -175,8 +175,12 @@ def _write_csv(tmp: Path, texts: list[str], state: Any, output_column: str | Non
 
 
 def _read_tsv(path: Path, column: str | None) -> tuple[list[str], Any]:
-    # TSV has no quoting (a field holds no tab or newline): a cell starting with '"' is text, kept as it is.
-    return _read_csv(path, column, delimiter="\t", quoting=csv.QUOTE_NONE)
+    # Plain TSV has no quoting (a field holds no tab or newline): a cell starting with '"' is text, kept
+    # whole. Only when the rows do not line up that way is the file read as quoted (Excel's tab dialect).
+    try:
+        return _read_csv(path, column, delimiter="\t", quoting=csv.QUOTE_NONE)
+    except InputFileError:
+        return _read_csv(path, column, delimiter="\t")
 
 
 def _read_jsonl(path: Path, column: str | None) -> tuple[list[Any], Any]:

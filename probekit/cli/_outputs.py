@@ -84,8 +84,13 @@ def _only_cache(directory: Path) -> bool:
     return bool(entries) and all(e.name == "cache" and e.is_dir() for e in entries)
 
 
+def _has_all(*names: str) -> Callable[[Path], bool]:
+    return lambda directory: all((directory / name).is_file() for name in names)
+
+
 def _is_probe(directory: Path) -> bool:
-    return _results_benchmark(directory) == "" or _only_cache(directory)
+    """results.json (no ``benchmark``) beside summary.md, or an interrupted run's cache alone."""
+    return ((directory / "summary.md").is_file() and _results_benchmark(directory) == "") or _only_cache(directory)
 
 
 def _is_compare(directory: Path) -> bool:
@@ -93,7 +98,8 @@ def _is_compare(directory: Path) -> bool:
         return True
     entries = list(directory.iterdir())
     return bool(entries) and all(e.is_dir() and (e.name in ("cache", "tables", "figures") or _is_probe(e)
-                                                   or not any(e.iterdir())) for e in entries)
+                                                   or (e / "results.json").is_file() or not any(e.iterdir()))
+                                 for e in entries)
 
 
 KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (
@@ -108,7 +114,7 @@ KINDS: dict[str, OutputKind] = {kind.name: kind for kind in (
     OutputKind("self-debias", "a Self-Debias directory", identify=_has("self_debias.json")),
     OutputKind("finetune", "a probekit finetune run", reuse=("resume",), identify=_has("run.json")),
     OutputKind("study", "a study directory", reuse=("always",), identify=_has("study.json")),
-    OutputKind("report", "a probekit report", reuse=("always",), identify=_has("report.json")),
+    OutputKind("report", "a probekit report", reuse=("always",), identify=_has_all("report.json", "report.md")),
     OutputKind("embed", "an embeddings file (.npz)", directory=False),
     OutputKind("seat", "a SEAT result (JSON)", directory=False),
     OutputKind("metrics", "a metrics report (JSON)", directory=False),
