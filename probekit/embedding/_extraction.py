@@ -144,12 +144,18 @@ class WordEmbeddings:
         """Read a file written by :meth:`save`."""
         import json
 
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            arrays = {k: data[k] for k in ("embeddings", "words", "sentence_ids", "spans", "n_pieces")}
-        layers = tuple(meta.pop("layers"))
-        pooling = meta.pop("pooling")
-        missing = tuple(meta.pop("missing"))
+        from probekit.errors import InputFileError
+        from probekit.utils import load_npz
+
+        stored = load_npz(path)  # a regular file; sizes checked before anything is allocated
+        try:
+            meta = json.loads(str(stored["meta"]))
+            arrays = {k: stored[k] for k in ("embeddings", "words", "sentence_ids", "spans", "n_pieces")}
+            layers = tuple(meta.pop("layers"))
+            pooling = meta.pop("pooling")
+            missing = tuple(meta.pop("missing"))
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+            raise InputFileError(f"{str(path)!r} is not a file written by WordEmbeddings.save ({exc!r})") from None
         return cls(**arrays, layers=layers, pooling=pooling, missing=missing, meta=meta)
 
 
