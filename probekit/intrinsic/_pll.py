@@ -159,7 +159,11 @@ def _prefixed_copy(tokenizer: Any, ids: np.ndarray, where: int, prefix: list[int
     end = start
     while end < len(ids) and end != where and not _starts_word(tokenizer, int(ids[end]), end == start):
         end += 1
-    first = with_leading_space(tokenizer, ids[start:end].tolist())
+    if end == where == start:  # the mask opens the text: keep the space before it where the mask does not absorb it
+        spaced = with_leading_space(tokenizer, [int(ids[where])])
+        first = spaced[:-1] if spaced and spaced[-1] == int(ids[where]) else []
+    else:
+        first = with_leading_space(tokenizer, ids[start:end].tolist())
     row = np.concatenate([ids[:start], np.asarray(prefix, dtype=np.int64), np.asarray(first, dtype=np.int64), ids[end:]])
     return row, where + len(prefix) + (len(first) - (end - start) if where >= end else 0)
 
