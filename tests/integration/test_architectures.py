@@ -180,6 +180,36 @@ def test_self_debias_equals_the_published_prefix_handling(arch):
         assert tokens[colon + 1 : colon + 3] == ["ĠThe", "Ġman"] and row[where] == encoder.tokenizer.mask_token_id
 
 
+def test_masked_lm_training_loss_at_masked_rows_equals_the_models_own_loss(encoder):
+    from debias import MaskedLMObjective
+
+    generator = torch.Generator().manual_seed(0)
+    batch = encoder.tokenizer(SENTENCES, padding=True, return_tensors="pt")
+    labels = torch.full_like(batch["input_ids"], -100)
+    chosen = (torch.rand(labels.shape, generator=generator) < 0.3) & batch["attention_mask"].bool()
+    chosen[:, 1] = True
+    labels[chosen] = batch["input_ids"][chosen]
+    inputs = batch["input_ids"].masked_fill(chosen, encoder.tokenizer.mask_token_id)
+    with torch.no_grad():
+        mine = MaskedLMObjective(encoder.mlm_model)(inputs, batch["attention_mask"], labels)
+        theirs = encoder.mlm_model(input_ids=inputs, attention_mask=batch["attention_mask"], labels=labels).loss
+    assert abs(float(mine) - float(theirs)) < 1e-5
+
+
+@pytest.mark.parametrize("arch", ARCHITECTURES)
+def test_a_head_added_to_a_headless_encoder_is_tied_and_scores(arch):
+    import copy
+
+    from debias import add_mlm_head
+
+    model, tokenizer = build_masked_lm(arch)
+    base = copy.deepcopy(model.base_model)
+    mlm = add_mlm_head(base, generator=torch.Generator().manual_seed(0))
+    assert mlm.base_model is base and mlm.get_output_embeddings().weight is base.get_input_embeddings().weight
+    encoder = Encoder.from_model(mlm, tokenizer, name=f"tiny-{arch}-added-head", device="cpu")
+    assert np.isfinite(pseudo_log_likelihood(encoder, SENTENCES[:1])).all()
+
+
 def test_electra_discriminator_has_no_head_and_the_error_says_what_to_load():
     from transformers import ElectraConfig, ElectraForPreTraining
 
@@ -232,3 +262,16 @@ def test_benchmark_and_debias_commands_run_end_to_end(arch, checkpoints, tmp_pat
                  *common]) == 0
     first = json.loads((tmp_path / "c" / "results.json").read_text())["overall"]
     assert 0 <= first["stereotype_score"] <= 100
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(
+        f"The {w} said that the {s} was late." for w in ("woman", "man", "mother", "father", "girl", "boy", "she", "he")
+        for s in ("nurse", "engineer", "scientist"))
+        + "\n" + "\n".join(f"The {s} {v} the report." for s in ("nurse", "engineer", "scientist") for v in ("read", "wrote"))
+        + "\n")
+    assert main(["pppl", "--model", model, "--corpus", str(corpus), "--out", str(tmp_path / "p"), "--no-progress"]) == 0
+    assert main(["debias", "cda", "--model", model, "--corpus", str(corpus), "--steps", "2", "--batch-size", "4",
+                 "--no-progress", "--out", str(tmp_path / "cda")]) == 0
+    assert main(["stereoset", "--model", str(tmp_path / "cda"), "--data", str(stereo), "--out", str(tmp_path / "s2"),
+                 *common, "--n-resamples", "10"]) == 0
+    assert main(["debias", "context-debias", "--model", model, "--corpus", str(corpus), "--steps", "2", "--batch-size", "4",
+                 "--dev-size", "4", "--no-progress", "--out", str(tmp_path / "cd")]) == 0
