@@ -107,23 +107,33 @@ def test_word_boundaries_come_from_the_tokenizer_not_the_model_type():
         False, True, False, True]
 
 
-def test_stereoset_fill_in_pieces_are_the_ones_the_sentence_holds(encoder):
+def test_stereoset_predicts_the_pieces_the_sentence_holds(encoder):
+    """Each fill-in's score equals the mean probability, by full forward passes, of the word's pieces
+    as the sentence holds them (``Ġcaring`` for byte-level BPE, not ``c ar ing``), each predicted at a
+    mask placed after the decoded earlier pieces (the public code's scheme)."""
     from probekit.intrinsic import StereoSetExample, score_stereoset
 
-    example = StereoSetExample("c1", "man", "gender", "The man is BLANK.", (
-        ("s1", "The man is caring.", "stereotype"), ("s2", "The man is strong.", "anti-stereotype"),
-        ("s3", "The man is car.", "unrelated")))
+    context = "The man is BLANK today."  # (SentencePiece joins a final period to the word: "▁late.")
+    fills = (("caring", "stereotype"), ("strong", "anti-stereotype"), ("late", "unrelated"))
+    example = StereoSetExample("c1", "man", "gender", context,
+                               tuple((f"s{k}", context.replace("BLANK", w), label) for k, (w, label) in enumerate(fills)))
     tokenizer = encoder.tokenizer
-    sentence_ids = tokenizer("The man is caring.", add_special_tokens=False)["input_ids"]
-    offsets = tokenizer("The man is caring.", add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
-    held = [t for t, (a, b) in zip(sentence_ids, offsets) if b > 11 and a < 17 and not is_blank_piece(tokenizer, t)]
-    # what the scorer predicts, piece by piece, is what the sentence holds; a bare marker before it is predicted too
-    from probekit.intrinsic._stereoset import _fill_in_copies
-
-    predicted = [piece for _, _, piece in _fill_in_copies(encoder, example, "stereotype")]
-    assert [p for p in predicted if not is_blank_piece(tokenizer, p)] == held
-    scores = score_stereoset(encoder, [example])
-    assert scores.shape == (1, 3) and np.isfinite(scores).all()
+    expected = []
+    for word, _ in fills:
+        sentence = context.replace("BLANK", word)
+        encoded = tokenizer(sentence, add_special_tokens=False, return_offsets_mapping=True)
+        start = sentence.index(word)
+        # the tokens over the word and the space before it (a bare ▁ standing for that space is the word's too)
+        held = [t for t, (a, b) in zip(encoded["input_ids"], encoded["offset_mapping"]) if a < start + len(word) and b > start - 1]
+        probabilities = []
+        for j, piece in enumerate(held):
+            ids = tokenizer(context.replace("BLANK", tokenizer.decode(held[:j]) + tokenizer.mask_token))["input_ids"]
+            where = ids.index(tokenizer.mask_token_id)
+            with torch.inference_mode():
+                logits = encoder.mlm_model(input_ids=torch.tensor([ids])).logits[0, where]
+            probabilities.append(torch.softmax(logits.double(), dim=-1)[piece].item())
+        expected.append(np.mean(probabilities))
+    np.testing.assert_allclose(score_stereoset(encoder, [example])[0], expected, atol=1e-6, rtol=0)
 
 
 def _text_level_self_debias(encoder, sentence, prefix, decay=50.0, epsilon=0.01):
@@ -169,31 +179,6 @@ def test_self_debias_equals_the_published_prefix_handling(arch):
         np.testing.assert_allclose([mine[k] for k in expected], list(expected.values()), atol=1e-5, rtol=0)
         if k == 0:  # "The" keeps one token after the space (ĠThe): every position is compared
             assert len(expected) == len(where)
-    if arch == "roberta":  # the first word follows the prefix's space: ĠThe, not The
-        from probekit.intrinsic._pll import _prefixed_copy
-
-        ids = np.asarray(encoded["input_ids"][0])
-        ids[len(ids) - 2] = encoder.tokenizer.mask_token_id
-        row, where = _prefixed_copy(encoder.tokenizer, ids, len(ids) - 2, encoder.tokenizer(prefix.rstrip(), add_special_tokens=False)["input_ids"])
-        tokens = encoder.tokenizer.convert_ids_to_tokens(row)
-        colon = len(tokens) - 1 - tokens[::-1].index(":")
-        assert tokens[colon + 1 : colon + 3] == ["ĠThe", "Ġman"] and row[where] == encoder.tokenizer.mask_token_id
-
-
-def test_masked_lm_training_loss_at_masked_rows_equals_the_models_own_loss(encoder):
-    from debias import MaskedLMObjective
-
-    generator = torch.Generator().manual_seed(0)
-    batch = encoder.tokenizer(SENTENCES, padding=True, return_tensors="pt")
-    labels = torch.full_like(batch["input_ids"], -100)
-    chosen = (torch.rand(labels.shape, generator=generator) < 0.3) & batch["attention_mask"].bool()
-    chosen[:, 1] = True
-    labels[chosen] = batch["input_ids"][chosen]
-    inputs = batch["input_ids"].masked_fill(chosen, encoder.tokenizer.mask_token_id)
-    with torch.no_grad():
-        mine = MaskedLMObjective(encoder.mlm_model)(inputs, batch["attention_mask"], labels)
-        theirs = encoder.mlm_model(input_ids=inputs, attention_mask=batch["attention_mask"], labels=labels).loss
-    assert abs(float(mine) - float(theirs)) < 1e-5
 
 
 @pytest.mark.parametrize("arch", ARCHITECTURES)
@@ -208,6 +193,26 @@ def test_a_head_added_to_a_headless_encoder_is_tied_and_scores(arch):
     assert mlm.base_model is base and mlm.get_output_embeddings().weight is base.get_input_embeddings().weight
     encoder = Encoder.from_model(mlm, tokenizer, name=f"tiny-{arch}-added-head", device="cpu")
     assert np.isfinite(pseudo_log_likelihood(encoder, SENTENCES[:1])).all()
+
+
+@pytest.mark.parametrize("arch", ["roberta", "distilbert", "deberta-v2", "modernbert"])
+def test_saved_checkpoints_load_with_and_without_their_head(arch, tmp_path):
+    from probekit import load_encoder
+
+    model, tokenizer = build_masked_lm(arch)
+    model.save_pretrained(tmp_path / "mlm")
+    model.base_model.save_pretrained(tmp_path / "base")
+    for name in ("mlm", "base"):
+        tokenizer.save_pretrained(tmp_path / name)
+    loaded = load_encoder(tmp_path / "mlm", device="cpu")
+    assert loaded.has_mlm_head and type(loaded.model) is type(model.base_model)
+    in_memory = Encoder.from_model(model, tokenizer, device="cpu")
+    np.testing.assert_allclose(pseudo_log_likelihood(loaded, SENTENCES[:1]), pseudo_log_likelihood(in_memory, SENTENCES[:1]),
+                               atol=1e-6)
+    headless = load_encoder(tmp_path / "base", device="cpu")
+    assert not headless.has_mlm_head
+    with pytest.raises(MissingMLMHeadError, match="masked-LM head"):
+        pseudo_log_likelihood(headless, SENTENCES[:1])
 
 
 def test_electra_discriminator_has_no_head_and_the_error_says_what_to_load():
