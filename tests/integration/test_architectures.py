@@ -91,6 +91,23 @@ def test_extraction_equals_a_raw_forward_pass_for_a_word_of_several_pieces(encod
     assert result.n_pieces[list(result.words).index("hardworking")] > 1  # a word of several pieces
 
 
+def test_sentence_embeddings_equal_a_raw_forward_pass_and_the_pooler_is_checked(encoder):
+    from probekit.embedding import embed_sentences
+    from probekit.errors import InvalidParameterError
+
+    got = embed_sentences(encoder, SENTENCES[:2], pooling="mean", layer=[0, -1], progress=False)
+    for k, sentence in enumerate(SENTENCES[:2]):
+        encoded = encoder.tokenizer(sentence, return_special_tokens_mask=True)
+        content = np.flatnonzero(np.asarray(encoded["special_tokens_mask"]) == 0)
+        with torch.inference_mode():
+            states = encoder.model(input_ids=torch.tensor([encoded["input_ids"]]), output_hidden_states=True).hidden_states
+        for j, layer in enumerate((0, -1)):
+            np.testing.assert_allclose(got[k, j], states[layer][0, content].mean(0).numpy(), atol=1e-5, rtol=0)
+    if getattr(encoder.model, "pooler", None) is None:  # masked-LM classes carry no pooler
+        with pytest.raises(InvalidParameterError, match="pooler"):
+            embed_sentences(encoder, SENTENCES[:1], pooling="pooler", progress=False)
+
+
 def test_a_bare_word_start_marker_is_not_the_words_vector():
     encoder = encoder_for("albert")  # the Unigram tokenizer writes "The" as ▁, T, he with ▁ over "T"
     tokens = encoder.tokenizer.convert_ids_to_tokens(encoder.tokenizer("The man")["input_ids"])
