@@ -126,7 +126,9 @@ def _prefixed_logits(encoder: Any, ids: np.ndarray, where: np.ndarray, prefix: l
     """Logits at the mask of each copy with ``prefix`` in front; copies whose prefixed forms differ in
     length (the first word re-tokenized) run in separate passes.
     """
-    copies = [_prefixed_copy(encoder.tokenizer, row, int(w), prefix) for row, w in zip(ids, where)]
+    specials = set(encoder.tokenizer.all_special_ids)
+    memo: dict[tuple[int, ...], list[int]] = {}  # copies of one sentence share their first word
+    copies = [_prefixed_copy(encoder.tokenizer, row, int(w), prefix, specials, memo) for row, w in zip(ids, where)]
     out: torch.Tensor | None = None
     by_length: dict[int, list[int]] = {}
     for k, (row, _) in enumerate(copies):
@@ -145,7 +147,8 @@ def _prefixed_logits(encoder: Any, ids: np.ndarray, where: np.ndarray, prefix: l
     return out
 
 
-def _prefixed_copy(tokenizer: Any, ids: np.ndarray, where: int, prefix: list[int]) -> tuple[np.ndarray, int]:
+def _prefixed_copy(tokenizer: Any, ids: np.ndarray, where: int, prefix: list[int], specials: set[int],
+                   memo: dict[tuple[int, ...], list[int]]) -> tuple[np.ndarray, int]:
     """A masked copy with a Self-Debias prefix, and its mask position, as the published method builds it.
 
     Schick et al. (2021) put the prefix text, which ends with a space, before the input text and
@@ -157,22 +160,27 @@ def _prefixed_copy(tokenizer: Any, ids: np.ndarray, where: int, prefix: list[int
     """
     start = 1  # after the first special token
     end = start
-    while end < len(ids) and end != where and not _starts_word(tokenizer, int(ids[end]), end == start):
+    while end < len(ids) and end != where and not _starts_word(tokenizer, int(ids[end]), end == start, specials):
         end += 1
     if end == where == start:  # the mask opens the text: keep the space before it where the mask does not absorb it
-        spaced = with_leading_space(tokenizer, [int(ids[where])])
-        first = spaced[:-1] if spaced and spaced[-1] == int(ids[where]) else []
+        key = (-1, int(ids[where]))
+        if key not in memo:
+            spaced = with_leading_space(tokenizer, [int(ids[where])])
+            memo[key] = spaced[:-1] if spaced and spaced[-1] == int(ids[where]) else []
     else:
-        first = with_leading_space(tokenizer, ids[start:end].tolist())
+        key = tuple(int(t) for t in ids[start:end])
+        if key not in memo:
+            memo[key] = with_leading_space(tokenizer, list(key))
+    first = memo[key]
     row = np.concatenate([ids[:start], np.asarray(prefix, dtype=np.int64), np.asarray(first, dtype=np.int64), ids[end:]])
     return row, where + len(prefix) + (len(first) - (end - start) if where >= end else 0)
 
 
-def _starts_word(tokenizer: Any, token_id: int, first: bool) -> bool:
+def _starts_word(tokenizer: Any, token_id: int, first: bool, specials: set[int]) -> bool:
     """Whether ``token_id`` ends the first word: a special token, or (after its first token) one whose
     text begins with whitespace.
     """
-    if token_id in set(tokenizer.all_special_ids):
+    if token_id in specials:
         return True
     return not first and tokenizer.decode([token_id], clean_up_tokenization_spaces=False)[:1].isspace()
 
