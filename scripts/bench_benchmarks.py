@@ -13,8 +13,9 @@ computation. Two ways, in one run:
 
 Both use the same token alignment (difflib over token ids), so the scores must agree; the script
 prints per architecture the largest absolute difference and whether every pair's outcome (after
-rounding to three decimals) is the same, the speed-up of (a) over (b), and (a)'s time relative to
-BERT's (a) at the same size. Run with `uptime` beside it: the machine is shared.
+rounding to three decimals) is the same, the speed-up of (a) over (b), (a)'s time relative to
+BERT's (a) at the same size, and the base encoder's own forward time relative to BERT's (what the
+architecture itself costs, head and scoring aside). Run with `uptime` beside it: the machine is shared.
 
 Usage: python scripts/bench_benchmarks.py [--pairs 200] [--scoring diff|shared] [--hidden 256] [--layers 4]
        [--architectures bert,roberta,...]
@@ -135,7 +136,19 @@ def bench_one(arch: str, tokenizer, pairs: list[CrowsPair], args: argparse.Names
     loop = time.perf_counter() - start
     diff = max(np.nanmax(np.abs(batched_more - loop_more)), np.nanmax(np.abs(batched_less - loop_less)))
     same = np.array_equal(crows_outcomes(batched_more, batched_less), crows_outcomes(loop_more, loop_less), equal_nan=True)
-    return {"arch": arch, "batched": batched, "loop": loop, "diff": diff, "same": same}
+    return {"arch": arch, "batched": batched, "loop": loop, "diff": diff, "same": same, "encoder": encoder_time(encoder)}
+
+
+def encoder_time(encoder: Encoder, repeats: int = 5) -> float:
+    """Seconds of the base encoder alone (no head) on 160 sequences of 24 tokens: the architecture's
+    own cost, to tell it apart from the scoring's."""
+    ids = torch.randint(1000, 2000, (160, 24), generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        encoder.model(input_ids=ids[:8])
+        start = time.perf_counter()
+        for _ in range(repeats):
+            encoder.model(input_ids=ids)
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -161,14 +174,16 @@ def main() -> None:
     pairs = make_pairs(args.pairs)
     print(f"{platform.processor() or platform.machine()}, torch {torch.__version__}, {torch.get_num_threads()} threads; "
           f"models hidden={args.hidden} layers={args.layers} vocab={len(tokenizer)}; {len(pairs)} pairs, scoring={args.scoring}")
-    print("| architecture | batched (s) | one at a time (s) | speed-up vs loop | batched time / BERT's | max abs diff | outcomes identical |")
-    print("|---|---:|---:|---:|---:|---:|---|")
-    bert_time = None
+    print("| architecture | batched (s) | one at a time (s) | speed-up vs loop | batched time / BERT's | "
+          "encoder alone / BERT's | max abs diff | outcomes identical |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    bert = None
     for arch in chosen:
         row = bench_one(arch, tokenizer, pairs, args)
-        bert_time = bert_time or row["batched"]
+        bert = bert or row
         print(f"| {arch} | {row['batched']:.2f} | {row['loop']:.2f} | {row['loop'] / row['batched']:.1f}x | "
-              f"{row['batched'] / bert_time:.2f} | {row['diff']:.1e} | {row['same']} |", flush=True)
+              f"{row['batched'] / bert['batched']:.2f} | {row['encoder'] / bert['encoder']:.2f} | {row['diff']:.1e} | "
+              f"{row['same']} |", flush=True)
 
 
 if __name__ == "__main__":
