@@ -140,6 +140,7 @@ class MaskedLMObjective(torch.nn.Module):
         self.mlm = mlm
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """The masked-LM cross-entropy of the batch (over the positions whose label is not -100)."""
         rows, cols = torch.nonzero(labels != -100, as_tuple=True)
         logits = masked_lm_logits_at(self.mlm, input_ids, rows, cols, attention_mask=attention_mask)
         return torch.nn.functional.cross_entropy(logits.float(), labels[rows, cols])
