@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from probekit.encoders import space_sensitive
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
@@ -39,7 +40,6 @@ logger = logging.getLogger(__name__)
 
 STEREOSET_DOMAINS = ("gender", "profession", "race", "religion")
 STEREOSET_LABELS = ("stereotype", "anti-stereotype", "unrelated")
-_PREFIX_SPACE_MODELS = {"roberta"}  # byte-level BPE: a word inside a sentence carries its leading space
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 #: The Hugging Face hub dataset (Nadeem et al.'s dev.json; config ``intrasentence``, split ``validation``).
 STEREOSET_HF_DATASET = "McGill-NLP/stereoset"
@@ -182,7 +182,9 @@ def _fill_in_copies(encoder: Any, example: StereoSetExample, label: str) -> list
     tokenizer = encoder.tokenizer
     _, sentence = example.sentence(label)
     word = template_word(example.context, sentence)
-    prefix = " " if getattr(encoder.config, "model_type", "") in _PREFIX_SPACE_MODELS else ""
+    # A word inside a sentence follows a space; where the tokenizer marks that (byte-level BPE), the
+    # fill-in is tokenized with it, to get the pieces the sentence holds (``Ġcaring``, not ``c ar ing``).
+    prefix = " " if space_sensitive(tokenizer) else ""
     pieces = tokenizer.encode(prefix + word, add_special_tokens=False) if word else []
     copies = []
     for j, piece in enumerate(pieces):
