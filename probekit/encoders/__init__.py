@@ -4,7 +4,7 @@
   directory (a base checkpoint plus a fitted map, written by ``probekit debias sent-debias|inlp|leace``).
 - :class:`Encoder`: model, fast tokenizer, device, precision policy and fingerprint.
 - :func:`masked_lm_logits_at`: any architecture's masked-LM head at chosen positions only.
-- :func:`space_sensitive`, :func:`is_blank_piece`, :func:`with_leading_space`: word boundaries as the
+- :func:`space_sensitive`, :func:`is_blank_piece`: word boundaries as the
   tokenizer draws them (byte-level BPE, SentencePiece, WordPiece), never keyed on the model type.
 - :class:`OutputProjection`: the affine map :math:`x' = A x + b` applied by a hook that exists only
   inside :meth:`Encoder.inference`; :func:`write_projection_dir` / :func:`read_projection_dir`.
@@ -43,7 +43,7 @@ from probekit.encoders._self_debias_dir import (
     read_self_debias_dir,
     self_debiased,
 )
-from probekit.encoders._tokenization import is_blank_piece, space_sensitive, with_leading_space
+from probekit.encoders._tokenization import is_blank_piece, space_sensitive
 
 __all__ = [
     "DEFAULT_MODEL_NAME",
@@ -78,5 +78,4 @@ __all__ = [
     "masked_lm_logits_at",
     "is_blank_piece",
     "space_sensitive",
-    "with_leading_space",
 ]

@@ -12,9 +12,9 @@ hold any text of its own or only a word-start marker.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Sequence
+from typing import Any
 
-__all__ = ["space_sensitive", "is_blank_piece", "with_leading_space"]
+__all__ = ["space_sensitive", "is_blank_piece"]
 
 _PROBE_WORDS = ("the", "caring", "and")
 _SPACE_SENSITIVE: "weakref.WeakKeyDictionary[Any, bool]" = weakref.WeakKeyDictionary()
@@ -45,14 +45,3 @@ def space_sensitive(tokenizer: Any) -> bool:
 def is_blank_piece(tokenizer: Any, token_id: int) -> bool:
     """Whether a token holds no text of its own: a bare word-start marker (``▁``, ``Ġ``) or whitespace."""
     return not tokenizer.decode([int(token_id)], clean_up_tokenization_spaces=False).strip()
-
-
-def with_leading_space(tokenizer: Any, ids: Sequence[int]) -> list[int]:
-    """The tokens of the text of ``ids`` when a space precedes it (as after a prefix ending in a space).
-
-    Unchanged for a tokenizer that is not :func:`space_sensitive`.
-    """
-    if not ids or not space_sensitive(tokenizer):
-        return list(ids)
-    text = tokenizer.decode(list(ids), clean_up_tokenization_spaces=False)
-    return list(tokenizer(" " + text, add_special_tokens=False)["input_ids"])

@@ -19,7 +19,7 @@ import torch
 
 from debias import self_debiased_log_probs
 from probekit.embedding import default_batch_tokens
-from probekit.encoders import check_mlm_head, masked_lm_logits_at, with_leading_space
+from probekit.encoders import check_mlm_head, masked_lm_logits_at
 from probekit.errors import InvalidParameterError, MissingMLMHeadError
 
 logger = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ def _batch_log_probs(encoder: Any, ids: np.ndarray, where: np.ndarray, wanted: n
                      prefixes: list[list[int]] | None = None) -> np.ndarray:
     """Log p(wanted | masked copy) at ``where`` for each row of ``ids`` (float64); with ``prefixes``
     (token ids), self-debiased (Schick et al. 2021, :func:`debias.self_debiased_log_probs`), each
-    prefixed copy built by :func:`_prefixed_copy`.
+    prefixed copy built by :func:`_prefixed_logits`.
     """
     device = encoder.device
     logits = _batch_logits(encoder, torch.from_numpy(ids).to(device), torch.from_numpy(where).to(device))
@@ -123,76 +123,42 @@ def _batch_log_probs(encoder: Any, ids: np.ndarray, where: np.ndarray, wanted: n
 
 
 def _prefixed_logits(encoder: Any, ids: np.ndarray, where: np.ndarray, prefix: list[int]) -> torch.Tensor:
-    """Logits at the mask of each copy with ``prefix`` in front; copies whose prefixed forms differ in
-    length (the first word re-tokenized) run in separate passes.
+    """Logits at the mask of each copy with ``prefix`` after its first special token.
+
+    As the survey's masked-LM code builds it (Meade et al. 2022, ``get_token_logits_self_debiasing``):
+    ``[CLS] d_i x_1 ... x_n [SEP]``, the prefix's tokens (:func:`self_debias_prefix_ids`) put before the
+    input's own tokens, which are not re-tokenized.
     """
-    specials = set(encoder.tokenizer.all_special_ids)
-    memo: dict[tuple[int, ...], list[int]] = {}  # copies of one sentence share their first word
-    copies = [_prefixed_copy(encoder.tokenizer, row, int(w), prefix, specials, memo) for row, w in zip(ids, where)]
-    out: torch.Tensor | None = None
-    by_length: dict[int, list[int]] = {}
-    for k, (row, _) in enumerate(copies):
-        by_length.setdefault(len(row), []).append(k)
-    for length, members in by_length.items():
-        if length > encoder.max_length:
-            raise InvalidParameterError("sequences", f"{length} tokens with the Self-Debias prefix",
-                                        f"at most the model's {encoder.max_length} tokens")
-        batch = torch.tensor(np.stack([copies[k][0] for k in members]), device=encoder.device)
-        positions = torch.tensor([copies[k][1] for k in members], device=encoder.device)
-        logits = _batch_logits(encoder, batch, positions)
-        if out is None:
-            out = logits.new_empty((len(copies), logits.shape[1]))
-        out[torch.tensor(members, device=encoder.device)] = logits
-    assert out is not None
-    return out
+    length = ids.shape[1] + len(prefix)
+    if length > encoder.max_length:
+        raise InvalidParameterError("sequences", f"{length} tokens with the Self-Debias prefix",
+                                    f"at most the model's {encoder.max_length} tokens")
+    block = np.broadcast_to(np.asarray(prefix, dtype=ids.dtype), (ids.shape[0], len(prefix)))
+    batch = torch.from_numpy(np.concatenate([ids[:, :1], block, ids[:, 1:]], axis=1)).to(encoder.device)
+    positions = torch.from_numpy(np.asarray(where) + len(prefix)).to(encoder.device)
+    return _batch_logits(encoder, batch, positions)
 
 
-def _prefixed_copy(tokenizer: Any, ids: np.ndarray, where: int, prefix: list[int], specials: set[int],
-                   memo: dict[tuple[int, ...], list[int]]) -> tuple[np.ndarray, int]:
-    """A masked copy with a Self-Debias prefix, and its mask position, as the published method builds it.
+def self_debias_prefix_ids(tokenizer: Any, prefix: str) -> list[int]:
+    """The token ids of a Self-Debias prefix as the survey's public code tokenizes it.
 
-    Schick et al. (2021) put the prefix text, which ends with a space, before the input text and
-    tokenize them together; the survey's masked-LM code (Meade et al. 2022) keeps the first special
-    token in front: ``[CLS] d_i x_1 ... x_n [SEP]``. Tokenized together, the input's first word follows
-    a space: for a tokenizer where that matters (byte-level BPE: ``The`` becomes ``ĠThe``), the first
-    word's tokens before the mask are re-tokenized with their leading space
-    (:func:`probekit.encoders.with_leading_space`); WordPiece and SentencePiece tokens are unchanged.
+    Meade et al. (2022) tokenize ``cls_token + " " + prefix`` without special tokens and drop the
+    leading ``[CLS]``: the prefix's trailing space stays a token of its own where the tokenizer keeps
+    spaces (byte-level BPE: ``... gender: Ġ`` before the input's ``The Ġman``); WordPiece drops it.
+    A tokenizer without a ``[CLS]``-like token tokenizes the prefix alone.
     """
-    start = 1  # after the first special token
-    end = start
-    while end < len(ids) and end != where and not _starts_word(tokenizer, int(ids[end]), end == start, specials):
-        end += 1
-    if end == where == start:  # the mask opens the text: keep the space before it where the mask does not absorb it
-        key = (-1, int(ids[where]))
-        if key not in memo:
-            spaced = with_leading_space(tokenizer, [int(ids[where])])
-            memo[key] = spaced[:-1] if spaced and spaced[-1] == int(ids[where]) else []
-    else:
-        key = tuple(int(t) for t in ids[start:end])
-        if key not in memo:
-            memo[key] = with_leading_space(tokenizer, list(key))
-    first = memo[key]
-    row = np.concatenate([ids[:start], np.asarray(prefix, dtype=np.int64), np.asarray(first, dtype=np.int64), ids[end:]])
-    return row, where + len(prefix) + (len(first) - (end - start) if where >= end else 0)
-
-
-def _starts_word(tokenizer: Any, token_id: int, first: bool, specials: set[int]) -> bool:
-    """Whether ``token_id`` ends the first word: a special token, or (after its first token) one whose
-    text begins with whitespace.
-    """
-    if token_id in specials:
-        return True
-    return not first and tokenizer.decode([token_id], clean_up_tokenization_spaces=False)[:1].isspace()
+    opener = tokenizer.cls_token or tokenizer.bos_token
+    if opener is None:
+        return list(tokenizer(prefix, add_special_tokens=False)["input_ids"])
+    return list(tokenizer(f"{opener} {prefix}", add_special_tokens=False)["input_ids"])[1:]
 
 
 def _self_debias_prefixes(encoder: Any) -> list[list[int]] | None:
-    """Token ids of the debiasing prefixes of a self-debiased encoder (the prefix text without its
-    trailing space, which the input's first word carries), or ``None``.
-    """
+    """Token ids of the debiasing prefixes of a self-debiased encoder, or ``None``."""
     settings = getattr(encoder, "self_debias", None)
     if not settings:
         return None
-    return [list(encoder.tokenizer(p.rstrip(), add_special_tokens=False)["input_ids"]) for p in settings["prefixes"]]
+    return [self_debias_prefix_ids(encoder.tokenizer, p) for p in settings["prefixes"]]
 
 
 def masked_token_log_probs(

@@ -3,8 +3,8 @@
 Per architecture (BERT, RoBERTa, ALBERT, DistilBERT, DeBERTa-v2/v3, ELECTRA, XLM-R, ModernBERT):
 masked scores equal a one-at-a-time transformers computation (full model, one masked copy per
 pass); word extraction equals a raw forward pass pooled over the word's pieces; StereoSet's fill-in
-pieces are the ones the sentence holds; Self-Debias equals a text-level re-implementation of the
-published prefix handling. The main commands then run end to end on a few architectures.
+pieces are the ones the sentence holds; Self-Debias equals a re-implementation of the survey's public
+code's prefix handling. The main commands then run end to end on a few architectures.
 """
 
 from __future__ import annotations
@@ -153,36 +153,30 @@ def test_stereoset_predicts_the_pieces_the_sentence_holds(encoder):
     np.testing.assert_allclose(score_stereoset(encoder, [example])[0], expected, atol=1e-6, rtol=0)
 
 
-def _text_level_self_debias(encoder, sentence, prefix, decay=50.0, epsilon=0.01):
-    """Self-Debias by hand, as published: the prefix text (ending in a space) and the sentence are
-    tokenized together, [CLS]/<s> first; each token of the sentence is masked in turn in both the
-    plain and the prefixed input and the formula of Schick et al. (2021) applied. Full forward passes.
-
-    Returns {position: log-probability}; a position inside the first word is left out when the
-    first word has another number of tokens after the space (then no token of it corresponds)."""
+def _survey_self_debias(encoder, sentence, prefix, decay=50.0, epsilon=0.01):
+    """Self-Debias by hand, as the survey's public code builds the prefixed input (Meade et al. 2022,
+    ``get_token_logits_self_debiasing``): ``cls_token + " " + prefix`` tokenized without special
+    tokens, its leading [CLS]/<s> dropped, put between the sentence's first special token and the
+    sentence's own tokens; each token of the sentence masked in turn in the plain and the prefixed
+    input, full forward passes, and the formula of Schick et al. (2021). Returns {position: log p}."""
     tokenizer, mlm = encoder.tokenizer, encoder.mlm_model
     encoded = tokenizer(sentence, return_special_tokens_mask=True)
     ids, special = encoded["input_ids"], encoded["special_tokens_mask"]
-    together = tokenizer(prefix + sentence)["input_ids"]
-    shift = len(together) - len(ids)  # the sentence's tokens are the last ones (its first word may be respelled)
-    first_word = len(tokenizer(sentence.split(" ")[0], add_special_tokens=False)["input_ids"])
-    same_count = first_word == len(tokenizer(" " + sentence.split(" ")[0], add_special_tokens=False)["input_ids"])
-    assert together[shift + 1 + first_word:] == ids[1 + first_word:] and together[0] == ids[0]
+    prefix_ids = tokenizer(f"{tokenizer.cls_token} {prefix}", add_special_tokens=False)["input_ids"][1:]
+    together = ids[:1] + prefix_ids + ids[1:]
     out = {}
     for position in [k for k, s in enumerate(special) if not s]:
-        if position <= first_word and not same_count:
-            continue
         log_p = _one_at_a_time(mlm, ids, position, tokenizer.mask_token_id)
         with torch.inference_mode():
-            biased = torch.softmax(_one_at_a_time(mlm, together, position + shift, tokenizer.mask_token_id), dim=-1)
+            biased = torch.softmax(_one_at_a_time(mlm, together, position + len(prefix_ids), tokenizer.mask_token_id), dim=-1)
         p = log_p.exp()
         alpha = torch.clamp(torch.exp(-decay * torch.clamp(biased - p, min=0)), min=epsilon)
         out[position] = float(torch.log(alpha * p / (alpha * p).sum())[ids[position]])
-    return out
+    return out, prefix_ids
 
 
 @pytest.mark.parametrize("arch", ["roberta", "bert", "modernbert", "xlm-roberta"])
-def test_self_debias_equals_the_published_prefix_handling(arch):
+def test_self_debias_equals_the_survey_prefix_handling(arch):
     encoder = encoder_for(arch)
     prefix = DEFAULT_DEBIASING_PREFIXES[0]
     wrapped = SelfDebias().wrap(encoder)
@@ -190,12 +184,15 @@ def test_self_debias_equals_the_published_prefix_handling(arch):
     encoded = encoder.tokenizer(sentences, return_special_tokens_mask=True)
     positions = [np.flatnonzero(np.asarray(m) == 0) for m in encoded["special_tokens_mask"]]
     got = masked_token_log_probs(wrapped, encoded["input_ids"], positions)
-    for k, (sentence, where, scores) in enumerate(zip(sentences, positions, got)):
-        expected = _text_level_self_debias(encoder, sentence, prefix)
-        mine = dict(zip(where.tolist(), scores))
-        np.testing.assert_allclose([mine[k] for k in expected], list(expected.values()), atol=1e-5, rtol=0)
-        if k == 0:  # "The" keeps one token after the space (ĠThe): every position is compared
-            assert len(expected) == len(where)
+    for sentence, where, scores in zip(sentences, positions, got):
+        expected, prefix_ids = _survey_self_debias(encoder, sentence, prefix)
+        assert sorted(expected) == where.tolist()  # every position compared
+        np.testing.assert_allclose(scores, [expected[k] for k in where.tolist()], atol=1e-5, rtol=0)
+    last = encoder.tokenizer.convert_ids_to_tokens(prefix_ids[-1:])[0]
+    if arch == "roberta":  # byte-level BPE keeps the prefix's trailing space as a token of its own
+        assert last == "Ġ", last
+    if arch == "bert":  # WordPiece drops it: the prefix ends with ':'
+        assert last == ":", last
 
 
 @pytest.mark.parametrize("arch", ARCHITECTURES)
