@@ -22,9 +22,10 @@ import pandas as pd
 from probekit.errors import InvalidParameterError
 from probekit.extrinsic._aggregation import generalized_mean
 from probekit.extrinsic._confusion import confusion_tensor, ovr_from_confusion, rate_from_ovr
-from probekit.extrinsic._generalized import evaluated_classes, result_from_encoded, scalar_metric_blocks
+from probekit.extrinsic._generalized import result_from_encoded, scalar_metric_blocks
 from probekit.extrinsic._inputs import Encoded, encode_inputs, resolve_group
 from probekit.extrinsic._literature_metrics import LITERATURE_METRICS, LiteratureMetric
+from probekit.extrinsic._metric_spec import evaluated_classes
 from probekit.extrinsic._panel import class_panels
 from probekit.extrinsic._significance import paired_group_test
 from probekit.extrinsic._threshold_agnostic import combine_jigsaw
