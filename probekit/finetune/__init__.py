@@ -21,6 +21,7 @@ De-Arteaga et al. (2019) (:func:`per_class_diagnostics`).
 """
 
 from probekit.finetune._aggregate import FinetuneResult, aggregate_folds, collect_run
+from probekit.finetune._batches import pad_batch, tokenize_texts
 from probekit.finetune._counterfactual import (
     apply_setting,
     balanced_weights,
@@ -80,8 +81,6 @@ from probekit.finetune._train import (
     TrainedClassifier,
     default_embedder,
     fit_adversarial_projection,
-    pad_batch,
-    tokenize_texts,
     train_classifier,
 )
 from probekit.report import finetune_markdown, load_finetune_results, plot_finetune_figure
