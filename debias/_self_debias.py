@@ -14,8 +14,11 @@ biased continuations more likely. Tokens the prefixes make more likely are scale
 with the decay constant :math:`\lambda = 50` as published (Schick et al. 2021, §3; the debiasing
 survey's code, Meade et al. 2022, uses the same and :math:`\varepsilon = 0.01`). For a masked LM the
 prefix is put after the first special token (``[CLS] d_i x_1 ... x_n [SEP]``), as in the survey's
-public code; a token is self-debiased where the scorers read it, so a token the prefix does not
-raise (:math:`\Delta \le 0`) gains probability and one it raises loses some.
+public code, and tokenized together with the input as Schick et al. do (prefix text + input text):
+the input's first word follows the prefix's space, which changes its tokens on byte-level BPE
+(RoBERTa: ``: ĠThe Ġman``; decided by the tokenizer, :func:`probekit.encoders.space_sensitive`). A
+token is self-debiased where the scorers read it, so a token the prefix does not raise
+(:math:`\Delta \le 0`) gains probability and one it raises loses some.
 
 **Design.** :meth:`SelfDebias.wrap` returns a :class:`probekit.encoders.SelfDebiasedEncoder`: the
 same model and embeddings, carrying the settings; every masked-LM scorer

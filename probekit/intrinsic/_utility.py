@@ -92,7 +92,7 @@ def _prefix_room(encoder: Any) -> int:
     if not settings:
         return 0
     tokenizer = encoder.tokenizer
-    return max(len(tokenizer(p.strip(), add_special_tokens=False)["input_ids"]) for p in settings["prefixes"])
+    return max(len(tokenizer(p.rstrip(), add_special_tokens=False)["input_ids"]) for p in settings["prefixes"])
 
 
 @dataclass
