@@ -11,7 +11,7 @@ Unsupervised labels (the slot word is masked, so a model sees only its context):
 
 Each model is a logistic regression (Cox 1958) :math:`P(y=1 \mid x) = \sigma(b + \sum_f w_f)`
 over binary features :math:`f` of the context: word identities at offsets -2..+3, suffixes and
-shapes, the closed word classes and lexicons of :mod:`debias._grammar` and the verbs of WordNet
+shapes, the closed word classes and lexicons of :mod:`debias._word_classes` and the verbs of WordNet
 (and their products across the slot), and the grammar's own reading of the slot. The weights ship as JSON
 (``debias/data/pronoun_model.json``, never a pickle), written by
 ``scripts/train_pronoun_model.py``, which rebuilds them exactly from its seed and records the
@@ -37,6 +37,7 @@ from importlib import resources
 from typing import Any, NamedTuple
 
 from debias import _grammar as g
+from debias import _word_classes as wc
 from debias._gendered_words import is_sentence_initial
 
 __all__ = ["PronounModel", "Resolution", "load_pronoun_model", "pronoun_slot_features", "resolve_pronoun"]
@@ -53,21 +54,21 @@ _RIGHT_CHARS = 64
 
 # Words after which the slot's reading is a guess of the rules ("her will", "her just reward",
 # "his ever loyal wife", "her and his"): the model decides these even though they are closed.
-_UNCERTAIN_CLOSED = g._words(
+_UNCERTAIN_CLOSED = wc._words(
     "will may can must being just rather quite somewhat fairly and or ever never always also still "
     "once only even too alone again enough near nearer half won"
 )
-_CERTAIN_CLOSED = g.PREPOSITIONS | g.DETERMINERS | g.PRONOUNS | g.POSSESSIVES | g.CONJUNCTIONS | g.AUXILIARIES
+_CERTAIN_CLOSED = wc.PREPOSITIONS | wc.DETERMINERS | wc.PRONOUNS | wc.POSSESSIVES | wc.CONJUNCTIONS | wc.AUXILIARIES
 
 # Word classes that name a feature: the grammar's lexicons.
 _CLASSES: tuple[tuple[str, frozenset[str]], ...] = (
-    ("prep", g.PREPOSITIONS), ("conj", g.CONJUNCTIONS), ("det", g.DETERMINERS), ("pron", g.PRONOUNS),
-    ("poss", g.POSSESSIVES), ("aux", g.AUXILIARIES), ("part", g.PARTICLES), ("mod", g.MODIFIERS),
-    ("say", g.VERBS_OF_SAYING), ("ditr", g.DITRANSITIVES), ("scaus", g.STRONG_CAUSATIVES),
-    ("caus", g.CAUSATIVES), ("cnoun", g.CAUSATIVE_NOUNS), ("nverb", g.NOUN_VERBS),
-    ("opv", g.OBJECT_PREDICATE_VERBS), ("name", g.NAMING_VERBS), ("role", g.ROLES), ("mass", g.MASS_NOUNS),
-    ("padj", g.PREDICATIVE_ADJECTIVES), ("dadj", g.DOUBLE_OBJECT_ADJECTIVES), ("num", g.NUMBER_WORDS),
-    ("rel", g.RELATIONAL_NOUNS), ("time", g.TIME_NOUNS), ("verb", g.VERBS), ("vonly", g.VERBS_ONLY),
+    ("prep", wc.PREPOSITIONS), ("conj", wc.CONJUNCTIONS), ("det", wc.DETERMINERS), ("pron", wc.PRONOUNS),
+    ("poss", wc.POSSESSIVES), ("aux", wc.AUXILIARIES), ("part", wc.PARTICLES), ("mod", wc.MODIFIERS),
+    ("say", wc.VERBS_OF_SAYING), ("ditr", wc.DITRANSITIVES), ("scaus", wc.STRONG_CAUSATIVES),
+    ("caus", wc.CAUSATIVES), ("cnoun", wc.CAUSATIVE_NOUNS), ("nverb", wc.NOUN_VERBS),
+    ("opv", wc.OBJECT_PREDICATE_VERBS), ("name", wc.NAMING_VERBS), ("role", wc.ROLES), ("mass", wc.MASS_NOUNS),
+    ("padj", wc.PREDICATIVE_ADJECTIVES), ("dadj", wc.DOUBLE_OBJECT_ADJECTIVES), ("num", wc.NUMBER_WORDS),
+    ("rel", wc.RELATIONAL_NOUNS), ("time", wc.TIME_NOUNS), ("verb", wc.VERBS), ("vonly", wc.VERBS_ONLY),
 )
 
 
@@ -94,11 +95,11 @@ def word_classes(low: str) -> tuple[str, ...]:
     elif low[:1].isdigit():
         out.append("digit")
     else:
-        if g._is_ly_adverb(low):
+        if wc._is_ly_adverb(low):
             out.append("ly")
-        if g._is_participle(low):
+        if wc._is_participle(low):
             out.append("ing" if low.endswith("ing") else "ppart")
-        if g._is_adjective(low):
+        if wc._is_adjective(low):
             out.append("adj")
         if not out:
             out.append("open")
@@ -399,9 +400,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 # as its object only before a non-noun: "to her every day", "with her laughing"). On the
 # training texts, 52 of 4,914 such slots were objects (mostly "her every day", "her one day").
 # A plain word (:func:`_is_plain`) before "her" governs none either.
-_NO_GOVERNOR = g.PREPOSITIONS | g.CONJUNCTIONS | g.DETERMINERS | g._words(
+_NO_GOVERNOR = wc.PREPOSITIONS | wc.CONJUNCTIONS | wc.DETERMINERS | wc._words(
     "i you he she we they it is are was were be been am being")
-_NOT_PLAIN = g.NUMBER_WORDS | g._words("one every altogether somehow somewhat anyhow worth")
+_NOT_PLAIN = wc.NUMBER_WORDS | wc._words("one every altogether somehow somewhat anyhow worth")
 
 
 def _is_plain(word: str) -> bool:
@@ -411,21 +412,21 @@ def _is_plain(word: str) -> bool:
     return word.isalpha() and word_classes(word) == ("open",) and not word.endswith(("s", "en"))
 
 
-_GERUND_HOSTS = g._words("with without") | g.OBJECT_PREDICATE_VERBS | g._with_forms(
-    g._words("remember recall imagine picture describe show depict film photograph"))
+_GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with_forms(
+    wc._words("remember recall imagine picture describe show depict film photograph"))
 # what follows the gerund of a subject ("with him laughing.", "him walking away", "him singing in");
 # not "of" ("with her interpreting of parables" is a possessive's noun)
-_GERUND_ENDS = (g.PREPOSITIONS - {"of"}) | g.PARTICLES | g.DETERMINERS | g.POSSESSIVES | g._words("away back out off up down home")
-_BARE_INFINITIVE_HOSTS = g.STRONG_CAUSATIVES | g._with_forms(g._words("see saw seen watch hear heard feel felt notice"))
-_HELP = g._with_forms(g._words("help"))  # "helped her move": no "helped his move" as "made his move"
-_TEACH = g._with_forms(g._words("teach taught"))
-_ORDINALS = g._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
-_ORDINAL_ENDS = g._words("overall place again in the race and with behind after")
-_CAPTORS = g._with_forms(g._words("hold held take took taken keep kept"))
-_CAPTIVE = g._words("prisoner captive hostage")
-_PAINT = g._with_forms(g._words("paint dye colour color"))
-_COLOURS = g._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
-_DEGREE_ADVERBS = g._words("ever always never still once only even too also so")
+_GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words("away back out off up down home")
+_BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
+_HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
+_TEACH = wc._with_forms(wc._words("teach taught"))
+_ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
+_ORDINAL_ENDS = wc._words("overall place again in the race and with behind after")
+_CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
+_CAPTIVE = wc._words("prisoner captive hostage")
+_PAINT = wc._with_forms(wc._words("paint dye colour color"))
+_COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
+_DEGREE_ADVERBS = wc._words("ever always never still once only even too also so")
 
 
 def _construction(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
@@ -439,26 +440,26 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     her support to"). ``None`` where none applies.
     """
     low, after = token.low, None  # the word after next, looked up only where a rule needs it
-    if previous in g.CAUSATIVES and previous not in _HELP and low in g.CAUSATIVE_NOUNS or low in ("best", "last"):
+    if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
         return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
-    if low in g.MODIFIERS or g._is_ly_adverb(low):
+    if low in wc.MODIFIERS or wc._is_ly_adverb(low):
         after = g._next(text, token.end)
-        if after.word is not None and (low in g.MODIFIERS and g._is_ly_adverb(after.low) or g._is_ly_adverb(low) and (
-                g._is_participle(after.low) or g._is_adjective(after.low)) and g._is_open(g._next(text, after.end))):
+        if after.word is not None and (low in wc.MODIFIERS and wc._is_ly_adverb(after.low) or wc._is_ly_adverb(low) and (
+                wc._is_participle(after.low) or wc._is_adjective(after.low)) and g._is_open(g._next(text, after.end))):
             return False  # "her more offensively arrogant remarks", "her hastily prepared dinner"
-    if low.endswith("ing") and g._is_participle(low) and previous in _GERUND_HOSTS:
+    if low.endswith("ing") and wc._is_participle(low) and previous in _GERUND_HOSTS:
         after = after or g._next(text, token.end)
         return True if after.word is None and after.quote is None or after.low in _GERUND_ENDS else None
-    if previous in _BARE_INFINITIVE_HOSTS and (low not in g.CAUSATIVE_NOUNS or previous in _HELP) and (
-            low in mostly_verbs() or low in g.VERBS or previous in g.STRONG_CAUSATIVES and low in g.NOUN_VERBS):
+    if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
+            low in mostly_verbs() or low in wc.VERBS or previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS):
         return True
-    if previous in _TEACH and low not in g.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
+    if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
         return True
-    if previous in g.DITRANSITIVES and (low.isdigit() or low in g.NUMBER_WORDS):
+    if previous in wc.DITRANSITIVES and (low.isdigit() or low in wc.NUMBER_WORDS):
         return True
     if previous in _CAPTORS and low in _CAPTIVE:
         return True
-    if previous in g.OBJECT_PREDICATE_VERBS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
+    if previous in wc.OBJECT_PREDICATE_VERBS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
         after = after or g._next(text, token.end)
         if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
             return True
@@ -468,7 +469,7 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
         after = after or g._next(text, token.end)
         if g._is_open(after) and g._is_open(g._next(text, after.end)):
             return False
-    if previous in g.DITRANSITIVES and low in g.MASS_NOUNS:
+    if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = after or g._next(text, token.end)
         if after.low in ("to", "with"):
             return False
@@ -488,8 +489,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)
-    if low not in g.CLOSED and low not in g.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in g._ADVERBS and (
-            not g._is_ly_adverb(low)):
+    if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
+            not wc._is_ly_adverb(low)):
         return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
     return None
 
