@@ -366,8 +366,8 @@ def _add_inference_methods(methods: argparse._SubParsersAction) -> None:
         settings = parser.add_argument_group("settings")
         settings.add_argument("--prefix", action="append", default=None, metavar="TEXT",
                               help="a debiasing prefix (repeatable; default: the survey's gender prefix)")
-        settings.add_argument("--decay-constant", type=float, default=50.0, help="lambda (default %(default)s, as published)")
-        settings.add_argument("--epsilon", type=float, default=0.01, help="smallest scaling factor (default %(default)s)")
+        add_declared(settings, "--decay-constant", "debias:SelfDebias", "decay_constant", help="lambda (as published)")
+        add_declared(settings, "--epsilon", "debias:SelfDebias", "epsilon", help="smallest scaling factor")
         parser.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
         parser.add_argument("--overwrite", action="store_true", help="replace a Self-Debias directory already at --out")
         from probekit.cli._outputs import declare_output
