@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._inlp import INLP
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
     from debias._leace import LEACE
+    from debias._leace_oracle import OracleLEACE, QuadraticLEACE
     from debias._projection_base import LinearEraser, apply_projection
     from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
@@ -90,6 +91,8 @@ _LAZY = {
     "swap_file": "debias._interventions_io",
     "INLP": "debias._inlp",
     "LEACE": "debias._leace",
+    "OracleLEACE": "debias._leace_oracle",
+    "QuadraticLEACE": "debias._leace_oracle",
     "LinearEraser": "debias._projection_base",
     "SentDebias": "debias._sent_debias",
     "apply_projection": "debias._projection_base",
@@ -123,7 +126,7 @@ __all__ = [
     "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "INFERENCE_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
     "build_debiased", "get_method", "is_debiased_dir",
     # projections
-    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection",
+    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection", "OracleLEACE", "QuadraticLEACE",
     # inference-time
     "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions

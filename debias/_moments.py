@@ -82,9 +82,12 @@ def linear_shrinkage(sample: np.ndarray, n: float) -> np.ndarray:
 
     (arXiv:1308.2608, the estimator of the ``concept-erasure`` package, with its machine-epsilon
     guards so that the zero matrix stays zero). ``sample`` of shape (p, p) or (c, p, p) with ``n``
-    a count per matrix.
+    a count per matrix. For p = 1 the target is the sample itself and :math:`a + b = 1`, so the
+    sample is returned as it is (the formula's denominator is 0 there and its rounding is not).
     """
     p = sample.shape[-1]
+    if p == 1:
+        return sample.copy()
     n = np.asarray(n, dtype=np.float64).reshape((-1, 1, 1) if sample.ndim == 3 else ())
     trace = np.trace(sample, axis1=-2, axis2=-1)[..., None, None]
     target = np.eye(p) * trace / p

@@ -126,14 +126,21 @@ class LinearEraser(TransformerMixin, BaseEstimator):
 
     # -- the map -------------------------------------------------------------------------------
 
+    #: The learned attribute whose presence means "fitted".
+    _fitted_attribute: ClassVar[str] = "matrix_"
+    #: Why the eraser cannot be installed in an encoder (``None``: it can). Oracle erasers read the
+    #: concept label at transform time, which an encoder does not have.
+    _not_installable: ClassVar[str | None] = None
+
     def _check_fitted(self) -> None:
-        if not hasattr(self, "matrix_"):
+        if not hasattr(self, self._fitted_attribute):
             raise NotFittedError(self, "fit() or fit_from_encoder()")
 
     @property
     def dimension_(self) -> int:
+        """The hidden size d the eraser maps."""
         self._check_fitted()
-        return int(self.matrix_.shape[0])
+        return int(self.n_features_in_)
 
     def _check_alpha(self) -> float:
         """``alpha`` as a float in [0, 1] (the strength of the erasure)."""
@@ -187,6 +194,14 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             return OutputProjection(self.matrix_, self.offset_)
         identity = np.eye(self.dimension_)
         return OutputProjection(identity + alpha * (self.matrix_ - identity), alpha * self.offset_)
+
+    def _directory_projection(self) -> OutputProjection:
+        """What a projection directory stores as ``matrix``/``offset``: the map at strength
+        ``alpha``; the identity for an eraser that cannot be installed (its learned arrays are the
+        state, and readers refuse the directory as an encoder)."""
+        if self._not_installable is None:
+            return self.to_output_projection()
+        return OutputProjection.identity(self.dimension_)
 
     def _set_map(self, matrix: np.ndarray, offset: np.ndarray | None = None) -> None:
         self.matrix_ = np.asarray(matrix, dtype=np.float64)
@@ -247,13 +262,16 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             # The strength the stored matrix/offset were blended at (1: the full eraser).
             "alpha": self._check_alpha(),
         }
+        projection = self._directory_projection()
+        if self._not_installable is not None:  # readers (load_encoder) refuse it with this reason
+            method.update(installable=False, not_installable=self._not_installable)
         state = {name: getattr(self, name) for name in self._state_arrays}
         if self._check_alpha() != 1.0:  # matrix/offset hold the blended map; keep the full one too
             state.update({_FULL_MATRIX: self.matrix_, _FULL_OFFSET: self.offset_})
         if provenance is None:
             provenance = collect_provenance(model=base, parameters={"method": method["name"]})
         return write_projection_dir(
-            directory, self.to_output_projection(), base=base, method=method, state=state,
+            directory, projection, base=base, method=method, state=state,
             fitting=self.fitting_, provenance=provenance, overwrite=overwrite,
         )
 

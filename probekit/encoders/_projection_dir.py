@@ -149,6 +149,18 @@ def write_projection_dir(
     return target
 
 
+def check_installable(config: Mapping[str, Any], directory: str | os.PathLike) -> None:
+    """Refuse a projection directory whose eraser cannot be installed in an encoder (an oracle
+    eraser, which needs the concept label of every input): :class:`~probekit.errors.ModelLoadError`
+    with the reason recorded in it."""
+    method = config.get("method") or {}
+    if method.get("installable", True) is False:
+        raise ModelLoadError(
+            f"projection directory {str(directory)!r} holds {method.get('name', 'an eraser')}, which cannot be loaded "
+            f"as an encoder: {method.get('not_installable') or 'it needs the concept label at transform time'}"
+        )
+
+
 def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection, dict[str, Any], dict[str, np.ndarray]]:
     """Read a projection directory: (projection, the JSON config, the method's state arrays).
 
