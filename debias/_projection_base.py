@@ -198,7 +198,8 @@ class LinearEraser(TransformerMixin, BaseEstimator):
     def _directory_projection(self) -> OutputProjection:
         """What a projection directory stores as ``matrix``/``offset``: the map at strength
         ``alpha``; the identity for an eraser that cannot be installed (its learned arrays are the
-        state, and readers refuse the directory as an encoder)."""
+        state, and readers refuse the directory as an encoder).
+        """
         if self._not_installable is None:
             return self.to_output_projection()
         return OutputProjection.identity(self.dimension_)

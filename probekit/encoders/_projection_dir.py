@@ -152,7 +152,8 @@ def write_projection_dir(
 def check_installable(config: Mapping[str, Any], directory: str | os.PathLike) -> None:
     """Refuse a projection directory whose eraser cannot be installed in an encoder (an oracle
     eraser, which needs the concept label of every input): :class:`~probekit.errors.ModelLoadError`
-    with the reason recorded in it."""
+    with the reason recorded in it.
+    """
     method = config.get("method") or {}
     if method.get("installable", True) is False:
         raise ModelLoadError(
