@@ -47,14 +47,15 @@ import pandas as pd
 from probekit.errors import InvalidParameterError
 from probekit.finetune._evaluate import fold_metrics, prob_column
 from probekit.intrinsic import fit_linear_probe, mdl_probe
-from probekit.report import (
+from probekit.stats import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
+    bootstrap_ci,
     per_class_diagnostics,
+    permutation_p_value,
     summarize_leakage,
     summarize_noise_floor,
 )
-from probekit.stats import bootstrap_ci, permutation_p_value
 
 logger = logging.getLogger(__name__)
 

@@ -32,8 +32,9 @@ from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
+from probekit.report import table_markdown
 from probekit.stats import bootstrap_ci, stereoset_scores
-from probekit.utils import atomic_write_text, collect_provenance, write_json
+from probekit.utils import Table, atomic_write_text, collect_provenance, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -274,19 +275,22 @@ class StereoSetResult:
         atomic_write_text(paths["summary"], self.markdown())
         return paths
 
-    def markdown(self) -> str:
-        """A Markdown summary table."""
+    def table(self) -> Table:
+        """The summary table: overall and per domain (LM score, SS, ICAT and their intervals)."""
         level = self.provenance.get("parameters", {}).get("confidence_level", 0.95)
-        lines = [
-            "# StereoSet intrasentence", "", f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`", "",
-            f"| domain | contexts | LM score | SS (fair = 50) | ICAT | {int(100 * level)}% intervals (LMS; SS; ICAT) |",
-            "|---|---:|---:|---:|---:|---|",
-        ]
+        rows = []
         for name, row in [("overall", self.overall), *self.by_domain.items()]:
             ci = "; ".join(f"[{fmt_cell(row[f'{m}_ci'][0])}, {fmt_cell(row[f'{m}_ci'][1])}]" for m in ("lm_score", "ss_score", "icat"))
-            lines.append(f"| {name} | {row['n_contexts']} | {fmt_cell(row['lm_score'])} | {fmt_cell(row['ss_score'])} | "
-                         f"{fmt_cell(row['icat'])} | {ci} |")
-        return "\n".join(lines) + "\n"
+            rows.append([name, row["n_contexts"], fmt_cell(row["lm_score"]), fmt_cell(row["ss_score"]), fmt_cell(row["icat"]), ci])
+        return Table(
+            ["domain", "contexts", "LM score", "SS (fair = 50)", "ICAT", f"{int(100 * level)}% intervals (LMS; SS; ICAT)"],
+            rows, caption="StereoSet intrasentence", align="lrrrrl", key="stereoset",
+            intro=[f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`"],
+        )
+
+    def markdown(self) -> str:
+        """The summary table as Markdown (``summary.md``)."""
+        return table_markdown(self.table())
 
 
 def _example_rows(examples: Sequence[StereoSetExample], scores: np.ndarray, pro: np.ndarray, related: np.ndarray) -> list[dict]:

@@ -176,6 +176,35 @@ def test_study_runs_end_to_end(study):
     assert {p: p.stat().st_mtime_ns for p in (out / "units").iterdir()} == before
 
 
+
+def test_metrics_json_and_the_study_report_hold_the_same_numbers(study, tmp_path):
+    """One run summary (probekit.stats.summarize_run): each run's metrics.json and the study report's
+    group of the same fold units agree number for number (the report's JSON and its CSV rows)."""
+    from probekit.report import build_report, finetune_groups
+    from probekit.utils import dumps_json
+
+    _, out, _ = study
+    units = [r for r in unit_records(out).values() if r["kind"] == "finetune"]
+    run_dirs = {(u["params"]["encoder"], u["params"]["method"], u["params"]["dataset"], u["params"]["setting"]):
+                u["provenance"]["parameters"]["run_dir"] for u in units}
+    groups = finetune_groups(units)
+    report = build_report(out, out=tmp_path / "report")
+    rows = json.loads((report / "report.json").read_text(encoding="utf-8"))["extrinsic"]
+    assert len(groups) == len(rows) == len(run_dirs) == 2 * 2 * 3
+    for group, row in zip(groups, rows):
+        key = (group["encoder"], group["method"], group["dataset"], group["setting"])
+        assert key == (row["encoder"], row["method"], row["dataset"], row["setting"])
+        saved = json.loads((out / run_dirs[key] / "metrics.json").read_text(encoding="utf-8"))["summary"]
+        assert json.loads(dumps_json(group["run"]["summary"])) == saved
+        assert {"metrics", "per_class", "leakage", "noise_floor"} <= set(saved)
+        for metric, cell in saved["metrics"].items():
+            for part in ("mean", "margin", "low", "high", "std", "n"):
+                assert row[f"{metric}_{part}"] == cell[part], (key, metric, part)
+        for source, cells in saved["leakage"].items():
+            for name, cell in cells.items():
+                assert row[f"leakage_{source}_{name}_mean"] == cell["mean"], (key, source, name)
+
+
 KILLER = """
 import os, sys, time
 import torch
