@@ -17,6 +17,7 @@ import numpy as np
 
 from debias._projection_base import LinearEraser, _as_matrix, _check_labels, _fit_gender_eraser_from_encoder, _seed_of
 from probekit.errors import InvalidParameterError
+from probekit.utils import Interval, Options
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +77,14 @@ class INLP(LinearEraser):
         Classifiers trained.
     """
 
+    _parameter_constraints = {
+        "n_iterations": [Interval(int, 1, None)],
+        "classifier": [Options(*CLASSIFIERS)],  # or a scikit-learn estimator, from Python (checked in fit)
+        "C": [Interval(float, 0, None, closed="neither")],
+        "test_size": [Interval(float, 0, 1, closed="neither")],
+        "chance_tolerance": [Interval(float, 0, 1, closed="left")],
+        **LinearEraser._OCCURRENCE_CONSTRAINTS,  # fit_from_encoder; random_state also seeds the split
+    }
     _state_arrays = ("directions_",)
     _state_values = ("accuracies_", "chance_", "converged_", "n_iterations_", "classes_")
 

@@ -17,6 +17,7 @@ import numpy as np
 from debias._moments import covariance, encode_concept, merge_moments, psd_sqrt_and_pinv_sqrt
 from debias._projection_base import LinearEraser, _as_matrix, _fit_gender_eraser_from_encoder
 from probekit.errors import InvalidParameterError
+from probekit.utils import Interval, Options
 
 logger = logging.getLogger(__name__)
 
@@ -214,6 +215,14 @@ class LEACE(_ClosedFormEraser):
     concept erasure in closed form. NeurIPS.
     """
 
+    _parameter_constraints = {
+        "method": [Options(*METHODS)],
+        "shrinkage": ["boolean"],
+        "tol": [Interval(float, 0, None, closed="neither")],
+        "constrain_cov_trace": ["boolean"],
+        "affine": ["boolean"],
+        **LinearEraser._OCCURRENCE_CONSTRAINTS,  # fit_from_encoder
+    }
     _state_arrays = ("mean_", "proj_left_", "proj_right_", "concept_mean_", "scatter_xx_", "scatter_xz_")
     _state_values = ("classes_", "n_samples_", "rank_")
 
@@ -234,14 +243,7 @@ class LEACE(_ClosedFormEraser):
         self.alpha = alpha
 
     def _check_params(self) -> None:
-        if self.method not in METHODS:
-            raise InvalidParameterError("method", self.method, METHODS)
-        if not isinstance(self.tol, (int, float, np.floating)) or isinstance(self.tol, bool) or not self.tol > 0:
-            raise InvalidParameterError("tol", self.tol, "a positive number")
-        for name in ("shrinkage", "constrain_cov_trace", "affine"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise InvalidParameterError(name, getattr(self, name), "True or False")
-        self._check_alpha()
+        self._validate_declared()
 
     def _fit_from_moments(self) -> None:
         d = self.n_features_in_

@@ -37,6 +37,7 @@ from debias._moments import (
 )
 from debias._projection_base import _as_matrix
 from probekit.errors import InvalidParameterError, ProbekitError
+from probekit.utils import Interval
 
 _ORACLE_REASON = (
     "{name} reads the concept label of every input at transform time (an oracle): it is an upper bound "
@@ -121,6 +122,7 @@ class OracleLEACE(_LabelAwareEraser):
         The running moments (:meth:`partial_fit` streams them in O(d^2 + dk) memory).
     """
 
+    _parameter_constraints = {"shrinkage": ["boolean"], "tol": [Interval(float, 0, None, closed="neither")]}
     _track_zz = True
     _fitted_attribute = "coef_"
     _state_arrays = ("coef_", "mean_", "concept_mean_", "scatter_xx_", "scatter_xz_", "scatter_zz_")
@@ -132,11 +134,7 @@ class OracleLEACE(_LabelAwareEraser):
         self.alpha = alpha
 
     def _check_params(self) -> None:
-        if not isinstance(self.tol, (int, float, np.floating)) or isinstance(self.tol, bool) or not self.tol > 0:
-            raise InvalidParameterError("tol", self.tol, "a positive number")
-        if not isinstance(self.shrinkage, (bool, np.bool_)):
-            raise InvalidParameterError("shrinkage", self.shrinkage, "True or False")
-        self._check_alpha()
+        self._validate_declared()
 
     def _fit_from_moments(self) -> None:
         sigma_zz = covariance(self.scatter_zz_, self.n_samples_, self.shrinkage)
@@ -203,6 +201,7 @@ class QuadraticLEACE(_LabelAwareEraser):
     classes_ : list
     """
 
+    _parameter_constraints = {"shrinkage": ["boolean"], "max_iter": [Interval(int, 1, None)]}
     _state_arrays = ("class_means_", "class_counts_", "class_scatter_", "transport_maps_", "mean_")
     _state_values = ("classes_", "n_samples_")
 
@@ -212,11 +211,7 @@ class QuadraticLEACE(_LabelAwareEraser):
         self.alpha = alpha
 
     def _check_params(self) -> None:
-        if not isinstance(self.shrinkage, (bool, np.bool_)):
-            raise InvalidParameterError("shrinkage", self.shrinkage, "True or False")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise InvalidParameterError("max_iter", self.max_iter, "a positive integer")
-        self._check_alpha()
+        self._validate_declared()
 
     def _forget(self) -> None:
         for name in ("class_means_", "class_counts_", "class_scatter_", "n_samples_", "classes_", "mean_"):

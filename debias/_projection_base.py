@@ -39,7 +39,7 @@ from probekit.encoders import (
 )
 from probekit.errors import InvalidParameterError, NotFittedError
 from probekit.text import template_corpus
-from probekit.utils import collect_provenance
+from probekit.utils import Interval, collect_provenance, declared_constraints, validate_parameters
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +125,23 @@ class LinearEraser(TransformerMixin, BaseEstimator):
         LinearEraser._registry[cls.__name__] = cls
 
     # -- the map -------------------------------------------------------------------------------
+
+    #: Declared once (probekit.utils._constraints): the CLI and the study derive their checks from it.
+    #: Subclasses add their own hyperparameters and their ``fit_from_encoder`` keywords.
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "alpha": [Interval(float, 0, 1, closed="both")],
+    }
+    #: ``fit_from_encoder`` keywords of the erasers fitted on attribute-word occurrences.
+    _OCCURRENCE_CONSTRAINTS: ClassVar[dict[str, list[Any]]] = {
+        "layer": [Interval(int, None, None)],
+        "max_per_word": [Interval(int, 1, None), None],
+        "single_piece_only": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def _validate_declared(self) -> None:
+        """Check every hyperparameter against the class's declaration (errors name the parameter)."""
+        validate_parameters(self.get_params(deep=False), declared_constraints(type(self)))
 
     #: The learned attribute whose presence means "fitted".
     _fitted_attribute: ClassVar[str] = "matrix_"

@@ -20,6 +20,7 @@ from debias._swap import describe_swap, swap_texts
 from probekit.embedding import embed_sentences
 from probekit.errors import InvalidParameterError
 from probekit.text import select_sentences, template_corpus
+from probekit.utils import Interval
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,15 @@ class SentDebias(LinearEraser):
         :math:`I - V^\top V` and zero.
     """
 
+    _parameter_constraints = {
+        "k": [Interval(int, 1, None)],
+        "normalize": ["boolean"],
+        # fit_from_encoder
+        "layer": [Interval(int, None, None), list],
+        "max_sentences": [Interval(int, 1, None), None],
+        "random_state": ["random_state"],
+        "batch_tokens": [Interval(int, 1, None), None],
+    }
     _state_arrays = ("subspace_", "explained_variance_ratio_")
     _state_values = ("n_pairs_",)
 
