@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._leace_oracle import OracleLEACE, QuadraticLEACE
     from debias._projection_base import LinearEraser, apply_projection
     from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
+    from debias._rlace import RLACE
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
     from debias._sent_debias import SentDebias
@@ -93,6 +94,7 @@ _LAZY = {
     "LEACE": "debias._leace",
     "OracleLEACE": "debias._leace_oracle",
     "QuadraticLEACE": "debias._leace_oracle",
+    "RLACE": "debias._rlace",
     "LinearEraser": "debias._projection_base",
     "SentDebias": "debias._sent_debias",
     "apply_projection": "debias._projection_base",
@@ -126,7 +128,7 @@ __all__ = [
     "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "INFERENCE_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
     "build_debiased", "get_method", "is_debiased_dir",
     # projections
-    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection", "OracleLEACE", "QuadraticLEACE",
+    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection", "OracleLEACE", "QuadraticLEACE", "RLACE",
     # inference-time
     "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions

@@ -74,3 +74,45 @@ def test_alpha_is_saved_and_applied_when_an_encoder_loads_the_directory(tiny_che
     full = LEACE().fit(X, y)
     full.save(tmp_path / "full", encoder=base)
     assert load_encoder(str(tmp_path / "full"), device="cpu").fingerprint != projected.fingerprint
+
+
+def test_rlace_leaves_a_fresh_linear_adversary_at_the_majority_rate():
+    """Ravfogel et al. 2022 on a seeded Gaussian problem whose concept is coded in one direction:
+    after the rank-1 erasure a freshly trained logistic regression (new split, new seed) scores at
+    most the majority rate + 0.02 on held-out rows, and the removed direction is the concept's."""
+    from sklearn.linear_model import LogisticRegression
+
+    from debias import RLACE
+
+    rng = np.random.default_rng(0)
+    n, d = 3000, 10
+    X = rng.normal(size=(n, d))
+    direction = rng.normal(size=d)
+    direction /= np.linalg.norm(direction)
+    score = X @ direction
+    y = (score > np.quantile(score, 0.35)).astype(int)  # 65 / 35: the majority rate is not 0.5
+    before = LogisticRegression(max_iter=1000).fit(X[:1500], y[:1500]).score(X[1500:], y[1500:])
+    eraser = RLACE(rank=1, max_iter=400, learning_rate=0.05, evaluate_every=20, random_state=0).fit(X[:1500], y[:1500])
+    erased = eraser.transform(X)
+    adversary = LogisticRegression(max_iter=1000, random_state=1).fit(erased[:1500], y[:1500])
+    majority = max(y[1500:].mean(), 1 - y[1500:].mean())
+    assert before > 0.95
+    assert adversary.score(erased[1500:], y[1500:]) <= majority + 0.02
+    assert abs(eraser.directions_ @ direction)[0] > 0.95
+    np.testing.assert_allclose(eraser.matrix_ @ eraser.matrix_, eraser.matrix_, atol=1e-10)  # a projection
+    again = RLACE(rank=1, max_iter=400, learning_rate=0.05, evaluate_every=20, random_state=0).fit(X[:1500], y[:1500])
+    np.testing.assert_array_equal(again.directions_, eraser.directions_)  # seeded: the same game
+
+
+def test_fantope_projection_has_the_rank_as_trace_and_eigenvalues_in_the_unit_interval():
+    from debias._rlace import fantope_projection
+
+    rng = np.random.default_rng(0)
+    matrix = rng.normal(size=(8, 8))
+    projected = fantope_projection(matrix, 2)
+    eigenvalues = np.linalg.eigvalsh(projected)
+    assert np.trace(projected) == pytest.approx(2.0, abs=1e-9)
+    assert eigenvalues.min() > -1e-12 and eigenvalues.max() < 1 + 1e-12
+    # a rank-2 orthogonal projection is already in the Fantope: it is its own projection
+    basis = np.linalg.qr(rng.normal(size=(8, 2)))[0]
+    np.testing.assert_allclose(fantope_projection(basis @ basis.T, 2), basis @ basis.T, atol=1e-9)
