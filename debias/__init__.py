@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
     from debias._rlace import RLACE
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
+    from debias._scrubbing import ConceptScrubbing
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
     from debias._sent_debias import SentDebias
     from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
@@ -95,6 +96,7 @@ _LAZY = {
     "OracleLEACE": "debias._leace_oracle",
     "QuadraticLEACE": "debias._leace_oracle",
     "RLACE": "debias._rlace",
+    "ConceptScrubbing": "debias._scrubbing",
     "LinearEraser": "debias._projection_base",
     "SentDebias": "debias._sent_debias",
     "apply_projection": "debias._projection_base",
@@ -128,7 +130,7 @@ __all__ = [
     "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "INFERENCE_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
     "build_debiased", "get_method", "is_debiased_dir",
     # projections
-    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection", "OracleLEACE", "QuadraticLEACE", "RLACE",
+    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection", "OracleLEACE", "QuadraticLEACE", "RLACE", "ConceptScrubbing",
     # inference-time
     "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions

@@ -221,6 +221,13 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             return self.to_output_projection()
         return OutputProjection.identity(self.dimension_)
 
+    def _restore_map(self, projection: OutputProjection, arrays: dict[str, np.ndarray]) -> None:
+        """Set the learned map from a directory read by :meth:`load`."""
+        if _FULL_MATRIX in arrays:  # saved with alpha < 1: matrix/offset are the blended map
+            self._set_map(arrays[_FULL_MATRIX], arrays[_FULL_OFFSET])
+        else:
+            self._set_map(projection.matrix, projection.offset)
+
     def _set_map(self, matrix: np.ndarray, offset: np.ndarray | None = None) -> None:
         self.matrix_ = np.asarray(matrix, dtype=np.float64)
         self.n_features_in_ = int(self.matrix_.shape[1])
@@ -284,7 +291,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
         if self._not_installable is not None:  # readers (load_encoder) refuse it with this reason
             method.update(installable=False, not_installable=self._not_installable)
         state = {name: getattr(self, name) for name in self._state_arrays}
-        if self._check_alpha() != 1.0:  # matrix/offset hold the blended map; keep the full one too
+        if self._check_alpha() != 1.0 and hasattr(self, "matrix_"):  # matrix/offset are blended; keep the full map
             state.update({_FULL_MATRIX: self.matrix_, _FULL_OFFSET: self.offset_})
         if provenance is None:
             provenance = collect_provenance(model=base, parameters={"method": method["name"]})
@@ -322,10 +329,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             eraser = target(**(method.get("hyperparameters") or {}))
         except TypeError as exc:
             raise InvalidParameterError("directory", str(directory), f"hyperparameters that {name} accepts", str(exc)) from exc
-        if _FULL_MATRIX in arrays:  # saved with alpha < 1: matrix/offset are the blended map
-            eraser._set_map(arrays[_FULL_MATRIX], arrays[_FULL_OFFSET])
-        else:
-            eraser._set_map(projection.matrix, projection.offset)
+        eraser._restore_map(projection, arrays)
         missing = [a for a in target._state_arrays if a not in arrays]
         if missing:
             raise InvalidParameterError("directory", str(directory), f"a complete {name} file", f"missing arrays {missing}")

@@ -20,6 +20,7 @@ from probekit.encoders._load import checkpoint_fingerprint, load_encoder, load_p
 from probekit.encoders._projection import (
     CONFIG_FILE,
     WEIGHTS_FILE,
+    LayerwiseProjection,
     OutputProjection,
     active_projection_digests,
     projected_fingerprint,
@@ -27,6 +28,7 @@ from probekit.encoders._projection import (
 )
 from probekit.encoders._projection_dir import (
     base_record,
+    check_installable,
     check_output_dir,
     is_projection_dir,
     read_projection_dir,
@@ -53,10 +55,12 @@ __all__ = [
     "load_projected_encoder",
     "weight_files",
     "OutputProjection",
+    "LayerwiseProjection",
     "active_projection_digests",
     "projected_fingerprint",
     "projection_applied",
     "base_record",
+    "check_installable",
     "check_output_dir",
     "is_projection_dir",
     "read_projection_dir",
