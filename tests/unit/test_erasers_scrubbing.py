@@ -112,3 +112,24 @@ def test_strength_zero_is_the_base_encoder_and_arrays_are_refused(scrubbed):
     np.testing.assert_allclose(ours.numpy(), plain.numpy(), atol=1e-6)
     with pytest.raises(ProbekitError, match="inside the encoder"):
         scrubber.transform(np.zeros((2, base.hidden_size)))
+
+
+def test_registry_builds_concept_scrubbing_and_the_cli_checks_the_new_options(tiny_checkpoints, tmp_path):
+    from debias import DEBIAS_METHODS, build_debiased, is_debiased_dir
+    from probekit import load_encoder
+    from probekit.cli.main import build_parser
+    from probekit.errors import InvalidParameterError
+
+    assert "Belrose" in DEBIAS_METHODS["concept-scrubbing"].citation and "Ravfogel" in DEBIAS_METHODS["rlace"].citation
+    base = load_encoder(str(tiny_checkpoints["base"]), device="cpu")
+    built = build_debiased("concept-scrubbing", base, None, tmp_path / "cs",
+                           options={"max_per_word": 4, "alpha": 0.5}, progress=False)
+    assert is_debiased_dir(built.path, "concept-scrubbing")
+    assert isinstance(load_encoder(str(built.path), device="cpu").output_projection, LayerwiseProjection)
+    parser = build_parser()
+    with pytest.raises(InvalidParameterError, match="--alpha"):
+        parser.parse_args(["debias", "leace", "--out", str(tmp_path / "x"), "--alpha", "1.5"])
+    with pytest.raises(InvalidParameterError, match="--leace-method"):
+        parser.parse_args(["debias", "concept-scrubbing", "--out", str(tmp_path / "x"), "--leace-method", "qr"])
+    with pytest.raises(InvalidParameterError, match="--rank"):
+        parser.parse_args(["debias", "rlace", "--out", str(tmp_path / "x"), "--rank", "0"])
