@@ -85,7 +85,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-per-word", type=int, default=100)
     args = parser.parse_args()
-    base = load_encoder("default", device="cpu")
+    base = load_encoder(None, device="cpu")  # the embedded default (all-MiniLM-L6-v2)
     started = time.perf_counter()
     scrubber = ConceptScrubbing().fit_from_encoder(base, max_per_word=args.max_per_word, progress=False)
     print(f"fitted ConceptScrubbing in {time.perf_counter() - started:.0f} s; ranks {scrubber.ranks_}")
