@@ -133,3 +133,25 @@ def test_registry_builds_concept_scrubbing_and_the_cli_checks_the_new_options(ti
         parser.parse_args(["debias", "concept-scrubbing", "--out", str(tmp_path / "x"), "--leace-method", "qr"])
     with pytest.raises(InvalidParameterError, match="--rank"):
         parser.parse_args(["debias", "rlace", "--out", str(tmp_path / "x"), "--rank", "0"])
+
+
+def test_a_fine_tuned_classifier_runs_the_scrubbed_encoder_inside_its_forward(scrubbed):
+    """finetune copies the weights and enters the layer hooks around each forward pass: the pooled
+    vector is the scrubbed encoder's, gradients reach the encoder, and no hook stays behind."""
+    import copy
+
+    from probekit.finetune import EncoderClassifier
+
+    base, scrubber = scrubbed
+    projection = scrubber.to_output_projection()
+    model = copy.deepcopy(base.model)
+    classifier = EncoderClassifier(model, 2, projection=projection)
+    ids = torch.as_tensor([base.tokenizer("she is a doctor")["input_ids"]])
+    mask = torch.ones_like(ids)
+    pooled = classifier.pooled(ids, mask)
+    with torch.no_grad(), apply_projection(base, scrubber).inference():
+        reference = base.model(input_ids=ids, attention_mask=mask).last_hidden_state.mean(dim=1)
+    np.testing.assert_allclose(pooled.detach().numpy(), reference.numpy(), atol=1e-4)
+    classifier(ids, mask, labels=torch.tensor([1])).loss.backward()
+    assert model.encoder.layer[0].attention.self.query.weight.grad is not None
+    assert not active_projection_digests(model)
