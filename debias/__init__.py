@@ -50,6 +50,17 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     )
     from debias._dropout import Dropout, dropout_rates, set_dropout_rates
     from debias._gendered_words import ANY, get_vocabulary
+    from debias._group_swap import (
+        GroupTerm,
+        find_group_terms,
+        group_cda,
+        group_counterfactuals,
+        scrub_attribute,
+        survey_ternary_augment,
+        survey_ternary_cda,
+        swap_groups,
+        swap_to_group,
+    )
     from debias._inlp import INLP
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
     from debias._leace import LEACE
@@ -108,6 +119,15 @@ _LAZY = {
     "rename_dataset": "debias._rename",
     "rename_texts": "debias._rename",
     "same_gender_partners": "debias._rename",
+    "GroupTerm": "debias._group_swap",
+    "find_group_terms": "debias._group_swap",
+    "group_cda": "debias._group_swap",
+    "group_counterfactuals": "debias._group_swap",
+    "scrub_attribute": "debias._group_swap",
+    "survey_ternary_cda": "debias._group_swap",
+    "survey_ternary_augment": "debias._group_swap",
+    "swap_groups": "debias._group_swap",
+    "swap_to_group": "debias._group_swap",
     "ScrubResult": "debias._scrub",
     "describe_scrub": "debias._scrub",
     "scrub": "debias._scrub",
@@ -138,6 +158,8 @@ __all__ = [
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
     "rename", "rename_texts", "rename_dataset", "describe_rename", "same_gender_partners",
+    # k-group counterfactuals (race, religion, registered attributes)
+    "GroupTerm", "find_group_terms", "group_cda", "group_counterfactuals", "scrub_attribute", "survey_ternary_cda", "survey_ternary_augment", "swap_groups", "swap_to_group",
     # weight-changing methods and their training parts
     "CDA", "ContextDebias", "Dropout", "dropout_rates", "set_dropout_rates", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
     "read_debias_record", "check_output_dir",

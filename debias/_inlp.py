@@ -108,6 +108,7 @@ class INLP(LinearEraser):
 
     @property
     def projection_(self) -> np.ndarray:
+        """The learned projection matrix (``matrix_``; kept for INLP's published attribute name)."""
         self._check_fitted()
         return self.matrix_
 
@@ -219,6 +220,7 @@ class INLP(LinearEraser):
         return self
 
     def fit_transform(self, X: Any, y: Any = None, groups: Any = None) -> np.ndarray:  # type: ignore[override]
+        """``fit(X, y, groups=groups).transform(X)``: the rows of ``X`` with the learned projection applied."""
         return self.fit(X, y, groups=groups).transform(X)
 
     def fit_from_encoder(

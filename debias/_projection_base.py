@@ -100,7 +100,8 @@ def _seed_of(random_state: Any, parameter: str = "random_state") -> int | None:
 
 class LinearEraser(TransformerMixin, BaseEstimator):
     r"""Base class of the post-hoc erasers: an affine map learned by :meth:`fit`, applied at
-    strength ``alpha``: :math:`x + \alpha (A x + b - x)` (every subclass takes ``alpha=1.0``).
+    strength ``alpha``: :math:`x + \alpha (A x + b - x)` (every subclass takes ``alpha=1.0``);
+    the map is learned by each subclass's ``fit``.
 
     Attributes (after fitting)
     --------------------------
@@ -109,8 +110,8 @@ class LinearEraser(TransformerMixin, BaseEstimator):
     offset_ : ndarray of shape (d,)
         :math:`b` (zero for the orthogonal projections of Sent-debias and INLP).
     base_model_ : dict or None
-        The encoder the training data came from (:func:`probekit.encoders._projection.base_record`),
-        set by :meth:`fit_from_encoder`; ``None`` after fitting on arrays.
+        The encoder the training data came from (:func:`probekit.encoders.base_record`),
+        set by the subclasses' ``fit_from_encoder``; ``None`` after fitting on arrays.
     fitting_ : dict
         What the eraser was fitted on (data sizes, corpus, layer, seeds).
     """
@@ -261,7 +262,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             Must not exist or be empty (or be a projection directory, with ``overwrite``).
         encoder : Encoder, optional
             The encoder the training data came from, when the eraser was fitted on arrays (after
-            :meth:`fit_from_encoder` it is already known). Must have no output projection itself.
+            the subclass's ``fit_from_encoder`` it is already known). Must have no output projection itself.
         overwrite : bool
         provenance : dict, optional
             Default: :func:`probekit.utils._provenance.collect_provenance` with the base model.

@@ -79,9 +79,11 @@ class SwapResult:
 
     @property
     def changed(self) -> bool:
+        """Whether the swap changed the text (at least one span)."""
         return bool(self.spans)
 
     def to_dict(self) -> dict[str, Any]:
+        """The swapped text and its changed spans as a JSON-ready dict."""
         return {"text": self.text, "spans": [list(s) for s in self.spans]}
 
 

@@ -152,6 +152,17 @@ def _benchmark_section(out, slugs: list[str], chosen: dict[str, str], skipped: l
     return benchmark_blocks(tables, benchmark_models(runs), heading_level=2, skipped=skipped)
 
 
+def _verdict_section(runs: list, out) -> list:
+    """The readers' verdict, methods x layers, and its figure coloured by verdict (empty without verdicts)."""
+    from probekit.report import plot_verdict_layers, verdict_comparison_blocks
+
+    blocks = verdict_comparison_blocks(runs)
+    if blocks:
+        plot_verdict_layers(runs, out / "figures" / "verdict_layers.png")
+        blocks += ["![Verdict per checkpoint and layer](figures/verdict_layers.png)", ""]
+    return blocks
+
+
 def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
@@ -209,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
         result = run_probe_suite(encoder, corpus, cache_dir=args.cache_dir or out / "cache", **options)
         result.save(directory, label=label)
         runs.append((label, json.loads((directory / RESULTS_FILE).read_text(encoding="utf-8"))))
-    extra = _benchmark_section(out, [slug for _, slug, _ in plan], benchmarks, skipped, args) if benchmarks else []
+    extra = _verdict_section(runs, out)
+    extra += _benchmark_section(out, [slug for _, slug, _ in plan], benchmarks, skipped, args) if benchmarks else []
     paths = write_intrinsic_comparison(runs, out, sources=[f"{slug}/{RESULTS_FILE}" for _, slug, _ in plan],
                                        random_state=args.seed, extra_blocks=extra, latex_prefix="comparison")
     markdown = Path(paths["markdown"]).read_text(encoding="utf-8")

@@ -30,6 +30,12 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the paper's exact probe (C=1, no class weights, raw features) instead of the default "
                        "class-balanced, standardized probe with C chosen by word-grouped cross-validation")
     group.add_argument("--no-mdl", action="store_true", help="skip the MDL (online code) of the gender labels")
+    group.add_argument("--readers", default=None, metavar="linear,mlp,kernel",
+                       help="reader families for the 'removed or hidden?' verdict per layer (the linear one is always "
+                       "included): each is trained on the probe's training words and scored on its held-out words "
+                       "(balanced accuracy, word-bootstrap interval), beside its control task on word-type random labels "
+                       "(selectivity) and, unless --no-mdl, the MLP family's online code. Default: the verdict from the "
+                       "linear gender probe alone (no extra fit)")
     group.add_argument("--seed", type=int, default=0, help="one seed for every random step")
     group.add_argument("--cache-dir", default=None, help="embedding cache (default: OUT/cache)")
     group.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -88,6 +94,11 @@ def suite_options(args: argparse.Namespace) -> dict:
     if args.layers is not None and not args.layers.strip():
         raise InvalidParameterError("--layers", args.layers, "'all' or comma-separated layer indices")
     paper = bool(args.paper_probe)
+    readers = None
+    if args.readers is not None:
+        from probekit.intrinsic import check_readers
+
+        readers = list(check_readers(args.readers, "--readers"))
     return dict(
         layer=args.layer,
         layers=args.layers,
@@ -102,6 +113,7 @@ def suite_options(args: argparse.Namespace) -> dict:
         class_weight=PAPER_PROBE["class_weight"] if paper else "balanced",
         standardize=PAPER_PROBE["standardize"] if paper else True,
         mdl=not args.no_mdl,
+        readers=readers,
         random_state=args.seed,
         progress=not args.no_progress,
     )
@@ -112,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from probekit.errors import ProbekitError
-    from probekit.intrinsic import LAYER_CHART_FILE, resolve_layers, run_probe_suite
+    from probekit.intrinsic import LAYER_CHART_FILE, VERDICT_CHART_FILE, resolve_layers, run_probe_suite
     from probekit.utils import ensure_writable_dir
 
     options = suite_options(args)
@@ -137,5 +149,7 @@ def run(args: argparse.Namespace) -> int:
     result.save(out)
     print((out / "summary.md").read_text(encoding="utf-8"))
     charts = f"{out / 'probe.png'}" + (f", {out / LAYER_CHART_FILE}" if result.per_layer else "")
+    if (out / VERDICT_CHART_FILE).is_file() and result.per_layer:
+        charts += f", {out / VERDICT_CHART_FILE}"
     print(f"results: {out / 'results.json'}; summary: {out / 'summary.md'}; charts: {charts}")
     return 0

@@ -26,6 +26,14 @@ from probekit.extrinsic._generalized import (
     pcm,
     vbcm,
 )
+from probekit.extrinsic._groups import (
+    GroupGaps,
+    GroupMetricFrame,
+    IntersectionalGaps,
+    group_gaps,
+    group_metric_frame,
+    intersectional_gaps,
+)
 from probekit.extrinsic._inputs import as_1d, encode_inputs, factorize, resolve_group
 from probekit.extrinsic._literature_metrics import LITERATURE_METRICS, LiteratureMetric, literature_metric
 from probekit.extrinsic._panel import class_panels, default_workers, probability_panel, sorted_probability_panel
@@ -69,6 +77,13 @@ __all__ = [
     # confusion counts
     "confusion_counts",
     "ConfusionCounts",
+    # k groups and intersections
+    "group_gaps",
+    "GroupGaps",
+    "intersectional_gaps",
+    "IntersectionalGaps",
+    "group_metric_frame",
+    "GroupMetricFrame",
     # threshold-agnostic
     "borkan_metrics",
     "borkan_table",

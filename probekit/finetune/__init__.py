@@ -28,6 +28,7 @@ from probekit.finetune._counterfactual import (
     objective_inputs,
     renamed_dataset,
 )
+from probekit.finetune._data import DATA_KINDS, load_data, subsample
 from probekit.finetune._datasets import (
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
@@ -40,6 +41,7 @@ from probekit.finetune._embeddings import distinct_texts, frozen_embedder, froze
 from probekit.finetune._estimate import estimate_seconds
 from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, paper_accuracy, prob_column, summarize_folds
 from probekit.finetune._fold import run_fold
+from probekit.finetune._identities import JIGSAW_IDENTITY_COLUMNS, jigsaw_subgroups, load_jigsaw_groups
 from probekit.finetune._leakage import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
@@ -67,6 +69,12 @@ from probekit.finetune._synthetic import (
     SYNTHETIC_PROFESSIONS,
     make_synthetic_bios,
 )
+from probekit.finetune._synthetic_groups import (
+    GROUP_SHORTCUTS,
+    group_shortcut_plan,
+    make_synthetic_group_bios,
+    simulate_shortcut_predictions,
+)
 from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
@@ -79,13 +87,23 @@ from probekit.finetune._train import (
 from probekit.report import finetune_markdown, load_finetune_results, plot_finetune_figure
 
 __all__ = [
+    "DATA_KINDS",
+    "load_data",
+    "subsample",
     # data
     "make_synthetic_bios",
     "SYNTHETIC_PROFESSIONS",
     "SYNTHETIC_FEMALE_DOMINATED",
     "SYNTHETIC_MALE_DOMINATED",
+    "make_synthetic_group_bios",
+    "group_shortcut_plan",
+    "simulate_shortcut_predictions",
+    "GROUP_SHORTCUTS",
     "load_bios",
     "load_jigsaw",
+    "load_jigsaw_groups",
+    "jigsaw_subgroups",
+    "JIGSAW_IDENTITY_COLUMNS",
     "LABHC_PROFESSIONS",
     "JIGSAW_LABELS",
     "label_gender_counts",

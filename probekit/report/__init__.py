@@ -15,6 +15,8 @@
   debiased one tested against its base: :func:`find_benchmark_runs`, :func:`benchmark_tables`,
   :func:`benchmark_markdown`.
 - LaTeX (booktabs) of every table: :func:`latex_table`, :func:`write_latex_tables`.
+- Removed or hidden? The readers' verdict per layer: :func:`verdict_markdown`, across checkpoints
+  :func:`verdict_comparison_markdown` (with :func:`raised_reader_flags`) and :func:`plot_verdict_layers`.
 - :func:`build_report` (``probekit report DIR``): Markdown, one self-contained HTML page, PNG
   figures and CSV/JSON tables of a study directory or a ``probekit compare`` output.
 """
@@ -81,6 +83,16 @@ from probekit.report._results import (
 )
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
 from probekit.report._tables import table_csv, table_html, table_latex, table_lines, table_markdown
+from probekit.report._verdict import (
+    VERDICT_COLORS,
+    plot_verdict_layers,
+    raised_reader_flags,
+    verdict_blocks,
+    verdict_comparison_blocks,
+    verdict_comparison_markdown,
+    verdict_layers,
+    verdict_markdown,
+)
 
 __all__ = [
     # standard benchmarks and LaTeX
@@ -162,4 +174,13 @@ __all__ = [
     "load_results",
     "METRIC_LABELS",
     "answers_markdown",
+    # removed or hidden? (the readers' verdict)
+    "verdict_layers",
+    "verdict_markdown",
+    "verdict_blocks",
+    "verdict_comparison_markdown",
+    "verdict_comparison_blocks",
+    "raised_reader_flags",
+    "plot_verdict_layers",
+    "VERDICT_COLORS",
 ]
