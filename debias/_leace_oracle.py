@@ -8,7 +8,7 @@ and set a bound the deployable erasers can be measured against. Belrose et al. (
 oracle LEACE can *raise* what a nonlinear reader recovers; read them with the nonlinear probes.
 
 They cannot be installed in an encoder (:func:`debias.apply_projection`, ``load_encoder`` and
-``to_output_projection`` raise and say why); :meth:`save` writes a projection directory whose
+``to_output_projection`` raise and say why); ``save`` writes a projection directory whose
 record carries ``installable: false`` and the reason.
 
 References

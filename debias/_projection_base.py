@@ -99,7 +99,7 @@ def _seed_of(random_state: Any, parameter: str = "random_state") -> int | None:
 
 
 class LinearEraser(TransformerMixin, BaseEstimator):
-    r"""Base class of the post-hoc erasers: an affine map learned by :meth:`fit`, applied at
+    r"""Base class of the post-hoc erasers: an affine map learned by ``fit``, applied at
     strength ``alpha``: :math:`x + \alpha (A x + b - x)` (every subclass takes ``alpha=1.0``);
     the map is learned by each subclass's ``fit``.
 
