@@ -386,7 +386,7 @@ def apply_projection(encoder: Any, eraser: LinearEraser, *, name: str | None = N
         ``name_or_path`` of the result (default: the encoder's name plus the method's).
     """
     if not isinstance(eraser, LinearEraser):
-        raise InvalidParameterError("eraser", type(eraser).__name__, "a fitted SentDebias, INLP or LEACE")
+        raise InvalidParameterError("eraser", type(eraser).__name__, "a fitted eraser of debias (SentDebias, INLP, LEACE, RLACE, ConceptScrubbing)")
     eraser._check_fitted()
     eraser._check_encoder(encoder, "encoder")
     label = name if name is not None else f"{encoder.name_or_path}+{type(eraser).__name__}"

@@ -76,7 +76,7 @@ class RLACE(LinearEraser):
         Stop when the held-out accuracy is within this of the majority rate.
     test_size : float, default 0.3
         Held-out share of the rows (of groups, when ``groups`` are given) for the evaluations.
-    random_state : int, numpy Generator or None
+    random_state : int or None
         Seeds the split, the initialisation and the batches (local generators only).
     alpha : float in [0, 1], default 1.0
         Strength: :math:`x - \alpha V^\top V x`.
