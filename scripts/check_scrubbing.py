@@ -9,12 +9,13 @@ an MLP probe (scikit-learn, one hidden layer of 64, early stopping). Balanced ac
 out-of-fold predictions with a 95% percentile interval from 1000 bootstrap resamples of the words.
 Prints the table before and after scrubbing.
 
-Usage: python scripts/check_scrubbing.py [--max-per-word 100]
+Usage: python scripts/check_scrubbing.py [--max-per-word 100] [--skip-before]
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import time
 import warnings
 
@@ -84,13 +85,17 @@ def _table(encoder, n_layers: int, max_per_word: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-per-word", type=int, default=100)
+    parser.add_argument("--skip-before", action="store_true", help="only the table after scrubbing")
     args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("debias").setLevel(logging.INFO)  # one line per scrubbed hidden state
     base = load_encoder(None, device="cpu")  # the embedded default (all-MiniLM-L6-v2)
     started = time.perf_counter()
     scrubber = ConceptScrubbing().fit_from_encoder(base, max_per_word=args.max_per_word, progress=False)
     print(f"fitted ConceptScrubbing in {time.perf_counter() - started:.0f} s; ranks {scrubber.ranks_}")
-    print("before scrubbing (balanced accuracy, 95% word-bootstrap interval):")
-    _table(base, base.num_layers, args.max_per_word)
+    if not args.skip_before:
+        print("before scrubbing (balanced accuracy, 95% word-bootstrap interval):")
+        _table(base, base.num_layers, args.max_per_word)
     print("after scrubbing:")
     _table(apply_projection(base, scrubber), base.num_layers, args.max_per_word)
 
