@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from probekit.cli._outputs import declare_output  # noqa: F401 - every command declares its output kind
 from probekit.errors import InvalidParameterError, ProbekitError
 
 # ------------------------------------------------------------------------------- errors as the CLI shows them

@@ -43,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "masked-LM head. Uses --seed, --permutations and --bootstrap (SEAT permutations, bootstrap replicates).",
     )
     parser.add_argument("--out", default="probekit-compare", help="output directory")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "compare")
     parser.set_defaults(func=run)
 
 

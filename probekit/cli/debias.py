@@ -128,6 +128,9 @@ def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
         fitting.add_argument("--no-progress", action="store_true", help="no progress bars")
         parser.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
         parser.add_argument("--overwrite", action="store_true", help="replace a projection directory already at --out")
+        from probekit.cli._outputs import declare_output
+
+        declare_output(parser, "debias-projection")
         parser.set_defaults(func=functools.partial(_run_projection, name))
 
 
@@ -298,6 +301,9 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
         run.add_argument("--checkpoint-dir", default=None, metavar="DIR",
                          help="where checkpoints go (default: OUT.checkpoints beside --out; removed after success)")
         run.add_argument("--no-progress", action="store_true", help="no progress bars")
+        from probekit.cli._outputs import declare_output
+
+        declare_output(parser, "debias-checkpoint")
         parser.set_defaults(func=functools.partial(_run_training, name))
 
 
@@ -425,6 +431,9 @@ def _add_inference_methods(methods: argparse._SubParsersAction) -> None:
         settings.add_argument("--epsilon", type=float, default=0.01, help="smallest scaling factor (default %(default)s)")
         parser.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
         parser.add_argument("--overwrite", action="store_true", help="replace a Self-Debias directory already at --out")
+        from probekit.cli._outputs import declare_output
+
+        declare_output(parser, "self-debias")
         parser.set_defaults(func=functools.partial(_run_inference, name))
 
 

@@ -127,6 +127,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--out", required=True, metavar="DIR", help="output directory (new or empty, or the run to --resume)")
     run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "finetune")
     parser.set_defaults(func=run_command)
 
 

@@ -62,6 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "mlp and kernel: the nonlinear readers of probekit.intrinsic, hyperparameters by inner CV)")
     p.add_argument("--sep", default=",", help="CSV field separator (default: ',')")
     p.add_argument("--out", help="JSON output file (default: <stem>.metrics.json next to the input)")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(p, "metrics")
     p.set_defaults(func=run)
 
 

@@ -53,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_corpus_arguments(parser)
     add_suite_arguments(parser)
     parser.add_argument("--out", default="probekit-out", help="output directory (default: probekit-out)")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "probe")
     parser.set_defaults(func=run)
 
 

@@ -194,6 +194,21 @@ def checkpoint_fingerprint(name_or_path: str | os.PathLike | None, *, trust_remo
     return fingerprint(config, weight_files=weight_files(Path(source)), tokenizer=tokenizer)
 
 
+def check_checkpoint(name_or_path: str | os.PathLike, *, trust_remote_code: bool = False) -> None:
+    """Refuse a local checkpoint whose config or tokenizer cannot be used, without loading weights
+    (a study checks its encoders this way before it writes anything). Hub ids pass unchecked.
+
+    Raises
+    ------
+    ModelLoadError
+        Naming the checkpoint: no readable config, or no usable tokenizer.
+    """
+    if not (isinstance(name_or_path, os.PathLike) or _looks_like_local_path(str(name_or_path))):
+        return
+    source, _ = _resolve_source(name_or_path)
+    _load_config_and_tokenizer(source, True, {"local_files_only": True, "trust_remote_code": trust_remote_code})
+
+
 def _check_local_checkpoint(source: str, safetensors_only: bool) -> None:
     """A local directory must hold config.json, and safetensors weights when pickles are refused."""
     if not (Path(source) / "config.json").is_file():
@@ -218,6 +233,13 @@ def _load_config_and_tokenizer(source: str, is_local: bool, hf_kwargs: dict[str,
             "is offline, download the checkpoint where there is network (for example "
             f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
         ) from exc
+    vocab_size = getattr(config, "vocab_size", None)
+    if isinstance(vocab_size, int) and len(tokenizer) < min(100, vocab_size):
+        # transformers builds a tokenizer of the special tokens alone when the files are missing: every word would be [UNK]
+        raise ModelLoadError(
+            f"the checkpoint {source!r} has no usable tokenizer: it knows {len(tokenizer)} tokens for a model of "
+            f"{vocab_size} (tokenizer files missing); save the tokenizer beside the weights (tokenizer.save_pretrained(DIR))"
+        )
     return config, tokenizer
 
 

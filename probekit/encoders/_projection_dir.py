@@ -11,7 +11,6 @@ Written by :func:`write_projection_dir` (``probekit debias sent-debias|inlp|leac
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -33,7 +32,7 @@ from probekit.encoders._projection import (
     OutputProjection,
 )
 from probekit.errors import ModelLoadError, ProbekitError
-from probekit.utils import atomic_directory, dumps_json
+from probekit.utils import Check, Nullable, atomic_directory, dumps_json, read_json_file
 from probekit.utils import check_output_dir as check_output_dir_policy
 
 logger = logging.getLogger(__name__)
@@ -41,6 +40,20 @@ logger = logging.getLogger(__name__)
 def is_projection_dir(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a directory written by :func:`write_projection_dir`."""
     return (Path(path) / CONFIG_FILE).is_file()
+
+
+#: Schema of a ``base_model`` record (:func:`base_record`), as every reader of a saved record checks it.
+BASE_MODEL_SCHEMA = Nullable({
+    "kind": Check(lambda v: v in ("default", "local", "hub"), "'default', 'local' or 'hub'"),
+    "name_or_path": Nullable(str), "path": Nullable(str), "relative_path": Nullable(str),
+    "fingerprint": Nullable(str), "encoder_fingerprint": Nullable(str),
+})
+
+_PROJECTION_SCHEMA = {
+    "format": str, "format_version": Nullable(int), "digest": str, "base_model": BASE_MODEL_SCHEMA,
+    "method": Nullable({"name": Nullable(str), "hyperparameters": Nullable(dict), "attributes": Nullable(dict)}),
+    "fitting": Nullable(dict),
+}
 
 
 def base_record(encoder: Any) -> dict[str, Any]:
@@ -205,9 +218,11 @@ def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection,
     if not config_path.is_file():
         raise ModelLoadError(f"{str(path)!r} is not a projection directory: it has no {CONFIG_FILE}")
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(f"could not read {str(config_path)!r}: {exc}") from exc
+        config = read_json_file(config_path, max_bytes=64 * 1024 * 1024)
+        if isinstance(config, dict) and config.get("format") == FORMAT_NAME:
+            read_json_file(config_path, schema=_PROJECTION_SCHEMA)
+    except ProbekitError as exc:
+        raise ModelLoadError(f"could not read the projection directory: {exc}") from None
     if not isinstance(config, dict) or config.get("format") != FORMAT_NAME:
         raise ModelLoadError(f"{str(config_path)!r} is not a probekit projection file (format {FORMAT_NAME!r})")
     version = config.get("format_version", 0)

@@ -21,6 +21,7 @@ De-Arteaga et al. (2019) (:func:`per_class_diagnostics`).
 """
 
 from probekit.finetune._aggregate import FinetuneResult, aggregate_folds, collect_run
+from probekit.finetune._batches import pad_batch, tokenize_texts
 from probekit.finetune._counterfactual import (
     apply_setting,
     balanced_weights,
@@ -63,25 +64,19 @@ from probekit.finetune._model import EncoderClassifier, GenderAdversary, Gradien
 from probekit.finetune._plan import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, datasets_bars_off, stratified_folds
 from probekit.finetune._run import run_finetune
 from probekit.finetune._settings import DATA_SETTINGS, OBJECTIVES, PAPER_SETTINGS, SETTING_TABLE, DataSetting
-from probekit.finetune._synthetic import (
-    SYNTHETIC_FEMALE_DOMINATED,
-    SYNTHETIC_MALE_DOMINATED,
-    SYNTHETIC_PROFESSIONS,
-    make_synthetic_bios,
-)
+from probekit.finetune._synthetic import make_synthetic_bios
 from probekit.finetune._synthetic_groups import (
     GROUP_SHORTCUTS,
     group_shortcut_plan,
     make_synthetic_group_bios,
     simulate_shortcut_predictions,
 )
+from probekit.finetune._synthetic_tables import SYNTHETIC_FEMALE_DOMINATED, SYNTHETIC_MALE_DOMINATED, SYNTHETIC_PROFESSIONS
 from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
     default_embedder,
     fit_adversarial_projection,
-    pad_batch,
-    tokenize_texts,
     train_classifier,
 )
 from probekit.report import finetune_markdown, load_finetune_results, plot_finetune_figure

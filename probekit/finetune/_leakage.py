@@ -56,6 +56,7 @@ from probekit.stats import (
     summarize_leakage,
     summarize_noise_floor,
 )
+from probekit.utils import load_npz
 
 logger = logging.getLogger(__name__)
 
@@ -258,8 +259,7 @@ def save_representations(path: Any, *, pooled: np.ndarray, probabilities: np.nda
 
 def load_representations(path: Any) -> dict[str, np.ndarray]:
     """Read a file written by :func:`save_representations`."""
-    with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
+    return load_npz(path)  # a regular file; sizes checked before anything is allocated
 
 
 # ------------------------------------------------------------------------------------------ noise floor

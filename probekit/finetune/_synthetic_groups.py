@@ -27,7 +27,8 @@ import numpy as np
 
 import wordlists
 from probekit.errors import InvalidParameterError
-from probekit.finetune._synthetic import _BY_NAME, _biography
+from probekit.finetune._synthetic import _biography
+from probekit.finetune._synthetic_tables import _BY_NAME
 from probekit.text import indefinite_article
 from probekit.utils import Interval, Options, check_positive_int, resolve_seed, spawn_generators, validate_parameters
 

@@ -56,7 +56,7 @@ from probekit.intrinsic._named_tests import (
     seat_test_categories,
     seat_word_sets,
 )
-from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihood
+from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihood, self_debias_prefix_ids
 from probekit.intrinsic._probe_suite import (
     LAYER_CHART_FILE,
     RESULTS_FILE,
@@ -187,6 +187,7 @@ __all__ = [
     "evidence_report",
     "masked_token_log_probs",
     "pseudo_log_likelihood",
+    "self_debias_prefix_ids",
     "crows_pairs",
     "read_crows_pairs",
     "score_crows_pairs",

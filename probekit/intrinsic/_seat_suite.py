@@ -17,7 +17,6 @@ embedded MiniLM) is computed; ``"cls"`` takes the first token's state. The choic
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import fetch_release, probekit_cache_dir
 from probekit.intrinsic._seat import seat_test
 from probekit.report import table_markdown
-from probekit.utils import Table, atomic_write_text, collect_provenance, write_json
+from probekit.utils import Table, atomic_write_text, collect_provenance, read_json_file, write_json
 
 SEAT_ROLES = {"targ1": "X", "targ2": "Y", "attr1": "A", "attr2": "B"}
 SEAT_ALTERNATIVES = ("greater", "two-sided")
@@ -74,8 +73,8 @@ def read_seat_test(path: str | os.PathLike) -> SeatSuiteTest:
     """Read one SEAT test file of the public layout (``targ1/targ2/attr1/attr2`` with ``examples``)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = read_json_file(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputFileError(f"cannot read the SEAT test {str(path)!r} ({exc})") from None
     categories, examples = {}, {}
     for key, role in SEAT_ROLES.items():

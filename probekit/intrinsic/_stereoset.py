@@ -17,7 +17,6 @@ over terms, and ICAT = LMS * min(SS, 100 - SS) / 50 of the averages.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import string
@@ -28,19 +27,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from probekit.encoders import space_sensitive
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
 from probekit.report import table_markdown
 from probekit.stats import bootstrap_ci, stereoset_scores
-from probekit.utils import Table, atomic_write_text, collect_provenance, write_json
+from probekit.utils import Table, atomic_write_text, collect_provenance, read_json_file, validate_record, write_json
 
 logger = logging.getLogger(__name__)
 
 STEREOSET_DOMAINS = ("gender", "profession", "race", "religion")
 STEREOSET_LABELS = ("stereotype", "anti-stereotype", "unrelated")
-_PREFIX_SPACE_MODELS = {"roberta"}  # byte-level BPE: a word inside a sentence carries its leading space
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 #: The Hugging Face hub dataset (Nadeem et al.'s dev.json; config ``intrasentence``, split ``validation``).
 STEREOSET_HF_DATASET = "McGill-NLP/stereoset"
@@ -87,17 +86,18 @@ def _example(raw: dict[str, Any], where: str, index: int) -> StereoSetExample:
 
 def _read_json(path: Path) -> list[dict[str, Any]]:
     """The ``data.intrasentence`` list of a dev.json."""
+    if not Path(path).exists():
+        raise InputFileError(f"no {_WHAT} {str(path)!r}; pass the published dev.json (or test.json)")
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        raise InputFileError(f"no {_WHAT} {str(path)!r}; pass the published dev.json (or test.json)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"cannot read the StereoSet file {str(path)!r} ({exc})") from None
+        data = read_json_file(path)  # regular file, size and depth limits
+    except InputFileError as exc:
+        raise InputFileError(f"cannot read the StereoSet file: {exc}") from None
     try:
-        return data["data"]["intrasentence"]
+        items = data["data"]["intrasentence"]
     except (KeyError, TypeError):
         raise InputFileError(f"{path}: no data.intrasentence list; is this StereoSet's dev.json?") from None
+    validate_record(items, [dict], f"{str(path)!r}", field="data.intrasentence")
+    return items
 
 
 def _label_names(feature: Any, key: str) -> list[str] | None:
@@ -182,7 +182,9 @@ def _fill_in_copies(encoder: Any, example: StereoSetExample, label: str) -> list
     tokenizer = encoder.tokenizer
     _, sentence = example.sentence(label)
     word = template_word(example.context, sentence)
-    prefix = " " if getattr(encoder.config, "model_type", "") in _PREFIX_SPACE_MODELS else ""
+    # A word inside a sentence follows a space; where the tokenizer marks that (byte-level BPE), the
+    # fill-in is tokenized with it, to get the pieces the sentence holds (``Ġcaring``, not ``c ar ing``).
+    prefix = " " if space_sensitive(tokenizer) else ""
     pieces = tokenizer.encode(prefix + word, add_special_tokens=False) if word else []
     copies = []
     for j, piece in enumerate(pieces):

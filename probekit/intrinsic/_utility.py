@@ -26,7 +26,7 @@ import numpy as np
 
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
-from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
+from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head, self_debias_prefix_ids
 from probekit.report import table_markdown
 from probekit.text import Corpus, load_text_corpus, template_corpus
 from probekit.utils import Table, atomic_write_text, collect_provenance, write_json
@@ -91,8 +91,7 @@ def _prefix_room(encoder: Any) -> int:
     settings = getattr(encoder, "self_debias", None)
     if not settings:
         return 0
-    tokenizer = encoder.tokenizer
-    return max(len(tokenizer(p.strip(), add_special_tokens=False)["input_ids"]) for p in settings["prefixes"])
+    return max(len(self_debias_prefix_ids(encoder.tokenizer, p)) for p in settings["prefixes"])
 
 
 @dataclass

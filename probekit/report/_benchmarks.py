@@ -11,7 +11,6 @@ run whose model fingerprint (or name) is the recorded base of the debiased one.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
 from pathlib import Path
@@ -23,7 +22,7 @@ from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, num
 from probekit.report._labels import checkpoint_label, checkpoint_method, method_rank
 from probekit.report._tables import Block, blocks_markdown, table_latex, table_lines
 from probekit.stats import mcnemar_exact, paired_bootstrap, stereoset_scores
-from probekit.utils import Table
+from probekit.utils import Table, read_json_file
 
 __all__ = ["BENCHMARK_FILES", "BenchmarkTable", "find_benchmark_runs", "benchmark_models", "benchmark_tables",
            "benchmark_markdown", "benchmark_blocks"]
@@ -99,8 +98,8 @@ def find_benchmark_runs(root: str | os.PathLike, *, max_depth: int = 3, skip: Se
         if len(parts) - 1 > max_depth or any(p in skip or p.startswith(".") for p in parts[:-1]):
             continue
         try:
-            results = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            results = read_json_file(path)
+        except (OSError, UnicodeDecodeError, ValueError):
             continue
         kind = results.get("benchmark") if isinstance(results, dict) else None
         if kind not in BENCHMARK_FILES:

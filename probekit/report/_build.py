@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import logging
 import math
 import os
@@ -51,7 +50,7 @@ from probekit.report._intrinsic_tables import INTRINSIC_MEASURES, intrinsic_reco
 from probekit.report._labels import checkpoint_method, method_rank
 from probekit.report._leakage import hidden_markdown, hidden_rows, plot_hidden
 from probekit.report._tables import Block, blocks_markdown, write_latex_blocks
-from probekit.utils import atomic_directory, dumps_json, ensure_writable_dir
+from probekit.utils import atomic_directory, dumps_json, ensure_writable_dir, read_json_file
 
 logger = logging.getLogger(__name__)
 
@@ -111,8 +110,8 @@ class StudyResults:
 
 def _read_json(path: Path, problems: list[str]) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = read_json_file(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         problems.append(f"{path.name}: unreadable ({exc})")
         logger.warning("skipping %s: %s", path, exc)
         return None
@@ -197,8 +196,8 @@ def _load_compare(root: Path, result: StudyResults) -> None:
 
 def _is_benchmark(path: Path) -> bool:
     try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("benchmark"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return bool(read_json_file(path).get("benchmark"))
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return False
 
 

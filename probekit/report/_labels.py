@@ -9,10 +9,11 @@ A row is labelled ``"<method> (<directory name>)"``; the embedded default encode
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
+
+from probekit.utils import read_json_file
 
 __all__ = ["METRIC_LABELS", "METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "checkpoint_method", "checkpoint_label", "method_rank"]
 
@@ -48,8 +49,8 @@ def method_rank(method: str | None) -> tuple[int, str]:
 
 def _read_json(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = read_json_file(path)
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 

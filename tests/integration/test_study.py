@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -206,20 +205,23 @@ def test_metrics_json_and_the_study_report_hold_the_same_numbers(study, tmp_path
 
 
 KILLER = """
-import os, sys, time
+import os, signal, sys
 import torch
 torch.set_num_threads(1)
 import probekit.study._work as work
 from probekit.cli.main import main
 
 original, calls = work.run_fold_unit, []
+ready_fd = int(sys.argv[4])
 
 def slow_unit(*args, **kwargs):
     entry = original(*args, **kwargs)   # the fold's predictions and fold.json are written ...
     calls.append(1)
     if len(calls) == int(sys.argv[3]):  # ... but the unit is not finished: SIGKILL arrives here
-        open(sys.argv[4], "w").close()
-        time.sleep(300)
+        os.write(ready_fd, b"ready")      # the event the test waits on
+        os.close(ready_fd)
+        while True:
+            signal.pause()                # until the SIGKILL; no clock involved
     return entry
 
 work.run_fold_unit = slow_unit
@@ -229,28 +231,33 @@ sys.exit(main(["study", sys.argv[1], "--out", sys.argv[2]]))
 
 def test_sigkill_in_the_middle_of_a_unit_then_resume(study, checkpoints, tmp_path):
     """One encoder of the reference study (its units have the same ids: an id does not depend on
-    the other encoders), killed with SIGKILL inside a unit, then resumed."""
+    the other encoders), killed with SIGKILL inside a unit, then resumed.
+
+    The test waits on an event, not on a clock: the study writes to a pipe when it reaches the unit
+    to kill (and the pipe closes if it dies first), so a loaded machine only makes it slower.
+    """
     _, reference, _ = study
     config_path = write_config(tmp_path / "one.toml", checkpoints, n_encoders=1)
-    out, ready = tmp_path / "out", tmp_path / "ready"
+    out = tmp_path / "out"
     script = tmp_path / "killer.py"
     script.write_text(KILLER, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     kill_at = 7  # the 7th fine-tune: the first of the second (encoder, method), after its projection is built
-    process = subprocess.Popen([sys.executable, str(script), str(config_path), str(out), str(kill_at), str(ready)],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    read_end, write_end = os.pipe()
+    with open(tmp_path / "stderr.txt", "wb") as stderr:  # a file: a full stderr pipe could block the study
+        process = subprocess.Popen([sys.executable, str(script), str(config_path), str(out), str(kill_at), str(write_end)],
+                                   env=env, stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,))
+    os.close(write_end)
     try:
-        deadline = time.monotonic() + 120
-        while not ready.exists():
-            assert process.poll() is None, process.stderr.read().decode()[-2000:]
-            assert time.monotonic() < deadline, "the study did not reach the unit to kill"
-            time.sleep(0.1)
+        with os.fdopen(read_end, "rb") as ready:
+            signal_seen = ready.read(5)  # blocks until the study reaches the unit, or exits (end of file)
+        assert signal_seen == b"ready", (tmp_path / "stderr.txt").read_text(errors="replace")[-2000:]
         os.kill(process.pid, signal.SIGKILL)
-        assert process.wait(30) == -signal.SIGKILL
+        assert process.wait() == -signal.SIGKILL
     finally:
         if process.poll() is None:
             process.kill()
-        process.stderr.close()
+            process.wait()
     units = plan_units(load_config(config_path))
     done_before = set(unit_records(out))
     assert len(done_before) == (kill_at - 1) + 2  # the fine-tunes before it and the two intrinsic units before it
