@@ -22,6 +22,19 @@ __all__ = ["ProbekitParser", "add_declared", "resolve_declared", "declared_optio
 _REGISTRY_KEY = "_declared_options"
 
 
+def _default_of(cls: Any, parameter: str) -> Any:
+    """The library default of ``parameter``: the owner's signature (``__init__``), else the signature of
+    its fitting method (``fit_from_encoder``, ``fit``), whose keywords a class declares too."""
+    from probekit.utils import declared_defaults
+
+    defaults = declared_defaults(cls)
+    for method in ("fit_from_encoder", "fit"):
+        if parameter in defaults or not isinstance(cls, type) or not hasattr(cls, method):
+            break
+        defaults = {**declared_defaults(getattr(cls, method)), **defaults}
+    return defaults.get(parameter)
+
+
 def owner_class(owner: str) -> Any:
     """The class or function named ``"module:attribute"`` (imported on first use)."""
     module, _, attribute = owner.partition(":")
@@ -37,10 +50,10 @@ class _DeclaredHelp(str):
         return instance
 
     def __mod__(self, params: Any) -> str:
-        from probekit.utils import declared_constraints, declared_defaults, describe_constraints
+        from probekit.utils import declared_constraints, describe_constraints
 
         cls = owner_class(self.owner)
-        default = self.default if self.default is not _LIBRARY else declared_defaults(cls).get(self.parameter)
+        default = self.default if self.default is not _LIBRARY else _default_of(cls, self.parameter)
         valid = describe_constraints(declared_constraints(cls)[self.parameter])
         return f"{str(self)} ({valid}; default {default})"
 
@@ -125,7 +138,7 @@ def resolve_declared(args: argparse.Namespace) -> argparse.Namespace:
     InvalidParameterError
         A value outside its declaration; the message names the option as typed.
     """
-    from probekit.utils import check_allocation, check_parameter, declared_constraints, declared_defaults
+    from probekit.utils import check_allocation, check_parameter, declared_constraints
 
     registry = getattr(args, _REGISTRY_KEY, None) or {}
     for dest, (option, owner, parameter, default, none_text, allocation) in registry.items():
@@ -133,7 +146,7 @@ def resolve_declared(args: argparse.Namespace) -> argparse.Namespace:
         constraints = declared_constraints(cls)[parameter]
         text = getattr(args, dest)
         if text is None:
-            value = declared_defaults(cls).get(parameter) if default is _LIBRARY else default
+            value = _default_of(cls, parameter) if default is _LIBRARY else default
             setattr(args, dest, check_parameter(value, option, constraints))
         elif isinstance(text, str):
             setattr(args, dest, _parse(text, option, constraints, none_text))

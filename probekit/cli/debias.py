@@ -67,7 +67,6 @@ _OWNERS = {"sent-debias": "debias:SentDebias", "inlp": "debias:INLP", "leace": "
 
 def _add_eraser_options(fitting: argparse._ArgumentGroup, name: str) -> None:
     """Options of the newer erasers (#25): checks, defaults and help from each class's declaration."""
-    from probekit.cli._declared import add_declared
 
     owner = _OWNERS[name]
     add_declared(fitting, "--alpha", owner, "alpha", help="strength of the erasure: x + alpha (T(x) - x); 0 is the identity")
@@ -105,22 +104,24 @@ def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
         add_model_arguments(parser)
         add_corpus_arguments(parser)
         fitting = parser.add_argument_group("fitting")
+        declared = functools.partial(add_declared, fitting, owner=_OWNERS[name])
         if name == "sent-debias":
             fitting.add_argument("--layer", default="-1", help="hidden layer, or comma-separated layers pooled into one subspace (default -1)")
-            fitting.add_argument("--k", type=int, default=1, help="dimension of the bias subspace (default 1)")
-            fitting.add_argument("--max-sentences", type=int, default=5000,
-                                 help="sentences with gender words used, sampled with --seed (default 5000; 0: all)")
+            declared("--k", parameter="k", help="dimension of the bias subspace")
+            declared("--max-sentences", parameter="max_sentences", none_text=("0", "none"),
+                     help="sentences with gender words used, sampled with --seed (0: all)")
         elif name != "concept-scrubbing":  # scrubbing erases every hidden state
             fitting.add_argument("--layer", default="-1", help="hidden layer of the word embeddings (default -1, the last)")
         if name != "sent-debias":
-            fitting.add_argument("--max-per-word", type=int, default=100, help="sentences per attribute word, sampled with --seed (0: all)")
+            declared("--max-per-word", parameter="max_per_word", none_text=("0", "none"),
+                     help="sentences per attribute word, sampled with --seed (0: all)")
             fitting.add_argument("--all-wordpieces", action="store_true", help="keep attribute words of several wordpieces")
         if name == "inlp":
-            fitting.add_argument("--iterations", type=int, default=35, help="most classifiers to project out (default 35)")
-            fitting.add_argument("--classifier", default="logistic", choices=["logistic", "linear_svm"], help="linear classifier")
-            fitting.add_argument("--C", type=float, default=1.0, help="inverse regularization strength of the classifiers")
+            declared("--iterations", parameter="n_iterations", help="most classifiers to project out")
+            declared("--classifier", parameter="classifier", help="linear classifier")
+            declared("--C", parameter="C", help="inverse regularization strength of the classifiers")
         if name in ("leace", "concept-scrubbing"):
-            fitting.add_argument("--tol", type=float, default=0.01, help="singular values of the whitened cross-covariance treated as zero")
+            declared("--tol", parameter="tol", help="singular values of the whitened cross-covariance treated as zero")
         _add_eraser_options(fitting, name)
         fitting.add_argument("--seed", type=int, default=0, help="one seed for the sentence sample and the method")
         fitting.add_argument("--batch-tokens", type=int, default=None, help="padded tokens per forward pass")
@@ -143,28 +144,16 @@ def _projection_options(method: str, args: argparse.Namespace) -> dict:
     if args.seed < 0:
         raise InvalidParameterError("--seed", args.seed, "a non-negative integer")
     if method == "sent-debias":
-        if args.k < 1:
-            raise InvalidParameterError("--k", args.k, "a positive integer")
-        if args.max_sentences < 0:
-            raise InvalidParameterError("--max-sentences", args.max_sentences, "a positive integer, or 0 for all")
-        return {"k": args.k, "layer": layer, "max_sentences": args.max_sentences or None, "batch_tokens": args.batch_tokens,
+        return {"k": args.k, "layer": layer, "max_sentences": args.max_sentences, "batch_tokens": args.batch_tokens,
                 **_eraser_options(args)}
     if not isinstance(layer, int):
         raise InvalidParameterError("--layer", args.layer, "one integer layer for inlp and leace")
-    if args.max_per_word < 0:
-        raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
-    options: dict = {"layer": layer, "max_per_word": args.max_per_word or None, "single_piece_only": not args.all_wordpieces,
+    options: dict = {"layer": layer, "max_per_word": args.max_per_word, "single_piece_only": not args.all_wordpieces,
                      **_eraser_options(args)}
     if method == "inlp":
-        if args.iterations < 1:
-            raise InvalidParameterError("--iterations", args.iterations, "a positive integer")
-        if not args.C > 0:
-            raise InvalidParameterError("--C", args.C, "a positive number")
         return {**options, "n_iterations": args.iterations, "classifier": args.classifier, "C": args.C}
     if method == "rlace":
         return options
-    if not args.tol > 0:
-        raise InvalidParameterError("--tol", args.tol, "a positive number")
     return {**options, "tol": args.tol}
 
 
