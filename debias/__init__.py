@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     )
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
     from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
+    from debias._pronoun_model import PronounModel, Resolution, load_pronoun_model, pronoun_slot_features, resolve_pronoun
     from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
@@ -122,6 +123,11 @@ _LAZY = {
     "describe_scrub": "debias._scrub",
     "scrub": "debias._scrub",
     "scrub_texts": "debias._scrub",
+    "PronounModel": "debias._pronoun_model",
+    "Resolution": "debias._pronoun_model",
+    "load_pronoun_model": "debias._pronoun_model",
+    "pronoun_slot_features": "debias._pronoun_model",
+    "resolve_pronoun": "debias._pronoun_model",
     "Span": "debias._swap",
     "SwapResult": "debias._swap",
     "describe_swap": "debias._swap",
@@ -145,6 +151,7 @@ __all__ = [
     "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions
     "swap", "swap_texts", "SwapResult", "Span", "describe_swap", "unambiguous_words",
+    "PronounModel", "Resolution", "load_pronoun_model", "pronoun_slot_features", "resolve_pronoun",
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
     "rename", "rename_texts", "rename_dataset", "describe_rename", "same_gender_partners",

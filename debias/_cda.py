@@ -149,6 +149,7 @@ class MaskedLMObjective(torch.nn.Module):
         self._head = _masked_lm_head(mlm)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """The masked-LM cross-entropy of the batch (over the positions whose label is not -100)."""
         if self._head is None:
             return self.mlm(input_ids=input_ids, attention_mask=attention_mask, labels=labels).loss
         hidden = self.mlm.base_model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state

@@ -363,8 +363,31 @@ class _Token:
         self.end = match.end()
 
 
+_NEXT_SEEN: dict[tuple[str, int], _Token] = {}
+
+
+def _plain_token(word: str, end: int) -> _Token:
+    token = _Token.__new__(_Token)
+    token.word, token.low, token.quote, token.punct, token.compound, token.end = word, word.lower(), None, None, False, end
+    return token
+
+
 def _next(text: str, end: int) -> _Token:
-    return _Token(_NEXT.match(text, end))
+    """The token after ``end``; the rules and the model of one slot ask for the same few, so the
+    latest are kept (a str caches its hash, and the same text object compares at once).
+    """
+    if text[end:end + 1] == " ":  # the fast path: one space and a plain word, as the pattern reads it
+        stop = text.find(" ", end + 1)
+        word = text[end + 1:stop] if stop > 0 else text[end + 1:]
+        if word.isalpha():
+            return _plain_token(word, end + 1 + len(word))
+    key = (text, end)
+    token = _NEXT_SEEN.get(key)
+    if token is None:
+        if len(_NEXT_SEEN) > 32:
+            _NEXT_SEEN.clear()
+        token = _NEXT_SEEN[key] = _Token(_NEXT.match(text, end))
+    return token
 
 
 def _previous(text: str, start: int) -> tuple[str | None, bool]:

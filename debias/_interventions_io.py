@@ -80,6 +80,7 @@ class FileInterventionResult:
     provenance: dict[str, Any] = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """What was rewritten as a JSON-ready dict: input, output, format, columns, counts, intervention, provenance."""
         return {
             "input": self.input, "output": self.output, "format": self.format, "column": self.column,
             "output_column": self.output_column, "n_texts": self.n_texts, "n_changed": self.n_changed,

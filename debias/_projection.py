@@ -101,7 +101,7 @@ def _seed_of(random_state: Any, parameter: str = "random_state") -> int | None:
 
 
 class LinearEraser(TransformerMixin, BaseEstimator):
-    """Base class of the post-hoc erasers: an affine map learned by :meth:`fit`.
+    """Base class of the post-hoc erasers: an affine map learned by each subclass's ``fit``.
 
     Attributes (after fitting)
     --------------------------
@@ -110,8 +110,8 @@ class LinearEraser(TransformerMixin, BaseEstimator):
     offset_ : ndarray of shape (d,)
         :math:`b` (zero for the orthogonal projections of Sent-debias and INLP).
     base_model_ : dict or None
-        The encoder the training data came from (:func:`probekit.encoders._projection.base_record`),
-        set by :meth:`fit_from_encoder`; ``None`` after fitting on arrays.
+        The encoder the training data came from (:func:`probekit.encoders.base_record`),
+        set by the subclasses' ``fit_from_encoder``; ``None`` after fitting on arrays.
     fitting_ : dict
         What the eraser was fitted on (data sizes, corpus, layer, seeds).
     """
@@ -133,6 +133,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
 
     @property
     def dimension_(self) -> int:
+        """Width of the vectors the fitted map applies to."""
         self._check_fitted()
         return int(self.matrix_.shape[0])
 
@@ -189,7 +190,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             Must not exist or be empty (or be a projection directory, with ``overwrite``).
         encoder : Encoder, optional
             The encoder the training data came from, when the eraser was fitted on arrays (after
-            :meth:`fit_from_encoder` it is already known). Must have no output projection itself.
+            the subclass's ``fit_from_encoder`` it is already known). Must have no output projection itself.
         overwrite : bool
         provenance : dict, optional
             Default: :func:`probekit.utils._provenance.collect_provenance` with the base model.
@@ -613,6 +614,7 @@ class INLP(LinearEraser):
 
     @property
     def projection_(self) -> np.ndarray:
+        """The learned projection matrix (``matrix_``; kept for INLP's published attribute name)."""
         self._check_fitted()
         return self.matrix_
 
@@ -724,6 +726,7 @@ class INLP(LinearEraser):
         return self
 
     def fit_transform(self, X: Any, y: Any = None, groups: Any = None) -> np.ndarray:  # type: ignore[override]
+        """``fit(X, y, groups=groups).transform(X)``: the rows of ``X`` with the learned projection applied."""
         return self.fit(X, y, groups=groups).transform(X)
 
     def fit_from_encoder(

@@ -157,6 +157,7 @@ class Attribute:
         return tuple(sorted(multi | set(self.rules)))
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready types (what results.json holds)."""
         return {
             "name": self.name, "groups": list(self.groups), "source": self.source, "digest": self.digest,
             "rows": [[c for c in row] for row in self.rows],

@@ -56,6 +56,7 @@ class EmbeddingCache:
         self.directory = Path(directory)
 
     def path_for(self, key: str) -> Path:
+        """The ``.npz`` file of cache entry ``key``."""
         return self.directory / f"{key}.npz"
 
     def load(self, key: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:

@@ -124,6 +124,7 @@ class WordEmbeddings:
         return self.subset(keep)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The embeddings with their words, sentence ids, spans and wordpiece counts as NumPy arrays (``np.savez``, no pickle)."""
         return {
             "embeddings": self.embeddings,
             "words": self.words.astype(str),

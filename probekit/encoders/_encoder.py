@@ -296,18 +296,22 @@ class Encoder:
 
     @property
     def config(self) -> Any:
+        """The Hugging Face configuration of the base model."""
         return self.model.config
 
     @property
     def has_mlm_head(self) -> bool:
+        """Whether the checkpoint has a masked-LM head (LPBS, CrowS-Pairs, StereoSet and pseudo-perplexity need one)."""
         return self.mlm_model is not None
 
     @property
     def hidden_size(self) -> int:
+        """Width of the hidden states (the embedding dimension)."""
         return int(self.config.hidden_size)
 
     @property
     def num_layers(self) -> int:
+        """Number of transformer layers (hidden states 0 .. ``num_layers``; 0 is the embedding output)."""
         return int(self.config.num_hidden_layers)
 
     @property

@@ -39,6 +39,7 @@ def _dtype_keyword() -> str:
 
 
 def weight_files(directory: Path) -> list[Path]:
+    """The weight files of a checkpoint directory (safetensors and PyTorch ``.bin``), the inputs of its fingerprint."""
     return [p for p in directory.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES]
 
 

@@ -80,10 +80,12 @@ class OutputProjection:
 
     @classmethod
     def identity(cls, dimension: int) -> "OutputProjection":
+        """The projection that changes nothing: identity matrix, zero offset, of width ``dimension``."""
         return cls(np.eye(dimension), np.zeros(dimension))
 
     @property
     def dimension(self) -> int:
+        """Width of the vectors the projection maps."""
         return int(self.matrix.shape[0])
 
     def apply(self, hidden: np.ndarray) -> np.ndarray:

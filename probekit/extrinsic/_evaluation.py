@@ -99,6 +99,7 @@ class ExtrinsicReport:
         return pd.DataFrame(rows).set_index("metric")
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as a JSON-ready dict: metrics, per-group, per-class and overall values, intervals, tests, settings, notes."""
         return {
             "metrics": self.metrics,
             "by_group": _nested_by_group(self.by_group),

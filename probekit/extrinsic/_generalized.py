@@ -162,6 +162,7 @@ class MetricResult:
         )
 
     def to_dict(self) -> dict:
+        """The metric's name, kind and parameterization with its values as a JSON-ready dict."""
         out = {
             "name": self.name,
             "kind": self.kind,

@@ -133,6 +133,7 @@ class GroupGaps:
         return bool(self.pairwise["excludes_zero"].any())
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready types (what results.json holds)."""
         return {
             "score": self.score, "label": _plain(self.label), "overall": self.overall,
             "groups": [{"group": _plain(g), **{k: _plain(v) for k, v in row.items()}} for g, row in self.table.iterrows()],
@@ -284,6 +285,7 @@ class IntersectionalGaps:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready types (what results.json holds)."""
         return {"names": list(self.names), "marginal": {k: v.to_dict() for k, v in self.marginal.items()},
                 "intersection": self.intersection.to_dict(),
                 "small_cells": [{"cell": _plain(i), "n": int(n)} for i, n in self.small_cells["n"].items()]}

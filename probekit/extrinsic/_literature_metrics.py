@@ -40,6 +40,7 @@ class LiteratureMetric:
     note: str = ""
 
     def to_dict(self) -> dict:
+        """The table entry as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

@@ -367,6 +367,7 @@ def _panel_from_keys(key: np.ndarray, lay: GroupLayout, ws: _Workspace | None = 
 
 
 def default_workers(n: int, n_classes: int) -> int:
+    """Threads for the per-class panel metrics: 1 for small inputs or one class, else up to 4 (CPUs, classes)."""
     if n < _MIN_ROWS_FOR_THREADS or n_classes < 2:
         return 1
     try:

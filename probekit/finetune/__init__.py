@@ -28,6 +28,7 @@ from probekit.finetune._counterfactual import (
     objective_inputs,
     renamed_dataset,
 )
+from probekit.finetune._data import DATA_KINDS, load_data, subsample
 from probekit.finetune._datasets import (
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
@@ -86,6 +87,9 @@ from probekit.finetune._train import (
 from probekit.report import finetune_markdown, load_finetune_results, plot_finetune_figure
 
 __all__ = [
+    "DATA_KINDS",
+    "load_data",
+    "subsample",
     # data
     "make_synthetic_bios",
     "SYNTHETIC_PROFESSIONS",

@@ -45,10 +45,12 @@ class FinetuneResult:
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The content of ``metrics.json``: format, settings, folds, summary, provenance."""
         return {"format": _FORMAT, "format_version": _FORMAT_VERSION, "settings": self.settings,
                 "folds": self.folds, "summary": self.summary, "provenance": self.provenance}
 
     def to_json(self) -> str:
+        """``to_dict()`` as JSON text (NaN as null)."""
         return dumps_json(self.to_dict())
 
     def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:

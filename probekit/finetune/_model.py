@@ -52,11 +52,13 @@ class GradientReversal(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, strength: float) -> torch.Tensor:
+        """Identity on the way forward (remembers the strength for the backward pass)."""
         ctx.strength = float(strength)
         return x.view_as(x)
 
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        """The incoming gradient times ``-strength`` (the reversal); no gradient for the strength."""
         return -ctx.strength * grad, None
 
 

@@ -154,6 +154,7 @@ class FinetuneConfig:
         validate_parameters(asdict(self), self._parameter_constraints)
 
     def to_dict(self) -> dict[str, Any]:
+        """The hyperparameters as a JSON-ready dict (recorded in ``run.json`` and ``metrics.json``)."""
         return asdict(self)
 
     def training_config(self, *, steps_per_epoch: int) -> Any:

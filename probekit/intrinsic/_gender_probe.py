@@ -169,6 +169,7 @@ class GenderProbeResult:
     n_dropped_columns: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

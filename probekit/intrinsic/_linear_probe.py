@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from probekit.errors import InvalidParameterError
 
@@ -34,7 +35,7 @@ DEGENERATE_REL_TOL = 1e-6
 DEGENERATE_ABS_TOL = 1e-12
 
 
-class DegenerateColumnFilter:
+class DegenerateColumnFilter(TransformerMixin, BaseEstimator):
     """Drop near-constant columns before any scaling (a scikit-learn transformer).
 
     A column is degenerate when its standard deviation over the fitted rows is at most
@@ -64,14 +65,6 @@ class DegenerateColumnFilter:
         self.rel_tol = rel_tol
         self.abs_tol = abs_tol
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {"rel_tol": self.rel_tol, "abs_tol": self.abs_tol}
-
-    def set_params(self, **params: Any) -> "DegenerateColumnFilter":
-        for key, value in params.items():
-            setattr(self, key, value)
-        return self
-
     def fit(self, X: Any, y: Any = None) -> "DegenerateColumnFilter":
         """Find the columns to keep from the rows of ``X``."""
         self.keep_ = nondegenerate_columns(np.asarray(X, dtype=np.float64), rel_tol=self.rel_tol, abs_tol=self.abs_tol)
@@ -85,8 +78,6 @@ class DegenerateColumnFilter:
             return np.zeros((X.shape[0], 1))
         return X[:, self.keep_]
 
-    def fit_transform(self, X: Any, y: Any = None) -> np.ndarray:
-        return self.fit(X, y).transform(X)
 
 
 def nondegenerate_columns(X: np.ndarray, *, rel_tol: float = DEGENERATE_REL_TOL, abs_tol: float = DEGENERATE_ABS_TOL) -> np.ndarray:
@@ -137,6 +128,9 @@ def check_Cs(values: Any, parameter: str = "Cs") -> tuple[float, ...]:
 
 
 def check_class_weight(value: Any, parameter: str = "class_weight") -> str | None:
+    """``value`` as a class weight of the probe (``"balanced"`` or ``None``; the text ``"none"`` reads as ``None``); raises ``InvalidParameterError``
+    naming ``parameter`` otherwise.
+    """
     if isinstance(value, str) and value.lower() == "none":
         return None
     if value not in CLASS_WEIGHTS:

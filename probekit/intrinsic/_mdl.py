@@ -98,6 +98,7 @@ class MdlResult:
     n_dropped_columns: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 
@@ -233,7 +234,7 @@ def _reader_block_bits(
 ) -> tuple[float, dict[str, Any] | None, int]:
     """The next block's bits under a reader of family ``reader`` (unweighted classes, hyperparameters by
     word-grouped cross-validation on the rows before the block), or the uniform code when that is
-    within one standard error of the reader's validation log loss (:meth:`uniform_preferred`).
+    within one standard error of the reader's validation log loss (``uniform_preferred`` of the fitted reader).
     """
     fitted = make_reader(reader, n_folds=n_folds, class_weight=None, random_state=seed).fit(X_train, y_train, g_train)
     if fitted.uniform_preferred():

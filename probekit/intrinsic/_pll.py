@@ -158,7 +158,7 @@ def masked_token_log_probs(
     with :math:`t_i` the original token (or ``targets``). Summed over every non-special token this
     is the pseudo-log-likelihood of Salazar et al. (2020); CrowS-Pairs (Nangia et al. 2020) and
     StereoSet (Nadeem et al. 2021) score subsets. Copies of one length are batched together
-    within ``batch_tokens`` tokens, without padding; the run is inside :meth:`Encoder.inference`,
+    within ``batch_tokens`` tokens, without padding; the run is inside :meth:`probekit.Encoder.inference`,
     so an output projection of the encoder applies to what the head reads. For a
     :class:`probekit.encoders.SelfDebiasedEncoder` (``debias.SelfDebias``) each copy is also scored
     with every debiasing prefix and :math:`\ell_i = \log \tilde p_\theta(t_i \mid s_{\setminus i})`, the

@@ -118,6 +118,7 @@ class ProbeSuiteResult:
     verdict: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The content of ``results.json``: SEAT, LPBS, the probe, MDL, words, evidence, warnings, per-layer rows, provenance."""
         return to_jsonable(
             {"seat": self.seat, "lpbs": self.lpbs, "probe": self.probe, "mdl": self.mdl, "words": self.words,
              "evidence": self.evidence, "warnings": self.warnings, "per_layer": self.per_layer,

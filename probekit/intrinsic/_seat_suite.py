@@ -153,6 +153,7 @@ class SeatSuiteResult:
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The content of ``results.json``: the benchmark name, the overall numbers, one row per test, provenance."""
         return {"benchmark": "seat_suite", "overall": self.overall, "tests": self.tests, "provenance": self.provenance}
 
     def save(self, out_dir: str | os.PathLike) -> dict[str, Path]:

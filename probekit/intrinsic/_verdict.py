@@ -99,6 +99,7 @@ class ReaderResult:
     control_params: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready types (what results.json holds)."""
         return asdict(self)
 
 

@@ -95,6 +95,7 @@ class StudyResults:
 
     @property
     def planned_units(self) -> int | None:
+        """Units listed in ``study.json`` (None without a manifest)."""
         units = (self.manifest or {}).get("units")
         return len(units) if isinstance(units, list) else None
 

@@ -9,10 +9,9 @@ imbalance of the training data.
 
 Built from saved results only: a run's ``summary["per_class_diagnostics"]`` (``metrics.json``) and
 ``summary["per_class"]["tprd"]`` (the fold intervals); the study report computes the same
-summary for its groups with :func:`per_class_diagnostics` from the units' saved per-class TPRD and
+summary for its groups with :func:`probekit.stats.per_class_diagnostics` from the units' saved per-class TPRD and
 label x gender counts. A run without them is said to have none (with the reason), never drawn.
 
-- :func:`per_class_diagnostics`: the summary (rows, Pearson, Spearman) from per-class TPRD and counts.
 - :func:`diagnostics_class_rows`, :func:`diagnostics_correlation_rows`: the per-class and the
   per-run records (what ``report.json`` holds).
 - :func:`diagnostics_markdown`: the compact correlation table, the per-class table, the figure link

@@ -174,6 +174,7 @@ class TrainingConfig:
             raise InvalidParameterError("seed", self.seed, "an integer")
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings (or the result) as a JSON-ready dict."""
         return dataclasses.asdict(self)
 
 
@@ -220,6 +221,7 @@ class TrainingResult:
     config: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings (or the result) as a JSON-ready dict."""
         out = dataclasses.asdict(self)
         out["eval_history"] = [list(item) for item in self.eval_history]
         return out

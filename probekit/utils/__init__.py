@@ -1,16 +1,16 @@
 """Plumbing every other part of probekit shares: files, provenance, checks, processes, offline mode.
 
-- Files (:mod:`._io`): atomic writes (:func:`atomic_path`, :func:`atomic_write_text`,
+- Files (:mod:`probekit.utils._io`): atomic writes (:func:`atomic_path`, :func:`atomic_write_text`,
   :func:`write_json`), JSON of results (:func:`to_jsonable`, :func:`dumps_json`) and the check that an
   output path can be written, checked before any work by one policy (:func:`check_output_dir`,
   :func:`check_output_file`, :func:`ensure_writable_dir`, :func:`check_within`, :func:`safe_name`).
-- Provenance (:mod:`._provenance`): toolkit and library versions, git commit, word-list hashes.
-- Parameter declarations (:mod:`._constraints`): ``_parameter_constraints`` of :class:`Interval`,
+- Provenance (:mod:`probekit.utils._provenance`): toolkit and library versions, git commit, word-list hashes.
+- Parameter declarations (:mod:`probekit.utils._constraints`): ``_parameter_constraints`` of :class:`Interval`,
   :class:`Options`, ... declared once on the class that owns a parameter and read by the CLI and the
   study (:func:`validate_parameters`, :func:`parse_declared`, :func:`declared_constraints`).
-- Parameter checks (:mod:`._validation`): one set of checks whose errors name the parameter, the
+- Parameter checks (:mod:`probekit.utils._validation`): one set of checks whose errors name the parameter, the
   value and what would be valid; seeds and generators from a ``random_state``.
-- Processes (:mod:`._processes`): the main process and a barrier under ``accelerate launch``.
+- Processes (:mod:`probekit.utils._processes`): the main process and a barrier under ``accelerate launch``.
 - :func:`hub_offline`: whether the Hugging Face hub may be reached.
 
 This package imports only :mod:`probekit.errors` (and NumPy); everything else in probekit builds on it.

@@ -17,6 +17,7 @@ _LIBRARIES = ("numpy", "scipy", "scikit-learn", "torch", "transformers", "datase
 
 
 def toolkit_version() -> str:
+    """The installed probekit version (the source tree's ``__version__`` when it is not installed)."""
     try:
         return importlib.metadata.version("probekit")
     except importlib.metadata.PackageNotFoundError:
@@ -39,6 +40,9 @@ def git_commit() -> str | None:
 
 
 def library_versions() -> dict[str, str | None]:
+    """Python's version and those of the libraries behind the numbers (numpy, scipy, scikit-learn, torch, transformers,
+    datasets, pandas); None where one is not installed.
+    """
     versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in _LIBRARIES:
         try:
