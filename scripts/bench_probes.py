@@ -98,12 +98,14 @@ def main() -> None:
         results = {name: read_concept(X, labels, words, reader=name, test_words=test_words, control=False,
                                       random_state=0) for name in READERS}
         t1 = time.perf_counter()
+        cells = "  ".join(f"{n} {r.balanced_accuracy:.2f} {r.params}" for n, r in results.items())
+        print(f"layer {layer}: probekit {t1 - t0:.1f} s: {cells}; dropped columns {results['linear'].n_dropped_columns}",
+              flush=True)
         reference = plain_sklearn(X, labels, words, np.isin(words, test_words))
         t2 = time.perf_counter()
         ours, plain = ours + t1 - t0, plain + t2 - t1
-        cells = "  ".join(f"{n} {r.balanced_accuracy:.2f} (sklearn {reference[n]:.2f})" for n, r in results.items())
-        print(f"layer {layer}: {cells}; dropped columns {results['linear'].n_dropped_columns}; "
-              f"probekit {t1 - t0:.1f} s, sklearn loop {t2 - t1:.1f} s", flush=True)
+        print(f"layer {layer}: sklearn loop {t2 - t1:.1f} s: "
+              + "  ".join(f"{n} {v:.2f}" for n, v in reference.items()), flush=True)
     print(f"all readers, {len(layers)} layers: probekit {ours:.1f} s, plain scikit-learn loop {plain:.1f} s "
           f"(ratio probekit / sklearn {ours / plain:.2f}x)", flush=True)
     chosen = layers if args.verdict_layers == "all" else [int(v) for v in args.verdict_layers.split(",")]
