@@ -24,7 +24,7 @@ import copy
 import logging
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import torch
 
@@ -33,6 +33,7 @@ from debias._swap import describe_swap, swap_texts
 from probekit.errors import InvalidParameterError, MissingMLMHeadError, ProbekitError
 from probekit.text import as_corpus, template_corpus
 from probekit.training import TrainingResult, train
+from probekit.utils import Interval
 
 __all__ = ["CDA", "MaskedLMDebiaser", "mask_tokens", "add_mlm_head"]
 
@@ -209,13 +210,12 @@ class MaskedLMDebiaser(TrainedDebiaser):
     def _training_sentences(self, corpus: Any) -> tuple[list[str], dict[str, Any]]:
         raise NotImplementedError
 
-    def _check_params(self) -> None:
-        self._check_positive_ints("steps", "batch_size", "max_length")
-        self._check_positive_ints("head_warmup_steps", minimum=0)
-        if not 0.0 < self.mlm_probability < 1.0:
-            raise InvalidParameterError("mlm_probability", self.mlm_probability, "a number in (0, 1)")
-        if self.max_length < 3:
-            raise InvalidParameterError("max_length", self.max_length, "at least 3 (two special tokens and a word)")
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "mlm_probability": [Interval(float, 0, 1, closed="neither")],
+        "add_mlm_head": ["boolean"],
+        "head_warmup_steps": [Interval(int, 0, None)],
+        "head_learning_rate": [Interval(float, 0, 1, closed="right")],
+    }
 
     def _before_training(self, model: Any) -> Any:
         """Change ``model`` for training; the return value is passed to :meth:`_after_training`."""

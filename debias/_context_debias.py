@@ -45,7 +45,7 @@ from __future__ import annotations
 import copy
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 import torch
@@ -56,6 +56,7 @@ from probekit.embedding import embed_words
 from probekit.errors import InvalidParameterError
 from probekit.text import WordMatcher, as_corpus, select_sentences, template_corpus
 from probekit.training import derive_seed, train
+from probekit.utils import Interval, Options, check_choice
 
 __all__ = ["ContextDebias", "attribute_vectors", "orthogonality_term", "LAYER_CHOICES", "LEVEL_CHOICES"]
 
@@ -296,7 +297,7 @@ def orthogonality_term(
     :func:`attribute_vectors`) to compare an encoder before and after debiasing, on held-out
     sentences.
     """
-    _check_choice("level", level, LEVEL_CHOICES)
+    check_choice(level, "level", LEVEL_CHOICES)
     layer_ids = context_debias_layers(layers, encoder.num_layers)
     case_sensitive = not encoder.do_lower_case
     examples = _tokenize_with_words(
@@ -323,9 +324,6 @@ def pad_token_id(tokenizer: Any) -> int:
     return int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
 
 
-def _check_choice(parameter: str, value: Any, valid: Sequence[str]) -> None:
-    if value not in valid:
-        raise InvalidParameterError(parameter, value, valid)
 
 
 def _words_of(value: Any, parameter: str) -> tuple[str, ...]:
@@ -442,23 +440,21 @@ class ContextDebias(TrainedDebiaser):
         self.checkpoint_every = checkpoint_every
         self.seed = seed
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "alpha": [Interval(float, 0, None)],
+        "beta": [Interval(float, 0, None)],
+        "layers": [Options(*LAYER_CHOICES)],
+        "level": [Options(*LEVEL_CHOICES)],
+        # sentences of each kind, or a fraction of them
+        "dev_size": [Interval(int, 1, None), Interval(float, 0, 1, closed="neither")],
+        "eval_every": [Interval(int, 1, None), None],
+        "max_per_word": [Interval(int, 1, None), None],
+    }
+
     def _check_params(self) -> None:
-        self._check_choice("layers", self.layers, LAYER_CHOICES)
-        self._check_choice("level", self.level, LEVEL_CHOICES)
-        for name in ("alpha", "beta"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise InvalidParameterError(name, value, "a number >= 0")
+        super()._check_params()
         if self.alpha == 0 and self.beta == 0:
             raise InvalidParameterError("alpha/beta", (self.alpha, self.beta), "at least one positive weight")
-        self._check_positive_ints("steps", "batch_size", "max_length")
-        if self.max_per_word is not None and (not isinstance(self.max_per_word, int) or self.max_per_word < 1):
-            raise InvalidParameterError("max_per_word", self.max_per_word, "a positive integer or None")
-        size = self.dev_size
-        if isinstance(size, bool) or not (
-            (isinstance(size, int) and size >= 1) or (isinstance(size, float) and 0.0 < size < 1.0)
-        ):
-            raise InvalidParameterError("dev_size", size, "a positive integer (sentences of each kind) or a fraction in (0, 1)")
 
     # -- data --------------------------------------------------------------------------------
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import copy
 import logging
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 import torch
 
 from debias._cda import MaskedLMDebiaser
 from probekit.errors import InvalidParameterError, ProbekitError
 from probekit.text import as_corpus, template_corpus
+from probekit.utils import Interval
 
 __all__ = ["Dropout", "dropout_rates", "set_dropout_rates"]
 
@@ -198,12 +199,10 @@ class Dropout(MaskedLMDebiaser):
         self.checkpoint_every = checkpoint_every
         self.seed = seed
 
-    def _check_params(self) -> None:
-        for name in ("hidden_dropout", "attention_dropout"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-                raise InvalidParameterError(name, value, "a rate in [0, 1)")
-        super()._check_params()
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "hidden_dropout": [Interval(float, 0, 1, closed="left")],
+        "attention_dropout": [Interval(float, 0, 1, closed="left")],
+    }
 
     # -- the steps of fit --------------------------------------------------------------------
 

@@ -22,9 +22,9 @@ from sklearn.base import BaseEstimator
 
 from debias._checkpoint import save_debiased_checkpoint
 from probekit.encoders import Encoder
-from probekit.errors import InvalidParameterError, NotFittedError
+from probekit.errors import NotFittedError
 from probekit.training import TrainingConfig
-from probekit.utils import collect_provenance
+from probekit.utils import Interval, Options, collect_provenance, declared_constraints, validate_parameters
 
 __all__ = ["TrainedDebiaser"]
 
@@ -57,6 +57,23 @@ class TrainedDebiaser(BaseEstimator):
     reference: ClassVar[str] = ""
     _fit_call: ClassVar[str] = "fit(encoder, corpus)"
 
+    #: The hyperparameters every weight-changing method shares; subclasses add theirs (merged
+    #: along the bases by :func:`probekit.utils.declared_constraints`). The CLI and the study
+    #: derive their checks, defaults and help from these declarations.
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "steps": [Interval(int, 1, None)],
+        "batch_size": [Interval(int, 1, None)],
+        "learning_rate": [Interval(float, 0, 1, closed="right")],
+        # two special tokens and one word: shorter inputs hold nothing to learn from
+        "max_length": [Interval(int, 3, None)],
+        "warmup_ratio": [Interval(float, 0, 1)],
+        "weight_decay": [Interval(float, 0, None)],
+        "max_grad_norm": [Interval(float, 0, None, closed="neither"), None],
+        "mixed_precision": [Options("no", "bf16", "fp16"), None],
+        "checkpoint_every": [Interval(int, 1, None), None],
+        "seed": ["random_state"],
+    }
+
     # -- hyperparameters ---------------------------------------------------------------------
 
     def _hyperparameters(self) -> dict[str, Any]:
@@ -64,19 +81,9 @@ class TrainedDebiaser(BaseEstimator):
         names = [p.name for p in inspect.signature(type(self).__init__).parameters.values() if p.name != "self"]
         return {name: getattr(self, name) for name in names}
 
-    def _check_positive_ints(self, *names: str, minimum: int = 1) -> None:
-        for name in names:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-                raise InvalidParameterError(name, value, "a positive integer" if minimum == 1 else f"an integer >= {minimum}")
-
-    @staticmethod
-    def _check_choice(parameter: str, value: Any, valid: Sequence[str]) -> None:
-        if value not in valid:
-            raise InvalidParameterError(parameter, value, valid)
-
-    def _check_params(self) -> None:  # pragma: no cover - every subclass defines it
-        raise NotImplementedError
+    def _check_params(self) -> None:
+        """Every hyperparameter against its declaration; subclasses add checks across parameters."""
+        validate_parameters(self._hyperparameters(), declared_constraints(type(self)))
 
     # -- the steps of fit --------------------------------------------------------------------
 

@@ -32,13 +32,20 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, ClassVar, Sequence
 
 import torch
 
 from probekit.encoders import SELF_DEBIAS_FILE, base_record, self_debiased
 from probekit.errors import InvalidParameterError, MissingMLMHeadError, NotFittedError
-from probekit.utils import atomic_directory, check_output_dir, collect_provenance, dumps_json
+from probekit.utils import (
+    Interval,
+    atomic_directory,
+    check_output_dir,
+    collect_provenance,
+    dumps_json,
+    validate_parameters,
+)
 
 __all__ = ["SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs"]
 
@@ -99,6 +106,11 @@ class SelfDebias:
     method = "self-debias"
     reference = "Schick et al. 2021, Self-Diagnosis and Self-Debiasing (masked-LM form of Meade et al. 2022)"
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "decay_constant": [Interval(float, 0, None)],
+        "epsilon": [Interval(float, 0, 1, closed="right")],
+    }
+
     def __init__(self, prefixes: Sequence[str] | None = None, decay_constant: float = 50.0, epsilon: float = 0.01):
         self.prefixes = prefixes
         self.decay_constant = decay_constant
@@ -113,10 +125,7 @@ class SelfDebias:
         prefixes = DEFAULT_DEBIASING_PREFIXES if self.prefixes is None else self.prefixes
         if isinstance(prefixes, str) or not prefixes or not all(isinstance(p, str) and p.strip() for p in prefixes):
             raise InvalidParameterError("prefixes", prefixes, "a non-empty list of non-empty strings")
-        if isinstance(self.decay_constant, bool) or not isinstance(self.decay_constant, (int, float)) or self.decay_constant < 0:
-            raise InvalidParameterError("decay_constant", self.decay_constant, "a number >= 0")
-        if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, (int, float)) or not 0 < self.epsilon <= 1:
-            raise InvalidParameterError("epsilon", self.epsilon, "a number in (0, 1]")
+        validate_parameters(self.get_params(), self._parameter_constraints)
         return {"prefixes": list(prefixes), "decay_constant": float(self.decay_constant), "epsilon": float(self.epsilon)}
 
     def wrap(self, encoder: Any, *, name: str | None = None) -> Any:

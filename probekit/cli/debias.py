@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from debias import DEBIAS_METHODS, INFERENCE_METHODS, PROJECTION_METHODS, TRAINING_METHODS
+from probekit.cli._declared import add_declared
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -194,36 +195,34 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
         add_corpus_arguments(parser)
         training = parser.add_argument_group("training")
         cda = name in ("cda", "dropout")  # masked-LM training: the same options
-        training.add_argument("--steps", type=int, default=150 if cda else 100, help="optimizer steps (default %(default)s)")
-        training.add_argument("--batch-size", type=int, default=32, help="sentences per step (default %(default)s)")
-        training.add_argument("--lr", type=float, default=5e-5, help="peak learning rate of AdamW (default %(default)s)")
-        training.add_argument("--max-length", type=int, default=128, help="longest input in tokens (default %(default)s)")
-        training.add_argument("--mixed-precision", default=None, choices=["no", "bf16", "fp16"],
-                              help="default: bf16 on a GPU, fp32 on CPU")
-        training.add_argument("--seed", type=int, default=0, help="one seed for every random draw (default 0)")
+        owner = f"debias:{DEBIAS_METHODS[name].class_name}"
+        declared = functools.partial(add_declared, training, owner=owner)
+        declared("--steps", parameter="steps", help="optimizer steps")
+        declared("--batch-size", parameter="batch_size", help="sentences per step")
+        declared("--lr", parameter="learning_rate", help="peak learning rate of AdamW")
+        declared("--max-length", parameter="max_length", help="longest input in tokens")
+        declared("--mixed-precision", parameter="mixed_precision", help="None: bf16 on a GPU, fp32 on CPU")
+        declared("--seed", parameter="seed", help="one seed for every random draw")
         if cda:
             training.add_argument("--add-mlm-head", action="store_true",
                                   help="allow an encoder without a masked-LM head: add one tied to the input embeddings, "
                                   "warm it up with the encoder frozen, then train both (recorded in debias.json)")
-            training.add_argument("--head-warmup-steps", type=int, default=50, help="steps of the head warm-up (default %(default)s)")
-            training.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the head warm-up (default %(default)s)")
+            declared("--head-warmup-steps", parameter="head_warmup_steps", help="steps of the head warm-up")
+            declared("--head-lr", parameter="head_learning_rate", help="learning rate of the head warm-up")
         if name == "dropout":
-            training.add_argument("--hidden-dropout", type=float, default=0.20, help="hidden dropout while training (default %(default)s)")
-            training.add_argument("--attention-dropout", type=float, default=0.15,
-                                  help="attention dropout while training (default %(default)s)")
+            declared("--hidden-dropout", parameter="hidden_dropout", help="hidden dropout while training")
+            declared("--attention-dropout", parameter="attention_dropout", help="attention dropout while training")
         if not cda:
-            training.add_argument("--alpha", type=float, default=0.2, help="weight of the orthogonality term (default 0.2)")
-            training.add_argument("--beta", type=float, default=0.8, help="weight of the regularization term (default 0.8)")
-            training.add_argument("--layers", default="all", choices=["all", "first", "last"],
-                                  help="hidden states debiased (first = embedding output; default all)")
-            training.add_argument("--level", default="token", choices=["token", "sentence"],
-                                  help="debias the stereotype word's vector or every token of its sentence (default token)")
-            training.add_argument("--max-per-word", type=int, default=20,
-                                  help="corpus sentences per attribute or stereotype word, sampled with --seed "
-                                  "(0: all; default %(default)s)")
-            training.add_argument("--dev-size", type=int, default=64,
-                                  help="held-out sentences of each kind for choosing the best checkpoint (default %(default)s)")
-            training.add_argument("--eval-every", type=int, default=None, help="dev evaluation interval in steps (default: 10 per run)")
+            declared("--alpha", parameter="alpha", help="weight of the orthogonality term")
+            declared("--beta", parameter="beta", help="weight of the regularization term")
+            declared("--layers", parameter="layers", help="hidden states debiased (first = embedding output)")
+            declared("--level", parameter="level",
+                     help="debias the stereotype word's vector or every token of its sentence")
+            declared("--max-per-word", parameter="max_per_word", none_text=("0", "none"),
+                     help="corpus sentences per attribute or stereotype word, sampled with --seed (0: all)")
+            declared("--dev-size", parameter="dev_size",
+                     help="held-out sentences of each kind (or a fraction) for choosing the best checkpoint")
+            declared("--eval-every", parameter="eval_every", help="dev evaluation interval in steps (None: 10 per run)")
             training.add_argument("--attribute-files", nargs=2, default=None, metavar=("FEMALE", "MALE"),
                                   help="line-aligned female and male attribute word files (e.g. context_debias/female.txt "
                                   "male.txt); default: the paper's attribute lists")
@@ -233,7 +232,8 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
         run.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
         run.add_argument("--overwrite", action="store_true", help="replace a debiased checkpoint already at --out")
         run.add_argument("--resume", action="store_true", help="continue an interrupted run from its last checkpoint")
-        run.add_argument("--checkpoint-every", type=int, default=100, help="checkpoint interval in steps (default %(default)s)")
+        add_declared(run, "--checkpoint-every", owner, "checkpoint_every", default=100,
+                     help="checkpoint interval in steps (the command keeps checkpoints so that --resume can continue)")
         run.add_argument("--checkpoint-dir", default=None, metavar="DIR",
                          help="where checkpoints go (default: OUT.checkpoints beside --out; removed after success)")
         run.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -243,39 +243,16 @@ def _add_training_methods(methods: argparse._SubParsersAction) -> None:
 def _training_options(method: str, args: argparse.Namespace) -> tuple[dict, dict]:
     """The method's options and its fit options for :func:`debias.build_debiased`, checked before
     any model is loaded."""
-    from probekit.errors import InvalidParameterError
-
-    for option in ("steps", "batch_size", "max_length", "checkpoint_every"):
-        if getattr(args, option) < 1:
-            raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "a positive integer")
-    if not args.lr > 0:
-        raise InvalidParameterError("--lr", args.lr, "a positive number")
     common = dict(
         steps=args.steps, batch_size=args.batch_size, learning_rate=args.lr, max_length=args.max_length,
         mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every,
     )
     if method in ("cda", "dropout"):
-        if args.head_warmup_steps < 0:
-            raise InvalidParameterError("--head-warmup-steps", args.head_warmup_steps, "an integer >= 0")
-        if not args.head_lr > 0:
-            raise InvalidParameterError("--head-lr", args.head_lr, "a positive number")
         extra = {}
         if method == "dropout":
-            for option in ("hidden_dropout", "attention_dropout"):
-                if not 0 <= getattr(args, option) < 1:
-                    raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "a rate in [0, 1)")
-                extra[option] = getattr(args, option)
+            extra = dict(hidden_dropout=args.hidden_dropout, attention_dropout=args.attention_dropout)
         return dict(add_mlm_head=args.add_mlm_head, head_warmup_steps=args.head_warmup_steps,
                     head_learning_rate=args.head_lr, **extra, **common), {}
-    if args.dev_size < 1:
-        raise InvalidParameterError("--dev-size", args.dev_size, "a positive integer")
-    if args.max_per_word < 0:
-        raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
-    if args.eval_every is not None and args.eval_every < 1:
-        raise InvalidParameterError("--eval-every", args.eval_every, "a positive integer")
-    for option in ("alpha", "beta"):
-        if not getattr(args, option) >= 0:
-            raise InvalidParameterError("--" + option, getattr(args, option), "a number >= 0")
     options: dict = {}
     if args.attribute_files:
         from wordlists import read_pair_files
@@ -287,7 +264,7 @@ def _training_options(method: str, args: argparse.Namespace) -> tuple[dict, dict
         options["stereotypes"] = read_word_file(args.stereotype_file, "--stereotype-file")
     method_options = dict(alpha=args.alpha, beta=args.beta, layers=args.layers, level=args.level,
                           dev_size=args.dev_size, eval_every=args.eval_every,
-                          max_per_word=args.max_per_word or None, **common)
+                          max_per_word=args.max_per_word, **common)
     return method_options, options
 
 

@@ -9,10 +9,12 @@ from the shared metric engine, per fold and as mean ± 95% t-interval over folds
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Iterator, Sequence
 
 from probekit.cli._common import add_model_arguments
+from probekit.cli._declared import add_declared
 
 DATA_CHOICES = ("synthetic", "bios", "jigsaw")
 
@@ -110,17 +112,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     study.add_argument("--embedding-cache", default=None, metavar="DIR",
                        help="with --frozen: cache the embeddings here, so runs of the other settings reuse them")
     training = parser.add_argument_group("training (defaults: the paper's)")
-    training.add_argument("--epochs", type=int, default=4)
-    training.add_argument("--lr", type=float, default=2e-5, help="peak AdamW learning rate (default: %(default)s)")
-    training.add_argument("--batch-size", type=int, default=16)
-    training.add_argument("--max-length", type=int, default=100, help="tokens per text, special tokens included")
-    training.add_argument("--pooling", default="mean", choices=["mean", "cls"], help="sentence vector read by the linear layer")
-    training.add_argument("--adversarial-lambda", type=float, default=1.0, metavar="LAMBDA",
-                          help="adversarial setting: strength of the gradient reversal (default: %(default)s)")
-    training.add_argument("--adversary-lr", type=float, default=1e-3, metavar="LR",
-                          help="adversarial setting, full fine-tuning: the discriminator's own peak learning rate "
-                               "(default: %(default)s)")
-    training.add_argument("--seed", type=int, default=0, help="seed of folds, data, initialization, batch order, dropout")
+    declared = functools.partial(add_declared, training, owner="probekit.finetune:FinetuneConfig")
+    declared("--epochs", parameter="epochs", help="passes over the training data")
+    declared("--lr", parameter="learning_rate", help="peak AdamW learning rate")
+    declared("--batch-size", parameter="batch_size", help="texts per step")
+    declared("--max-length", parameter="max_length", help="tokens per text, special tokens included")
+    declared("--pooling", parameter="pooling", help="sentence vector read by the linear layer")
+    declared("--adversarial-lambda", parameter="adversarial_lambda", metavar="LAMBDA",
+             help="adversarial setting: strength of the gradient reversal")
+    declared("--adversary-lr", parameter="adversary_learning_rate", metavar="LR",
+             help="adversarial setting, full fine-tuning: the discriminator's own peak learning rate")
+    declared("--seed", parameter="seed", help="seed of folds, data, initialization, batch order, dropout")
     run = parser.add_argument_group("run")
     run.add_argument("--out", required=True, metavar="DIR", help="output directory (new or empty, or the run to --resume)")
     run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
@@ -132,44 +134,13 @@ def _config(args: argparse.Namespace):
     from probekit.errors import InvalidParameterError
     from probekit.finetune import FinetuneConfig
 
-    checks = {"--epochs": args.epochs, "--batch-size": args.batch_size}
-    for option, value in checks.items():
-        if value < 1:
-            raise InvalidParameterError(option, value, "a positive integer")
-    if args.max_length < 3:
-        raise InvalidParameterError("--max-length", args.max_length, "an integer >= 3 (special tokens included)")
-    if not args.lr > 0:
-        raise InvalidParameterError("--lr", args.lr, "a positive learning rate")
     if args.device not in (None, "cpu") and not str(args.device).startswith(("cuda", "mps")):
         raise InvalidParameterError("--device", args.device, "cpu, cuda, cuda:N or mps")
     return FinetuneConfig(
         epochs=args.epochs, learning_rate=args.lr, batch_size=args.batch_size, max_length=args.max_length,
         pooling=args.pooling, frozen=args.frozen, seed=args.seed, device="cpu" if args.device == "cpu" else None,
-        adversarial_lambda=_adversarial_lambda(args),
-        adversary_learning_rate=_adversary_lr(args),
+        adversarial_lambda=args.adversarial_lambda, adversary_learning_rate=args.adversary_lr,
     )
-
-
-def _adversarial_lambda(args: argparse.Namespace) -> float:
-    import math
-
-    from probekit.errors import InvalidParameterError
-
-    value = getattr(args, "adversarial_lambda", 1.0)
-    if not (math.isfinite(value) and value >= 0):
-        raise InvalidParameterError("--adversarial-lambda", value, "a number >= 0")
-    return float(value)
-
-
-def _adversary_lr(args: argparse.Namespace) -> float:
-    import math
-
-    from probekit.errors import InvalidParameterError
-
-    value = getattr(args, "adversary_lr", 1e-3)
-    if not (math.isfinite(value) and value > 0):
-        raise InvalidParameterError("--adversary-lr", value, "a positive number")
-    return float(value)
 
 
 def _load_data(args: argparse.Namespace):

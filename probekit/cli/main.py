@@ -14,7 +14,8 @@ import logging
 import sys
 from typing import Sequence
 
-from probekit.errors import ProbekitError
+from probekit.cli._declared import ProbekitParser
+from probekit.errors import InvalidParameterError, ProbekitError
 
 # Module names under probekit.cli, in the order they appear in --help.
 SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "scrub", "seat", "crows_pairs", "stereoset", "pppl", "metrics", "finetune", "study", "report")
@@ -23,7 +24,7 @@ SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "sc
 def build_parser() -> argparse.ArgumentParser:
     from probekit import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = ProbekitParser(
         prog="probekit",
         description="Probe, debias and evaluate gender bias in BERT-style encoders.",
     )
@@ -43,7 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)  # declared options are checked here (probekit.cli._declared)
+    except InvalidParameterError as exc:
+        from probekit.cli._common import cli_error_message
+
+        command = getattr(exc, "command", None)
+        print(f"probekit {command}: error: {cli_error_message(exc, command)}", file=sys.stderr)
+        return 2
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if not getattr(args, "func", None):

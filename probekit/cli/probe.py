@@ -122,10 +122,10 @@ def run(args: argparse.Namespace) -> int:
     cache_dir = ensure_writable_dir(args.cache_dir, "--cache-dir") if args.cache_dir else out / "cache"
     corpus = load_corpus(args)
     encoder = load_model(args)
-    if encoder.num_layers and not -(encoder.num_layers + 1) <= args.layer <= encoder.num_layers:
-        from probekit.errors import InvalidParameterError
+    if encoder.num_layers:
+        from probekit.utils import check_layer_index
 
-        raise InvalidParameterError("--layer", args.layer, f"an integer in [{-(encoder.num_layers + 1)}, {encoder.num_layers}]")
+        check_layer_index(args.layer, encoder.num_layers, "--layer")
     if options["layers"] is not None:
         resolve_layers(options["layers"], encoder.num_layers, "--layers")
     try:

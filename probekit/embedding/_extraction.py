@@ -24,7 +24,7 @@ from probekit.embedding._cache import EmbeddingCache, cache_key
 from probekit.encoders import Encoder
 from probekit.errors import InvalidParameterError, MissingSentencesError
 from probekit.text import WordMatcher
-from probekit.utils import atomic_path, dumps_json
+from probekit.utils import atomic_path, check_choice, check_layer_index, dumps_json
 
 logger = logging.getLogger(__name__)
 
@@ -170,22 +170,9 @@ def normalize_layers(layer: int | Sequence[int], num_layers: int) -> tuple[tuple
     requested = list(layer) if many else [layer]
     if many and not requested:
         raise InvalidParameterError("layer", layer, f"an int or a non-empty list of ints in [{-(num_layers + 1)}, {num_layers}]")
-    resolved = []
-    for value in requested:
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not -(num_layers + 1) <= value <= num_layers:
-            raise InvalidParameterError(
-                "layer",
-                layer,
-                f"an int or list of ints in [{-(num_layers + 1)}, {num_layers}] "
-                f"(0 = embedding output, {num_layers} or -1 = last of the model's {num_layers} layers)",
-            )
-        resolved.append(int(value) % (num_layers + 1))
-    return tuple(resolved), many
+    return tuple(check_layer_index(value, num_layers, "layer", shown=layer) for value in requested), many
 
 
-def _check_choice(parameter: str, value: str, valid: Sequence[str]) -> None:
-    if value not in valid:
-        raise InvalidParameterError(parameter, value, valid)
 
 
 def _check_sentences(sentences: Sequence[str]) -> list[str]:
@@ -494,8 +481,8 @@ def embed_words(
     """
     sentences = _check_sentences(sentences)
     words = _check_words(words)
-    _check_choice("pooling", pooling, WORD_POOLINGS)
-    _check_choice("on_missing", on_missing, ON_MISSING)
+    check_choice(pooling, "pooling", WORD_POOLINGS)
+    check_choice(on_missing, "on_missing", ON_MISSING)
     layers, many_layers = normalize_layers(layer, encoder.num_layers)
     if case_sensitive is None:
         case_sensitive = not encoder.do_lower_case
@@ -702,7 +689,7 @@ def embed_sentences(
     Sentences longer than the model's limit are truncated to it, with a warning.
     """
     sentences = _check_sentences(sentences)
-    _check_choice("pooling", pooling, SENTENCE_POOLINGS)
+    check_choice(pooling, "pooling", SENTENCE_POOLINGS)
     layers, many_layers = normalize_layers(layer, encoder.num_layers)
     if pooling == "pooler":
         if layers != (encoder.num_layers,):

@@ -16,7 +16,7 @@ from probekit.encoders._encoder import (
     resolve_device,
     resolve_dtype,
 )
-from probekit.encoders._load import load_encoder, load_projected_encoder, weight_files
+from probekit.encoders._load import checkpoint_fingerprint, load_encoder, load_projected_encoder, weight_files
 from probekit.encoders._projection import (
     CONFIG_FILE,
     WEIGHTS_FILE,
@@ -49,6 +49,7 @@ __all__ = [
     "resolve_device",
     "resolve_dtype",
     "load_encoder",
+    "checkpoint_fingerprint",
     "load_projected_encoder",
     "weight_files",
     "OutputProjection",

@@ -162,6 +162,37 @@ def _resolve_source(name_or_path: str | os.PathLike | None) -> tuple[str, str]:
     return source, source
 
 
+def checkpoint_fingerprint(name_or_path: str | os.PathLike | None, *, trust_remote_code: bool = False) -> str | None:
+    """The fingerprint :func:`load_encoder` gives a local checkpoint, without its weights in memory.
+
+    Reads only the config, the tokenizer and the digests of the weight files
+    (:func:`fingerprint`), so a study can check a debiased directory against its base model before
+    loading anything.
+
+    Parameters
+    ----------
+    name_or_path : str, path or None
+        A checkpoint directory, or ``None`` for the embedded default.
+    trust_remote_code : bool
+        As in :func:`load_encoder`.
+
+    Returns
+    -------
+    str or None
+        The fingerprint; ``None`` for a hub id or a directory whose config or tokenizer cannot be
+        read (:func:`load_encoder` reports that when the model is loaded).
+    """
+    if name_or_path is not None and not (isinstance(name_or_path, os.PathLike) or _looks_like_local_path(str(name_or_path))):
+        return None
+    try:
+        source, _ = _resolve_source(name_or_path)
+        config, tokenizer = _load_config_and_tokenizer(
+            source, True, {"local_files_only": True, "trust_remote_code": trust_remote_code})
+    except ModelLoadError:
+        return None
+    return fingerprint(config, weight_files=weight_files(Path(source)), tokenizer=tokenizer)
+
+
 def _check_local_checkpoint(source: str, safetensors_only: bool) -> None:
     """A local directory must hold config.json, and safetensors weights when pickles are refused."""
     if not (Path(source) / "config.json").is_file():

@@ -39,6 +39,7 @@ from probekit.extrinsic._confusion import (
 from probekit.extrinsic._inputs import Encoded, encode_inputs, resolve_class, resolve_group
 from probekit.extrinsic._ranks import auc_from_counts, make_runs, wasserstein_from_cum
 from probekit.extrinsic._warnings import warn_undefined
+from probekit.utils import check_choice
 
 logger = logging.getLogger(__name__)
 
@@ -191,16 +192,12 @@ class MetricResult:
 # parameter checks
 
 
-def _check_choice(parameter: str, value: Any, valid: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in valid:
-        raise InvalidParameterError(parameter, value, list(valid))
-    return value
 
 
 def _check_spec(kind: str, phi: str, d: str, normalization: str | None, background: str | None) -> tuple[str | None, str | None]:
-    _check_choice("kind", kind, KINDS)
-    _check_choice("phi", phi, list(SCORES))
-    _check_choice("d", d, list(COMPARISONS))
+    check_choice(kind, "kind", KINDS)
+    check_choice(phi, "phi", list(SCORES))
+    check_choice(d, "d", list(COMPARISONS))
     if kind == "mcm":
         if d not in MULTI_COMPARISONS:
             raise InvalidParameterError("d", d, list(MULTI_COMPARISONS), detail="MCM needs a multivariate comparison")
@@ -226,14 +223,14 @@ def _check_spec(kind: str, phi: str, d: str, normalization: str | None, backgrou
     if kind in ("pcm", "bcm"):
         if normalization is None:
             normalization = "pairs" if kind == "pcm" else "groups"
-        _check_choice("normalization", normalization, list(NORMALIZATIONS))
+        check_choice(normalization, "normalization", list(NORMALIZATIONS))
     elif normalization not in (None, "none"):
         raise InvalidParameterError("normalization", normalization, [None, "none"], detail=f"{kind.upper()} is not normalized")
     else:
         normalization = None
     if kind in ("bcm", "vbcm"):
         background = "all" if background is None else background
-        _check_choice("background", background, list(BACKGROUNDS))
+        check_choice(background, "background", list(BACKGROUNDS))
     elif background is not None:
         raise InvalidParameterError("background", background, [None], detail=f"{kind.upper()} has no background")
     return normalization, background
@@ -650,7 +647,7 @@ def result_from_encoded(
     warn: bool = True,
 ) -> MetricResult:
     """Compute a generalized metric from encoded inputs and wrap it in a :class:`MetricResult`."""
-    _check_choice("nan_policy", nan_policy, ("omit", "propagate"))
+    check_choice(nan_policy, "nan_policy", ("omit", "propagate"))
     normalization, background = _check_spec(kind, phi, d, normalization, background)
     label = name or f"{kind}({phi}, {d})"
     values, T, class_labels = compute_values(

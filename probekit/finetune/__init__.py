@@ -20,6 +20,7 @@ floor of each gap metric (:func:`noise_floor`; CF's against same-gender renamed 
 De-Arteaga et al. (2019) (:func:`per_class_diagnostics`).
 """
 
+from probekit.finetune._aggregate import FinetuneResult, aggregate_folds, collect_run
 from probekit.finetune._counterfactual import (
     apply_setting,
     balanced_weights,
@@ -36,7 +37,9 @@ from probekit.finetune._datasets import (
     load_jigsaw,
 )
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
+from probekit.finetune._estimate import estimate_seconds
 from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, paper_accuracy, prob_column, summarize_folds
+from probekit.finetune._fold import run_fold
 from probekit.finetune._leakage import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
@@ -55,20 +58,8 @@ from probekit.finetune._leakage import (
     true_label_probabilities,
 )
 from probekit.finetune._model import EncoderClassifier, GenderAdversary, GradientReversal, grad_reverse
-from probekit.finetune._run import (
-    FIGURE_FILE,
-    METRICS_FILE,
-    TABLE_FILE,
-    FinetuneResult,
-    aggregate_folds,
-    check_output_dir,
-    collect_run,
-    datasets_bars_off,
-    estimate_seconds,
-    run_finetune,
-    run_fold,
-    stratified_folds,
-)
+from probekit.finetune._plan import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, datasets_bars_off, stratified_folds
+from probekit.finetune._run import run_finetune
 from probekit.finetune._settings import DATA_SETTINGS, OBJECTIVES, PAPER_SETTINGS, SETTING_TABLE, DataSetting
 from probekit.finetune._synthetic import (
     SYNTHETIC_FEMALE_DOMINATED,

@@ -44,7 +44,7 @@ import math
 import os
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -53,6 +53,7 @@ from probekit.embedding import default_batch_tokens, embed_sentences
 from probekit.errors import InvalidParameterError
 from probekit.finetune._model import POOLINGS, EncoderClassifier, GenderAdversary, classifier_loss
 from probekit.training import TrainingConfig, train
+from probekit.utils import Interval, Options, validate_parameters
 
 logger = logging.getLogger(__name__)
 
@@ -130,24 +131,27 @@ class FinetuneConfig:
     adversarial_lambda: float = 1.0
     adversary_learning_rate: float = 1e-3
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "epochs": [Interval(int, 1, None)],
+        "learning_rate": [Interval(float, 0, 1, closed="right")],
+        "batch_size": [Interval(int, 1, None)],
+        "max_length": [Interval(int, 3, None)],  # special tokens included
+        "warmup_ratio": [Interval(float, 0, 1)],
+        "weight_decay": [Interval(float, 0, None)],
+        "max_grad_norm": [Interval(float, 0, None, closed="neither")],
+        "pooling": [Options(*POOLINGS)],
+        "frozen": ["boolean"],
+        "C": [Interval(float, 0, None, closed="neither")],
+        "bucket_batches": [Interval(int, 1, None)],
+        "mixed_precision": [Options("no", "bf16", "fp16"), None],
+        "device": ["string", None],
+        "seed": ["random_state"],
+        "adversarial_lambda": [Interval(float, 0, None)],
+        "adversary_learning_rate": [Interval(float, 0, 1, closed="right")],
+    }
+
     def __post_init__(self) -> None:
-        for name in ("epochs", "batch_size", "bucket_batches"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise InvalidParameterError(name, value, "a positive integer")
-        if isinstance(self.max_length, bool) or not isinstance(self.max_length, (int, np.integer)) or self.max_length < 3:
-            raise InvalidParameterError("max_length", self.max_length, "an integer >= 3 (special tokens included)")
-        for name in ("learning_rate", "C", "max_grad_norm", "adversary_learning_rate"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise InvalidParameterError(name, value, "a positive number")
-        if self.pooling not in POOLINGS:
-            raise InvalidParameterError("pooling", self.pooling, POOLINGS)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
-            raise InvalidParameterError("seed", self.seed, "an integer")
-        lam = self.adversarial_lambda
-        if isinstance(lam, bool) or not (isinstance(lam, (int, float)) and math.isfinite(lam) and lam >= 0):
-            raise InvalidParameterError("adversarial_lambda", lam, "a number >= 0")
+        validate_parameters(asdict(self), self._parameter_constraints)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -28,15 +28,24 @@ import wordlists
 from probekit.embedding import embed_selected_words, paper_word_sets, suite_seeds
 from probekit.encoders import Encoder
 from probekit.errors import InvalidParameterError
-from probekit.intrinsic._gender_probe import gender_probe
+from probekit.intrinsic._gender_probe import CLASSIFIERS, gender_probe
 from probekit.intrinsic._linear_probe import check_C, check_class_weight
-from probekit.intrinsic._lpbs import lpbs_report
+from probekit.intrinsic._lpbs import MULTI_PIECE_POLICIES, lpbs_report
 from probekit.intrinsic._mdl import mdl_probe
 from probekit.intrinsic._named_tests import STANDARD_SEAT_TESTS, is_template_variant, seat_word_sets
 from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
 from probekit.report import plot_layer_curves, plot_probe_chart, summary_markdown
 from probekit.text import Corpus, template_corpus
-from probekit.utils import atomic_write_text, collect_provenance, to_jsonable, write_json
+from probekit.utils import (
+    Interval,
+    Options,
+    atomic_write_text,
+    check_layer_index,
+    collect_provenance,
+    to_jsonable,
+    validate_parameters,
+    write_json,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -135,12 +144,9 @@ def resolve_layers(layers: Any, num_layers: int, parameter: str = "layers") -> l
         values = [int(v) for v in layers]
     except (TypeError, ValueError):
         raise InvalidParameterError(parameter, layers, "'all' or a sequence of layer indices") from None
-    if not values or any(not -(num_layers + 1) <= v <= num_layers for v in values):
-        raise InvalidParameterError(
-            parameter, layers, f"'all' or layer indices in [{-(num_layers + 1)}, {num_layers}]",
-            f"0 is the embedding output, {num_layers} (or -1) the last of the model's {num_layers} layers",
-        )
-    return sorted({v % (num_layers + 1) for v in values})
+    if not values:
+        raise InvalidParameterError(parameter, layers, "'all' or a non-empty sequence of layer indices")
+    return sorted({check_layer_index(v, num_layers, parameter, shown=layers) for v in values})
 
 
 def evidence_report(sets: dict[str, Any], embeddings: dict[str, Any], selections: dict[str, Any]) -> tuple[dict, list[str]]:
@@ -247,11 +253,9 @@ def _at_layer(embeddings: Any, index: int | None) -> Any:
 
 
 def _check_suite_args(random_state: Any, max_per_word: Any, C: Any, class_weight: Any) -> tuple[Any, Any]:
-    """Check the suite's seed and sentence cap; the checked ``C`` and ``class_weight``."""
-    if not isinstance(random_state, (int, np.integer)) or isinstance(random_state, bool):
-        raise InvalidParameterError("random_state", random_state, "an integer seed")
-    if max_per_word is not None and (not isinstance(max_per_word, (int, np.integer)) or max_per_word < 1):
-        raise InvalidParameterError("max_per_word", max_per_word, "a positive integer or None")
+    """Check the suite's seed and sentence cap (declared below the suite); the checked ``C`` and ``class_weight``."""
+    validate_parameters({"random_state": random_state, "max_per_word": max_per_word},
+                        run_probe_suite._parameter_constraints)
     return check_C(C), check_class_weight(class_weight)
 
 
@@ -517,3 +521,22 @@ def run_probe_suite(
         seat=seat, lpbs=lpbs, probe=probe, words=words, provenance=provenance, mdl=mdl_result, evidence=evidence,
         warnings=evidence_warnings, per_layer=per_layer,
     )
+
+
+#: The suite's options and their valid values, declared once: ``probekit probe`` and the study's
+#: ``[intrinsic]`` table check their values against these (:func:`probekit.utils.declared_constraints`).
+run_probe_suite._parameter_constraints = {
+    "layer": [Interval(int, None, None)],
+    "max_per_word": [Interval(int, 1, None), None],
+    "single_piece_only": ["boolean"],
+    "n_permutations": [Interval(int, 1, None)],
+    "n_bootstrap": [Interval(int, 0, None)],
+    "n_randomizations": [Interval(int, 1, None)],
+    "classifier": [Options(*CLASSIFIERS)],
+    "C": [Interval(float, 0, None, closed="neither"), Options("cv")],
+    "class_weight": [Options("balanced", "none"), None],
+    "standardize": ["boolean"],
+    "mdl": ["boolean"],
+    "lpbs_multi_piece": [Options(*MULTI_PIECE_POLICIES)],
+    "random_state": ["random_state"],
+}

@@ -1,4 +1,10 @@
-"""Scale-out backends: ``--shard i/n`` (see :func:`probekit.study.shard_units`) and Ray.
+"""The backends that run a study's units: local (in this process) and Ray; ``--shard i/n`` (see
+:func:`probekit.study.shard_units`) splits the units between runs of either.
+
+Every backend has the same two entry points, :data:`BACKEND_RUNS` (run units, filling the
+summary) and :data:`BACKEND_BUILDS` (build the debiased encoders units need, ``--prepare``), called
+with the same keywords; a backend ignores the options that are not its own (the local backend the
+Ray resources, Ray the progress bars, which its tasks never show).
 
 The Ray backend is scheduling only: each debiased encoder the units need is built by one Ray task,
 and each unit is one Ray task that depends on the build of its encoder (Ray starts it once the
@@ -14,6 +20,8 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -25,7 +33,7 @@ from probekit.study._work import Workspace
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["run_ray", "build_ray"]
+__all__ = ["run_local", "build_local", "run_ray", "build_ray", "BACKEND_RUNS", "BACKEND_BUILDS"]
 
 _WORKSPACES: dict[tuple[str, str], Any] = {}
 
@@ -79,7 +87,7 @@ def _init(ray: Any, address: str | None) -> bool:
 
 
 def build_ray(config: StudyConfig, out: Path, groups: Sequence[tuple[str, str]], *, address: str | None,
-              cpus_per_unit: float, gpus_per_unit: float, say: Callable[[str], None]) -> None:
+              cpus_per_unit: float, gpus_per_unit: float, say: Callable[[str], None], progress: bool = False) -> None:
     """Build the debiased encoders of ``groups`` as Ray tasks (``--prepare --backend ray``)."""
     ray = _import_ray()
     started_here = _init(ray, address)
@@ -100,7 +108,8 @@ def build_ray(config: StudyConfig, out: Path, groups: Sequence[tuple[str, str]],
 
 
 def run_ray(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: Any, *, address: str | None,
-            cpus_per_unit: float, gpus_per_unit: float, keep_going: bool, say: Callable[[str], None]) -> None:
+            cpus_per_unit: float, gpus_per_unit: float, keep_going: bool, say: Callable[[str], None],
+            progress: bool = False) -> None:
     """Run ``todo`` as Ray tasks (see the module docstring); fills ``summary``."""
     ray = _import_ray()
     started_here = _init(ray, address)
@@ -145,3 +154,38 @@ def run_ray(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: Any, 
     finally:
         if started_here:
             ray.shutdown()
+
+
+def build_local(config: StudyConfig, out: Path, groups: Sequence[tuple[str, str]], *, say: Callable[[str], None],
+                progress: bool = False, **ray_options: Any) -> None:
+    """Build the debiased encoders of ``groups`` in this process (``--prepare``)."""
+    workspace = Workspace(config, out, progress=progress)
+    for label, method in groups:
+        started = time.perf_counter()
+        directory = workspace.build_debiased(label, method)
+        say(f"debiased encoder {label}/{method}: {directory} ({time.perf_counter() - started:.0f} s)")
+
+
+def run_local(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: Any, *, progress: bool,
+              keep_going: bool, say: Callable[[str], None], **ray_options: Any) -> None:
+    """Run ``todo`` in this process, in grid order, writing each unit's file; fills ``summary``."""
+    workspace = Workspace(config, out, progress=progress)
+    for index, unit in enumerate(todo, 1):
+        try:
+            record = workspace.execute(unit)
+        except Exception as exc:
+            if not keep_going or isinstance(exc, KeyboardInterrupt):
+                raise
+            message = f"{type(exc).__name__}: {exc}"
+            summary.failed.append((unit.id, message))
+            say(f"[{index}/{len(todo)}] FAILED {unit.label()}: {message}")
+            logger.debug("%s", traceback.format_exc())
+            continue
+        workspace.write(record)
+        summary.n_run += 1
+        say(f"[{index}/{len(todo)}] {unit.label()}: {describe_result(record)} ({record['wall_s']:.1f} s)")
+
+
+#: backend name -> the function that runs units / builds the debiased encoders they need.
+BACKEND_RUNS: dict[str, Callable[..., None]] = {"local": run_local, "ray": run_ray}
+BACKEND_BUILDS: dict[str, Callable[..., None]] = {"local": build_local, "ray": build_ray}

@@ -56,7 +56,7 @@ from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
 from probekit.intrinsic import CROWS_SCORINGS, SEAT_ALTERNATIVES, STEREOSET_DOMAINS
 from probekit.study._sweep import parse_sweep
-from probekit.utils import check_annotated_type, check_number
+from probekit.utils import check_annotated_type, check_number, check_parameter, declared_constraints
 
 __all__ = [
     "METHODS",
@@ -139,60 +139,32 @@ def _check_type(value: Any, kind: Any, where: str) -> Any:
     raise AssertionError(kind)  # pragma: no cover
 
 
-def _signature_options(function: Callable, exclude: Sequence[str]) -> dict[str, tuple[Any, str]]:
-    """Keyword parameters of ``function``: name -> (default, annotation text), other than ``exclude``."""
+def _signature_options(function: Callable, exclude: Sequence[str], owner: Any = None) -> dict[str, tuple[Any, str, Any]]:
+    """Keyword parameters of ``function``: name -> (default, annotation text, declared constraints or
+    ``None``), other than ``exclude``. The constraints are those ``owner`` (default: ``function``)
+    declares (:func:`probekit.utils.declared_constraints`): the study checks a value exactly as the
+    library does, from the one declaration.
+    """
+    declared = declared_constraints(function if owner is None else owner)
     out = {}
     for name, parameter in inspect.signature(function).parameters.items():
         if name in exclude or name == "self" or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         default = parameter.default if parameter.default is not parameter.empty else _NO_DEFAULT
         annotation = parameter.annotation if parameter.annotation is not parameter.empty else ""
-        out[name] = (default, annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation)))
+        annotation = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+        out[name] = (default, annotation, declared.get(name))
     return out
 
 
-#: Value ranges of the library options a study file may set ([intrinsic], [methods.*], [finetune]),
-#: checked when the file is read so that a bad value is reported before anything runs.
-#: name -> keywords of :func:`probekit.utils.check_number`.
-_RANGES: dict[str, dict[str, Any]] = {
-    "k": dict(integer=True, minimum=1),
-    "n_iterations": dict(integer=True, minimum=1),
-    "C": dict(minimum=0, exclusive=True),
-    "test_size": dict(minimum=0, maximum=1, exclusive=True),
-    "chance_tolerance": dict(minimum=0),
-    "tol": dict(minimum=0, exclusive=True),
-    "steps": dict(integer=True, minimum=1),
-    "batch_size": dict(integer=True, minimum=1),
-    "learning_rate": dict(minimum=0, exclusive=True),
-    "head_learning_rate": dict(minimum=0, exclusive=True),
-    "max_length": dict(integer=True, minimum=8),
-    "mlm_probability": dict(minimum=0, maximum=1, exclusive=True),
-    "head_warmup_steps": dict(integer=True, minimum=0),
-    "warmup_ratio": dict(minimum=0, maximum=1),
-    "weight_decay": dict(minimum=0),
-    "max_grad_norm": dict(minimum=0, exclusive=True, allow_none=True),
-    "checkpoint_every": dict(integer=True, minimum=1, allow_none=True),
-    "eval_every": dict(integer=True, minimum=1, allow_none=True),
-    "alpha": dict(minimum=0),
-    "beta": dict(minimum=0),
-    "max_per_word": dict(integer=True, minimum=1, allow_none=True),
-    "max_sentences": dict(integer=True, minimum=1, allow_none=True),
-    "batch_tokens": dict(integer=True, minimum=1, allow_none=True),
-    "n_permutations": dict(integer=True, minimum=1),
-    "n_bootstrap": dict(integer=True, minimum=0),
-    "n_randomizations": dict(integer=True, minimum=1),
-}
-
-
-def _check_like_library(value: Any, annotation: str, where: str) -> Any:
-    """Check a value against the library parameter's annotation (``int | None`` -> an integer;
-    ``Any`` or no annotation: anything) and, for the options of :data:`_RANGES`, its range.
+def _check_like_library(value: Any, entry: tuple[Any, str, Any], where: str) -> Any:
+    """Check a value as the library does: against the parameter's declared constraints where it has
+    them, else against its annotation (``int | None`` -> an integer; ``Any`` or none: anything).
     """
-    value = check_annotated_type(value, annotation, where)
-    key = where.rsplit(" ", 1)[-1].rsplit(".", 1)[-1]
-    if key in _RANGES and not isinstance(value, str):
-        check_number(value, where, **_RANGES[key])
-    return value
+    _, annotation, constraints = entry
+    if constraints is not None:
+        return check_parameter(value, where, constraints)
+    return check_annotated_type(value, annotation, where)
 
 
 def _option_name(path: str, key: str) -> str:
@@ -206,7 +178,7 @@ def _options_table(table: Any, schema: Mapping[str, Any], path: str) -> dict[str
     if not isinstance(table, Mapping):
         raise InvalidParameterError(path, table, "a table")
     _check_keys(table, list(schema), path)
-    return {k: _check_like_library(v, schema[k][1], _option_name(path, k)) for k, v in table.items()}
+    return {k: _check_like_library(v, schema[k], _option_name(path, k)) for k, v in table.items()}
 
 
 # ------------------------------------------------------------------------------------------ schemas
@@ -218,15 +190,16 @@ def _method_schema(method: str) -> dict[str, Any]:
     fit_exclude = ("encoder", "corpus", "random_state", "cache_dir", "progress", "generator", "checkpoint_dir",
                    "resume", "callback", "attributes", "stereotypes")
     cls = get_method(method).estimator
-    schema = _signature_options(cls.__init__, seeded)
+    schema = _signature_options(cls.__init__, seeded, cls)
     if method in PROJECTION_METHODS:
-        schema.update(_signature_options(cls.fit_from_encoder, fit_exclude))
+        schema.update(_signature_options(cls.fit_from_encoder, fit_exclude, cls))
     return schema
 
 
 def _finetune_schema() -> dict[str, Any]:
 
-    return {f.name: (f.default, f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""))
+    declared = declared_constraints(FinetuneConfig)
+    return {f.name: (f.default, f.type if isinstance(f.type, str) else getattr(f.type, "__name__", ""), declared.get(f.name))
             for f in dataclasses.fields(FinetuneConfig) if f.name not in ("seed", "device")}
 
 
@@ -236,17 +209,17 @@ def _intrinsic_schema() -> dict[str, Any]:
 
 
 def _dataset_schema(kind: str) -> dict[str, Any]:
-    common = {"name": (_NO_DEFAULT, "str"), "kind": (_NO_DEFAULT, "str")}
+    common = {"name": (_NO_DEFAULT, "str", None), "kind": (_NO_DEFAULT, "str", None)}
     if kind == "synthetic":
 
-        return {**common, "n_examples": (560, "int"),
+        return {**common, "n_examples": (560, "int", None),
                 **_signature_options(make_synthetic_bios, ("n_train", "n_test", "random_state"))}
     if kind == "bios":
 
-        return {**common, "path": (_NO_DEFAULT, "str"), "max_examples": (None, "int | None"),
+        return {**common, "path": (_NO_DEFAULT, "str", None), "max_examples": (None, "int | None", None),
                 **_signature_options(load_bios, ("name_or_path",))}
 
-    return {**common, "path": (_NO_DEFAULT, "str"), "max_examples": (None, "int | None"),
+    return {**common, "path": (_NO_DEFAULT, "str", None), "max_examples": (None, "int | None", None),
             **_signature_options(load_jigsaw, ("path",))}
 
 

@@ -23,20 +23,19 @@ import json
 import logging
 import os
 import time
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from probekit.encoders import CONFIG_FILE, default_model_path, fingerprint, is_projection_dir, weight_files
+from debias import get_method, read_debias_record
+from probekit.encoders import checkpoint_fingerprint, is_projection_dir, read_projection_dir, read_self_debias_dir
 from probekit.errors import InputFileError, InvalidParameterError, ProbekitError
 from probekit.finetune import collect_run
 from probekit.report import finetune_markdown
-from probekit.study._backends import build_ray, run_ray
+from probekit.study._backends import BACKEND_BUILDS, BACKEND_RUNS
 from probekit.study._config import DEFAULT_MODEL, StudyConfig
-from probekit.study._records import describe_result
 from probekit.study._units import Unit, needs_debiased_build, plan_units, run_key, shard_units
-from probekit.study._work import UNITS_DIR, Workspace, check_inputs
+from probekit.study._work import UNITS_DIR, check_inputs
 from probekit.utils import (
     atomic_write_text,
     check_output_dir,
@@ -51,10 +50,9 @@ logger = logging.getLogger(__name__)
 __all__ = ["StudySummary", "run_study", "dry_run_lines", "unit_done", "MANIFEST_FILE", "BACKENDS"]
 
 MANIFEST_FILE = "study.json"
-BACKENDS = ("local", "ray")
+BACKENDS = tuple(BACKEND_RUNS)
 _FORMAT = "probekit-study"
 _FORMAT_VERSION = 1
-_DEBIAS_FILE = "debias.json"  # debias.save_debiased_checkpoint's record (debias.read_debias_record)
 
 
 @dataclass
@@ -149,39 +147,28 @@ def _looks_local(model: str) -> bool:
     return model.startswith((".", "/", "~")) or model.count("/") > 1 or Path(model).expanduser().exists()
 
 
-def _local_fingerprint(model: str, trust_remote_code: bool) -> str | None:
-    """The fingerprint :func:`probekit.load_encoder` gives a local or default checkpoint, without its
-    weights in memory (config, tokenizer, weight-file digests); ``None`` for a hub id.
-    """
-    from transformers import AutoConfig, AutoTokenizer
+_RECORD_READERS: dict[str, Callable[[Path], dict[str, Any]]] = {
+    "training": read_debias_record,
+    "projection": lambda directory: read_projection_dir(directory)[1],
+    "inference": read_self_debias_dir,
+}
 
-    source = default_model_path() if model == DEFAULT_MODEL else Path(model).expanduser()
-    if model != DEFAULT_MODEL and not _looks_local(model):
-        return None
-    kwargs = {"local_files_only": True, "trust_remote_code": trust_remote_code}
+
+def _recorded_base(directory: Path, method: str) -> tuple[str, set[str]]:
+    """(file, fingerprints of the base model) recorded in the output directory of ``method``."""
+    spec = get_method(method)
+    file = directory / spec.marker
+    if not file.is_file():
+        raise InvalidParameterError("debiased", str(directory), f"a {method} directory holding {spec.marker}")
     try:
-        config = AutoConfig.from_pretrained(str(source), **kwargs)
-        tokenizer = AutoTokenizer.from_pretrained(str(source), use_fast=True, **kwargs)
-    except (OSError, ValueError):
-        return None  # reported by load_encoder when the unit runs
-    return fingerprint(config, weight_files=weight_files(Path(source)), tokenizer=tokenizer)
-
-
-def _recorded_base(directory: Path) -> tuple[str, set[str]]:
-    """(file, fingerprints of the base model) recorded in a debiased directory."""
-    for name in (_DEBIAS_FILE, CONFIG_FILE):
-        file = directory / name
-        if file.is_file():
-            try:
-                record = json.loads(file.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, ValueError) as exc:
-                raise InputFileError(f"cannot read {str(file)!r}: {exc}") from None
-            base = record.get("base_model") if isinstance(record, dict) else None
-            if not isinstance(base, dict):
-                raise InputFileError(f"{str(file)!r} records no base model (damaged or edited file)")
-            found = {base.get(k) for k in ("fingerprint", "encoder_fingerprint", "base_fingerprint")}
-            return str(file), {f for f in found if isinstance(f, str)}
-    raise InvalidParameterError("debiased", str(directory), f"a directory holding {_DEBIAS_FILE} or {CONFIG_FILE}")
+        record = _RECORD_READERS[spec.kind](directory)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputFileError(f"cannot read {str(file)!r}: {exc}") from None
+    base = record.get("base_model") if isinstance(record, dict) else None
+    if not isinstance(base, dict):
+        raise InputFileError(f"{str(file)!r} records no base model (damaged or edited file)")
+    found = {base.get(k) for k in ("fingerprint", "encoder_fingerprint", "base_fingerprint")}
+    return str(file), {f for f in found if isinstance(f, str)}
 
 
 def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
@@ -202,9 +189,10 @@ def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
         debiased = {m: p for m, p in encoder["debiased"].items() if (label, m) in needed}
         if not debiased:
             continue
-        expected = _local_fingerprint(model, encoder["trust_remote_code"])
+        expected = checkpoint_fingerprint(None if model == DEFAULT_MODEL else model,
+                                          trust_remote_code=encoder["trust_remote_code"])
         for method, path in debiased.items():
-            file, recorded = _recorded_base(Path(path).expanduser())
+            file, recorded = _recorded_base(Path(path).expanduser(), method)
             if expected is not None and recorded and expected not in recorded:
                 raise InvalidParameterError(
                     f"encoders[{index}].debiased.{method}", path, f"a {method} directory built from {model!r} "
@@ -310,16 +298,12 @@ def run_study(
     say(f"{where}{len(units)} units in the study, {len(selected)} in this run, {summary.n_already_done} already done, "
         f"{len(todo)} to run ({sum(u.kind == 'intrinsic' for u in todo)} intrinsic, "
         f"{sum(u.kind == 'finetune' for u in todo)} fine-tunes) with the {backend} backend")
+    options = {"address": ray_address, "cpus_per_unit": ray_cpus_per_unit, "gpus_per_unit": ray_gpus_per_unit,
+               "progress": progress}
     if todo and prepare:
-        _prepare_shared(config, out_dir, todo, backend=backend, say=say, ray_address=ray_address,
-                        ray_cpus_per_unit=ray_cpus_per_unit, ray_gpus_per_unit=ray_gpus_per_unit)
+        _prepare_shared(config, out_dir, todo, backend=backend, say=say, **options)
     elif todo:
-        if backend == "local":
-            _run_local(config, out_dir, todo, summary, progress=progress, keep_going=keep_going, say=say)
-        else:
-
-            run_ray(config, out_dir, todo, summary, address=ray_address, cpus_per_unit=ray_cpus_per_unit,
-                    gpus_per_unit=ray_gpus_per_unit, keep_going=keep_going, say=say)
+        BACKEND_RUNS[backend](config, out_dir, todo, summary, keep_going=keep_going, say=say, **options)
     if is_main_process():
         n = collect_finished_runs(config, out_dir, units, only=selected)  # runs with a fold in this shard
         if n:
@@ -332,38 +316,9 @@ def run_study(
 
 
 def _prepare_shared(config: StudyConfig, out: Path, todo: Sequence[Unit], *, backend: str, say: Callable[[str], None],
-                    **ray_options: Any) -> None:
-
+                    **options: Any) -> None:
     groups = [g for g in dict.fromkeys(u.group for u in todo) if needs_debiased_build(config, *g)]
     if not groups:
         say("no debiased encoder to build for these units")
         return
-    if backend == "ray":
-
-        build_ray(config, out, groups, address=ray_options["ray_address"], cpus_per_unit=ray_options["ray_cpus_per_unit"],
-                  gpus_per_unit=ray_options["ray_gpus_per_unit"], say=say)
-        return
-    workspace = Workspace(config, out)
-    for label, method in groups:
-        started = time.perf_counter()
-        directory = workspace.build_debiased(label, method)
-        say(f"debiased encoder {label}/{method}: {directory} ({time.perf_counter() - started:.0f} s)")
-
-
-def _run_local(config: StudyConfig, out: Path, todo: Sequence[Unit], summary: StudySummary, *, progress: bool,
-               keep_going: bool, say: Callable[[str], None]) -> None:
-    workspace = Workspace(config, out, progress=progress)
-    for index, unit in enumerate(todo, 1):
-        try:
-            record = workspace.execute(unit)
-        except Exception as exc:
-            if not keep_going or isinstance(exc, KeyboardInterrupt):
-                raise
-            message = f"{type(exc).__name__}: {exc}"
-            summary.failed.append((unit.id, message))
-            say(f"[{index}/{len(todo)}] FAILED {unit.label()}: {message}")
-            logger.debug("%s", traceback.format_exc())
-            continue
-        workspace.write(record)
-        summary.n_run += 1
-        say(f"[{index}/{len(todo)}] {unit.label()}: {describe_result(record)} ({record['wall_s']:.1f} s)")
+    BACKEND_BUILDS[backend](config, out, groups, say=say, **options)

@@ -67,8 +67,8 @@ def axis_values(value: Any, where: str) -> list[Any]:
 
 
 #: (the study config's checks, passed in by :func:`probekit.study._config.parse_config`)
-#: check(value, annotation, where) -> value: a value against a library parameter's annotation and range.
-Check = Callable[[Any, str, str], Any]
+#: check(value, schema entry, where) -> value: a value checked as the library checks that parameter.
+Check = Callable[[Any, Any, str], Any]
 
 
 def _option_axes(table: Any, schema: Mapping[str, Any], path: str, check: Check) -> dict[str, list[Any]]:
@@ -79,7 +79,7 @@ def _option_axes(table: Any, schema: Mapping[str, Any], path: str, check: Check)
         if key not in schema:
             raise InvalidParameterError(f"sweep.{path}.{key}", value, "an option of " + path + ": " + ", ".join(schema))
         where = f"[sweep] {path}.{key}"
-        axes[key] = [check(v, schema[key][1], where) for v in axis_values(value, where)]
+        axes[key] = [check(v, schema[key], where) for v in axis_values(value, where)]
     return axes
 
 

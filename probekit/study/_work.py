@@ -164,19 +164,9 @@ class Workspace:
         self.sweep = SweepState()  # sweep points: fitted projections and word embeddings kept between points
 
     @property
-    def units_dir(self) -> Path:
-        return self.paths.units_dir
-
-    @property
-    def shared_dir(self) -> Path:
-        return self.paths.shared_dir
-
-    @property
     def cache_dir(self) -> Path:
+        """The extraction engine's on-disk cache, shared by the units (``shared/embeddings``)."""
         return self.paths.cache_dir
-
-    def unit_path(self, unit: Unit) -> Path:
-        return self.paths.unit_file(unit.id)
 
     def corpus(self) -> Any:
         """The corpus of the debiasing methods and the intrinsic suite (``[corpus]``)."""
@@ -186,18 +176,9 @@ class Workspace:
         """The dataset ``name`` in probekit.finetune's representation (loaded once per process)."""
         return self.inputs.dataset(name)
 
-    def base_encoder(self, label: str) -> Any:
-        return self.encoders.base(label)
-
     def encoder(self, label: str, method: str) -> Any:
         """The encoder of (encoder, method): the base, the one from a path, or the one built."""
         return self.encoders.get(label, method)
-
-    def debiased_dir(self, label: str, method: str) -> Path:
-        return self.shared.debiased_dir(label, method)
-
-    def is_built(self, label: str, method: str) -> bool:
-        return self.shared.is_built(label, method)
 
     def build_debiased(self, label: str, method: str) -> Path:
         """The debiased encoder of (encoder, method), built once under ``shared/debiased/``."""

@@ -6,18 +6,10 @@
 - :class:`WordMatcher`: whole-word, case-aware matching of many words at once.
 """
 
-from probekit.text._corpus import (
-    Corpus,
-    SentenceSelection,
-    as_corpus,
-    indefinite_article,
-    load_hf_corpus,
-    load_text_corpus,
-    select_sentences,
-    split_sentences,
-    template_corpus,
-    template_frames,
-)
+from probekit.text._corpus import Corpus, SentenceSelection, as_corpus, select_sentences
+from probekit.text._loaders import load_hf_corpus, load_text_corpus
+from probekit.text._sentences import split_sentences
+from probekit.text._templates import indefinite_article, template_corpus, template_frames
 from probekit.text._wordmatch import WordMatcher, compile_word_pattern, normalize_word, trie_alternation
 
 __all__ = [

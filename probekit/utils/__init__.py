@@ -5,6 +5,9 @@
   output path can be written, checked before any work by one policy (:func:`check_output_dir`,
   :func:`check_output_file`, :func:`ensure_writable_dir`, :func:`check_within`, :func:`safe_name`).
 - Provenance (:mod:`._provenance`): toolkit and library versions, git commit, word-list hashes.
+- Parameter declarations (:mod:`._constraints`): ``_parameter_constraints`` of :class:`Interval`,
+  :class:`Options`, ... declared once on the class that owns a parameter and read by the CLI and the
+  study (:func:`validate_parameters`, :func:`parse_declared`, :func:`declared_constraints`).
 - Parameter checks (:mod:`._validation`): one set of checks whose errors name the parameter, the
   value and what would be valid; seeds and generators from a ``random_state``.
 - Processes (:mod:`._processes`): the main process and a barrier under ``accelerate launch``.
@@ -14,6 +17,17 @@ This package imports only :mod:`probekit.errors` (and NumPy); everything else in
 """
 
 from probekit.utils._arrays import as_1d, factorize, missing_values_error, resolve_class, resolve_group
+from probekit.utils._constraints import (
+    MAX_SEED,
+    Interval,
+    Options,
+    check_parameter,
+    declared_constraints,
+    declared_defaults,
+    describe_constraints,
+    parse_declared,
+    validate_parameters,
+)
 from probekit.utils._io import (
     atomic_directory,
     atomic_path,
@@ -39,6 +53,7 @@ from probekit.utils._validation import (
     check_annotated_type,
     check_choice,
     check_fraction,
+    check_layer_index,
     check_number,
     check_positive_int,
     check_same_width,
@@ -75,6 +90,7 @@ __all__ = [
     "check_annotated_type",
     "check_number",
     "check_fraction",
+    "check_layer_index",
     "check_positive_int",
     "check_same_width",
     "resolve_seed",
@@ -85,4 +101,13 @@ __all__ = [
     "as_1d",
     "missing_values_error",
     "atomic_directory",
+    "Interval",
+    "Options",
+    "MAX_SEED",
+    "check_parameter",
+    "validate_parameters",
+    "describe_constraints",
+    "declared_constraints",
+    "declared_defaults",
+    "parse_declared",
 ]

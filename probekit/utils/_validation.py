@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
+from probekit.utils._constraints import Interval, Options, check_parameter
 
 RandomStateLike = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -53,9 +54,8 @@ def check_same_width(arrays: Mapping[str, np.ndarray]) -> int:
 
 
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise InvalidParameterError(name, value, f"an integer >= {minimum}")
-    return int(value)
+    """An integer >= ``minimum`` (``bool`` refused)."""
+    return int(check_parameter(value, name, [Interval(int, minimum, None)]))
 
 
 def check_fraction(value: Any, name: str) -> float:
@@ -65,8 +65,9 @@ def check_fraction(value: Any, name: str) -> float:
     return float(value)
 
 
-def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
-    if value not in choices:
+def check_choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
+    """``value`` when it is one of ``choices``; the error names ``name`` and lists the choices."""
+    if not Options(*choices).accepts(value):
         raise InvalidParameterError(name, value, list(choices))
     return value
 
@@ -115,25 +116,9 @@ def check_number(
     """
     if value is None and allow_none:
         return None
-    kind = "an integer" if integer else "a number"
-    low, high = ("(", ")") if exclusive else ("[", "]")
-    if minimum is not None and maximum is not None:
-        valid = f"{kind} in {low}{minimum}, {maximum}{high}"
-    elif minimum is not None:
-        valid = f"{kind} {'>' if exclusive else '>='} {minimum}"
-    elif maximum is not None:
-        valid = f"{kind} {'<' if exclusive else '<='} {maximum}"
-    else:
-        valid = kind
-    if allow_none:
-        valid += " (or none)"
-    numeric = isinstance(value, numbers.Integral if integer else numbers.Real) and not isinstance(value, bool)
-    if not numeric or not np.isfinite(float(value)):
-        raise InvalidParameterError(name, value, valid)
-    below = minimum is not None and (value <= minimum if exclusive else value < minimum)
-    above = maximum is not None and (value >= maximum if exclusive else value > maximum)
-    if below or above:
-        raise InvalidParameterError(name, value, valid)
+    interval = Interval(int if integer else float, minimum, maximum, closed="neither" if exclusive else "both")
+    if not interval.accepts(value):
+        raise InvalidParameterError(name, value, interval.describe() + (" (or none)" if allow_none else ""))
     return value
 
 
@@ -167,3 +152,34 @@ def check_annotated_type(value: Any, annotation: str, name: str) -> Any:
     if not accepted or any(check(value) for check, _ in accepted):
         return value
     raise InvalidParameterError(name, value, " or ".join(dict.fromkeys(text for _, text in accepted)))
+
+
+def check_layer_index(value: Any, num_layers: int, name: str = "layer", *, shown: Any = None) -> int:
+    """A hidden-state index of a model with ``num_layers`` layers as ``0 .. num_layers``.
+
+    0 is the embedding output and ``num_layers`` (or -1) the last layer; negative values count from
+    the end, so the valid range is ``[-(num_layers + 1), num_layers]``. The one check of a layer
+    index: extraction, the probe suite, the command line and the study call it.
+
+    Parameters
+    ----------
+    value : int
+    num_layers : int
+        The model's number of transformer layers.
+    name : str
+        The parameter as the user wrote it.
+    shown : Any, optional
+        The value to name in the error (the whole list a ``value`` came from); default ``value``.
+
+    Returns
+    -------
+    int
+        The index in ``0 .. num_layers``.
+    """
+    interval = Interval(int, -(num_layers + 1), num_layers)
+    if not interval.accepts(value):
+        raise InvalidParameterError(
+            name, value if shown is None else shown, f"layer indices in [{-(num_layers + 1)}, {num_layers}]",
+            f"0 is the embedding output, {num_layers} (or -1) the last of the model's {num_layers} layers",
+        )
+    return int(value) % (num_layers + 1)
