@@ -13,6 +13,9 @@
 - The field's standard benchmarks (SEAT suite, StereoSet, CrowS-Pairs) over several checkpoints, each
   debiased one tested against its base: :func:`find_benchmark_runs`, :func:`benchmark_tables`,
   :func:`benchmark_markdown`.
+- The dose-response study (a ``[sweep]`` study's ``dose_response.json``): :func:`dose_response_markdown`
+  (plain-language paragraph, correlations with cluster-bootstrap intervals, Holm/BH, power, slopes),
+  :func:`plot_dose_response_matrix` (scatter matrix coloured by method).
 - LaTeX (booktabs) of every table: :func:`latex_table`, :func:`write_latex_tables`.
 - :func:`build_report` (``probekit report DIR``): Markdown, one self-contained HTML page, PNG
   figures and CSV/JSON tables of a study directory or a ``probekit compare`` output.
@@ -43,6 +46,13 @@ from probekit.report._diagnostics import (
     draw_diagnostics,
     per_class_diagnostics,
     plot_diagnostics,
+)
+from probekit.report._dose_response import (
+    DOSE_RESPONSE_FIGURE,
+    DOSE_RESPONSE_FILE,
+    dose_response_markdown,
+    dose_response_paragraph,
+    plot_dose_response_matrix,
 )
 from probekit.report._extrinsic import (
     EXTRINSIC_MEASURES,
@@ -89,6 +99,11 @@ from probekit.report._results import (
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
 
 __all__ = [
+    "DOSE_RESPONSE_FIGURE",
+    "DOSE_RESPONSE_FILE",
+    "dose_response_markdown",
+    "dose_response_paragraph",
+    "plot_dose_response_matrix",
     # standard benchmarks and LaTeX
     "BENCHMARK_FILES",
     "BenchmarkTable",

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
+from probekit.report import DOSE_RESPONSE_FILE
 from probekit.stats import (
     bh_adjust,
     cluster_bootstrap_correlation,
@@ -45,7 +46,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["ANALYSIS_FILE", "collect_points", "dose_response_analysis", "analyze_sweep"]
 
-ANALYSIS_FILE = "dose_response.json"
+ANALYSIS_FILE = DOSE_RESPONSE_FILE  # what probekit report reads
 _FORMAT = "probekit-dose-response"
 
 

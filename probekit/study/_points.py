@@ -1,9 +1,9 @@
-"""Computing a sweep point: the intrinsic measures and extrinsic metrics of one strength.
+r"""Computing a sweep point: the intrinsic measures and extrinsic metrics of one strength.
 
 The cheap path (frozen encoder). A point of a projection method is the base encoder followed by
-the interpolated map :math:`T_\\alpha(x) = (1 - \\alpha)\\,x + \\alpha\\,T(x)` (Sent-debias, INLP,
+the interpolated map :math:`T_\alpha(x) = (1 - \alpha)\,x + \alpha\,T(x)` (Sent-debias, INLP,
 LEACE and every eraser: :math:`T(x) = A x + b`, so for a projection
-:math:`T_\\alpha(x) = x - \\alpha P x`). The map is affine and the extraction engine mean-pools, so
+:math:`T_\alpha(x) = x - \alpha P x`). The map is affine and the extraction engine mean-pools, so
 applying it to cached vectors gives what an encoder with the map as its output projection would
 extract (up to float rounding; tested). Hence, per (checkpoint, layer), the words of the intrinsic
 measures and the sentences of the dataset are embedded once (``shared/embeddings``); a point fits
