@@ -26,6 +26,7 @@ from probekit.study._config import (
 from probekit.study._dose_response import ANALYSIS_FILE, analyze_sweep, collect_points, dose_response_analysis
 from probekit.study._points import EXTRINSIC_MEASURES, INTRINSIC_MEASURES, interpolate, interpolated_projection
 from probekit.study._runner import MANIFEST_FILE, StudySummary, dry_run_lines, run_study, unit_done
+from probekit.study._sweep import PRESETS, preset_path
 from probekit.study._units import Unit, parse_shard, plan_points, plan_units, shard_units
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "interpolate",
     "interpolated_projection",
     "plan_points",
+    "PRESETS",
+    "preset_path",
     "DATASET_KINDS",
     "METHODS",
     "SETTINGS",

@@ -25,6 +25,7 @@ swept yet).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -33,7 +34,17 @@ from debias import PROJECTION_METHODS
 from probekit.errors import InvalidParameterError
 from probekit.finetune import DATA_SETTINGS as SETTINGS
 
-__all__ = ["SWEEP_KEYS", "parse_sweep", "sweep_points", "axis_values"]
+__all__ = ["SWEEP_KEYS", "PRESETS", "preset_path", "parse_sweep", "sweep_points", "axis_values"]
+
+#: Studies shipped with probekit (``probekit study --preset NAME``): name -> TOML file beside this module.
+PRESETS = {"default": "default.toml", "dose-response": "dose_response.toml"}
+
+
+def preset_path(name: str) -> Path:
+    """The TOML file of a shipped study (:data:`PRESETS`)."""
+    if name not in PRESETS:
+        raise InvalidParameterError("--preset", name, tuple(PRESETS))
+    return Path(__file__).resolve().parent / PRESETS[name]
 
 #: Keys of ``[sweep]`` besides the method and finetune tables.
 SWEEP_KEYS = ("seeds", "setting", "alpha", "n_bootstrap", "finetune")
