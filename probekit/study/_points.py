@@ -166,7 +166,7 @@ def _checkpoint_and_map(workspace: Any, unit: Unit) -> tuple[Any, Any, Callable 
     if not is_projection(p["method"]) or p["method"] in workspace.config.encoder(p["encoder"])["debiased"]:
         encoder = workspace.encoder(p["encoder"], p["method"])  # the base, or a built or given checkpoint
         return encoder, encoder, None, 1.0
-    base = workspace.base_encoder(p["encoder"])
+    base = workspace.encoder(p["encoder"], "none")
     eraser = workspace.sweep.eraser(workspace, unit, base)
     alpha = float(p["strength"].get("alpha", 1.0))
     point = base.with_output_projection(interpolated_projection(eraser, alpha),
