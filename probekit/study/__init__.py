@@ -24,10 +24,18 @@ from probekit.study._config import (
     parse_config,
 )
 from probekit.study._dose_response import ANALYSIS_FILE, analyze_sweep, collect_points, dose_response_analysis
-from probekit.study._points import EXTRINSIC_MEASURES, INTRINSIC_MEASURES, interpolate, interpolated_projection
+from probekit.study._points import (
+    EXTRINSIC_MEASURES,
+    INTRINSIC_MEASURES,
+    extract_words,
+    interpolate,
+    interpolated_projection,
+    point_intrinsic,
+)
 from probekit.study._runner import MANIFEST_FILE, StudySummary, dry_run_lines, run_study, unit_done
 from probekit.study._sweep import PRESETS, preset_path
 from probekit.study._units import Unit, parse_shard, plan_points, plan_units, shard_units
+from probekit.study._work import Workspace
 
 __all__ = [
     "ANALYSIS_FILE",
@@ -38,6 +46,9 @@ __all__ = [
     "dose_response_analysis",
     "interpolate",
     "interpolated_projection",
+    "extract_words",
+    "point_intrinsic",
+    "Workspace",
     "plan_points",
     "PRESETS",
     "preset_path",

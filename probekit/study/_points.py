@@ -37,6 +37,7 @@ from probekit.utils import collect_provenance
 logger = logging.getLogger(__name__)
 
 __all__ = ["INTRINSIC_MEASURES", "EXTRINSIC_MEASURES", "interpolate", "interpolated_projection", "point_intrinsic",
+           "extract_words",
            "point_unit", "SweepState"]
 
 #: Intrinsic measures of a point (keys of its ``result["intrinsic"]``).
