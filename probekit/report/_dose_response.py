@@ -108,7 +108,9 @@ def dose_response_markdown(analysis: Mapping[str, Any], *, figure: str | None = 
               f"replacement ({analysis.get('n_bootstrap')} resamples). p: two-sided point-level tests (Spearman: t "
               "approximation; Kendall: scipy), adjusted over the family of pairs by Holm (family-wise error) and "
               "Benjamini-Hochberg (false discovery rate). Min. |rho|: the smallest Spearman correlation detectable "
-              "at 80% power (two-sided, level 0.05, Fisher z with variance 1.06/(n-3)).", ""]
+              "at 80% power (two-sided, level 0.05, Fisher z with variance 1.06/(n-3)). With few methods the "
+              "cluster interval is optimistic (under no association it excludes 0 about whenever every method "
+              "agrees in sign: probability 2^(1-G) for G methods).", ""]
     header = ["intrinsic", "extrinsic", "n", "methods", "Spearman rho [CI]", "p", "p Holm", "p BH",
               "Kendall tau [CI]", "p BH (tau)", "min. |rho|", "verdict"]
     lines += markdown_table(header, _correlation_rows(analysis.get("pairs") or []), "llrrrrrrrrrl") + [""]
