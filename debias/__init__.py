@@ -50,11 +50,29 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     )
     from debias._dropout import Dropout, dropout_rates, set_dropout_rates
     from debias._gendered_words import ANY, get_vocabulary
+    from debias._group_swap import (
+        GroupTerm,
+        find_group_terms,
+        group_cda,
+        group_counterfactuals,
+        scrub_attribute,
+        survey_ternary_augment,
+        survey_ternary_cda,
+        swap_groups,
+        swap_to_group,
+    )
+    from debias._inlp import INLP
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
-    from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
+    from debias._leace import LEACE
+    from debias._leace_oracle import OracleLEACE, QuadraticLEACE
+    from debias._projection_base import LinearEraser, apply_projection
+    from debias._pronoun_model import PronounModel, Resolution, load_pronoun_model, pronoun_slot_features, resolve_pronoun
     from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
+    from debias._rlace import RLACE
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
+    from debias._scrubbing import ConceptScrubbing
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
+    from debias._sent_debias import SentDebias
     from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
     from probekit.training import TrainingConfig, TrainingResult, latest_checkpoint, shuffled_batches, train
 
@@ -85,11 +103,15 @@ _LAZY = {
     "scrub_file": "debias._interventions_io",
     "swap_dataset": "debias._interventions_io",
     "swap_file": "debias._interventions_io",
-    "INLP": "debias._projection",
-    "LEACE": "debias._projection",
-    "LinearEraser": "debias._projection",
-    "SentDebias": "debias._projection",
-    "apply_projection": "debias._projection",
+    "INLP": "debias._inlp",
+    "LEACE": "debias._leace",
+    "OracleLEACE": "debias._leace_oracle",
+    "QuadraticLEACE": "debias._leace_oracle",
+    "RLACE": "debias._rlace",
+    "ConceptScrubbing": "debias._scrubbing",
+    "LinearEraser": "debias._projection_base",
+    "SentDebias": "debias._sent_debias",
+    "apply_projection": "debias._projection_base",
     "DEFAULT_DEBIASING_PREFIXES": "debias._self_debias",
     "SelfDebias": "debias._self_debias",
     "self_debiased_log_probs": "debias._self_debias",
@@ -98,10 +120,24 @@ _LAZY = {
     "rename_dataset": "debias._rename",
     "rename_texts": "debias._rename",
     "same_gender_partners": "debias._rename",
+    "GroupTerm": "debias._group_swap",
+    "find_group_terms": "debias._group_swap",
+    "group_cda": "debias._group_swap",
+    "group_counterfactuals": "debias._group_swap",
+    "scrub_attribute": "debias._group_swap",
+    "survey_ternary_cda": "debias._group_swap",
+    "survey_ternary_augment": "debias._group_swap",
+    "swap_groups": "debias._group_swap",
+    "swap_to_group": "debias._group_swap",
     "ScrubResult": "debias._scrub",
     "describe_scrub": "debias._scrub",
     "scrub": "debias._scrub",
     "scrub_texts": "debias._scrub",
+    "PronounModel": "debias._pronoun_model",
+    "Resolution": "debias._pronoun_model",
+    "load_pronoun_model": "debias._pronoun_model",
+    "pronoun_slot_features": "debias._pronoun_model",
+    "resolve_pronoun": "debias._pronoun_model",
     "Span": "debias._swap",
     "SwapResult": "debias._swap",
     "describe_swap": "debias._swap",
@@ -120,14 +156,17 @@ __all__ = [
     "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "INFERENCE_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
     "build_debiased", "get_method", "is_debiased_dir",
     # projections
-    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection",
+    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection", "OracleLEACE", "QuadraticLEACE", "RLACE", "ConceptScrubbing",
     # inference-time
     "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions
     "swap", "swap_texts", "SwapResult", "Span", "describe_swap", "unambiguous_words",
+    "PronounModel", "Resolution", "load_pronoun_model", "pronoun_slot_features", "resolve_pronoun",
     "scrub", "scrub_texts", "ScrubResult", "describe_scrub", "get_vocabulary", "ANY",
     "swap_file", "scrub_file", "swap_dataset", "scrub_dataset", "FileInterventionResult",
     "rename", "rename_texts", "rename_dataset", "describe_rename", "same_gender_partners",
+    # k-group counterfactuals (race, religion, registered attributes)
+    "GroupTerm", "find_group_terms", "group_cda", "group_counterfactuals", "scrub_attribute", "survey_ternary_cda", "survey_ternary_augment", "swap_groups", "swap_to_group",
     # weight-changing methods and their training parts
     "CDA", "ContextDebias", "Dropout", "dropout_rates", "set_dropout_rates", "add_mlm_head", "attribute_vectors", "mask_tokens", "orthogonality_term",
     "read_debias_record", "check_output_dir",

@@ -30,6 +30,7 @@ import torch
 
 from debias._estimator import TrainedDebiaser
 from debias._swap import describe_swap, swap_texts
+from probekit.encoders import masked_lm_logits_at
 from probekit.errors import InvalidParameterError, MissingMLMHeadError, ProbekitError
 from probekit.text import as_corpus, template_corpus
 from probekit.training import TrainingResult, train
@@ -39,7 +40,6 @@ __all__ = ["CDA", "MaskedLMDebiaser", "mask_tokens", "add_mlm_head"]
 
 logger = logging.getLogger(__name__)
 
-_HEAD_ATTRIBUTES = ("cls", "lm_head", "predictions")  # BERT, RoBERTa, ALBERT masked-LM heads
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,34 +127,23 @@ class MaskedLMCollator:
 # the model
 
 
-def _masked_lm_head(mlm: Any) -> torch.nn.Module | None:
-    for name in _HEAD_ATTRIBUTES:
-        head = getattr(mlm, name, None)
-        if isinstance(head, torch.nn.Module):
-            return head
-    return None
-
-
 class MaskedLMObjective(torch.nn.Module):
     """The masked-LM loss, with the head applied to the masked positions only.
 
     Equal to ``mlm(..., labels=labels).loss`` (mean cross-entropy over the masked positions) but the
-    vocabulary projection, the largest matrix product of the model, runs on ~15% of the tokens.
-    Architectures whose head is not one module fall back to the model's own loss.
+    vocabulary projection, the largest matrix product of the model, runs on ~15% of the tokens, for
+    every architecture (:func:`probekit.encoders.masked_lm_logits_at`).
     """
 
     def __init__(self, mlm: Any):
         super().__init__()
         self.mlm = mlm
-        self._head = _masked_lm_head(mlm)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-        if self._head is None:
-            return self.mlm(input_ids=input_ids, attention_mask=attention_mask, labels=labels).loss
-        hidden = self.mlm.base_model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-        chosen = labels != -100
-        logits = self._head(hidden[chosen])
-        return torch.nn.functional.cross_entropy(logits.float(), labels[chosen])
+        """The masked-LM cross-entropy of the batch (over the positions whose label is not -100)."""
+        rows, cols = torch.nonzero(labels != -100, as_tuple=True)
+        logits = masked_lm_logits_at(self.mlm, input_ids, rows, cols, attention_mask=attention_mask)
+        return torch.nn.functional.cross_entropy(logits.float(), labels[rows, cols])
 
 
 def add_mlm_head(model: Any, *, generator: torch.Generator) -> Any:

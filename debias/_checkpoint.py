@@ -10,7 +10,6 @@ never leaves a half-written checkpoint.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any, Mapping
 
 from probekit.encoders import fingerprint, weight_files
 from probekit.errors import InvalidParameterError
-from probekit.utils import atomic_directory, dumps_json, is_main_process, wait_for_everyone
+from probekit.utils import Nullable, atomic_directory, dumps_json, is_main_process, read_json_file, wait_for_everyone
 from probekit.utils import check_output_dir as check_output_dir_policy
 
 __all__ = ["DEBIAS_FILE", "check_output_dir", "save_debiased_checkpoint", "read_debias_record"]
@@ -102,4 +101,4 @@ def read_debias_record(directory: str | os.PathLike) -> dict[str, Any]:
     path = Path(directory) / DEBIAS_FILE
     if not path.is_file():
         raise InvalidParameterError("directory", str(directory), f"a directory with {DEBIAS_FILE}")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return read_json_file(path, schema={"base_model": Nullable(dict)})

@@ -80,6 +80,7 @@ class _Example:
 
 
 def context_debias_layers(layers: str, num_layers: int) -> tuple[int, ...]:
+    """The hidden-state indices a ``layers`` choice debiases: ``first`` (0), ``last`` (``num_layers``) or ``all``."""
     if layers not in LAYER_CHOICES:
         raise InvalidParameterError("layers", layers, LAYER_CHOICES)
     if layers == "first":
@@ -186,6 +187,7 @@ class ContextDebiasObjective(torch.nn.Module):
         self.beta = float(beta)
 
     def sums(self, input_ids, attention_mask, orth_pool, reg_rows) -> tuple[torch.Tensor, int, torch.Tensor, int]:
+        """The batch's summed orthogonality and regularization terms and their counts: (orth, n_orth, reg, n_reg)."""
         hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True).hidden_states
         zero = hidden[-1].sum() * 0.0  # keeps the graph when a term is absent from the batch
         n_units = int(orth_pool.shape[0])
@@ -208,6 +210,7 @@ class ContextDebiasObjective(torch.nn.Module):
         return orth, n_units * len(self.layers), reg, n_reg
 
     def forward(self, input_ids, attention_mask, orth_pool, reg_rows) -> dict[str, torch.Tensor]:
+        """The batch loss ``alpha * L_orth + beta * L_reg`` with both mean terms."""
         orth, n_orth, reg, n_reg = self.sums(input_ids, attention_mask, orth_pool, reg_rows)
         orth = orth / max(n_orth, 1)
         reg = reg / max(n_reg, 1)
@@ -321,6 +324,7 @@ def orthogonality_term(
 
 
 def pad_token_id(tokenizer: Any) -> int:
+    """The tokenizer's padding id (0 when it has none)."""
     return int(tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0)
 
 

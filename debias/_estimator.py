@@ -6,7 +6,7 @@ arguments of ``__init__`` stored unchanged under their own names and checked in 
 state ends with an underscore. The steps every such method shares live here once: the parameter
 checks, the random source (a ``torch.Generator`` or ``seed``), the shared loop's
 :class:`~probekit.training.TrainingConfig`, checkpoint directories for resume, the fitted state,
-the ``debias.json`` record with provenance, :meth:`save`, :meth:`to_encoder` and one
+the ``debias.json`` record with provenance, :meth:`TrainedDebiaser.save`, :meth:`TrainedDebiaser.to_encoder` and one
 :class:`~probekit.errors.NotFittedError`.
 """
 

@@ -266,7 +266,7 @@ class GenderedVocabulary:
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Whole-word matches ``(start, end, lowercase word)`` of the vocabulary in ``text``.
 
-        Every match is a key of :attr:`terms`; whether it counts in its context is
+        Every match is a key of the ``terms`` table; whether it counts in its context is
         :meth:`accepts`' decision.
         """
         low = text.lower()

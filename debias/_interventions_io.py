@@ -80,6 +80,7 @@ class FileInterventionResult:
     provenance: dict[str, Any] = field(repr=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """What was rewritten as a JSON-ready dict: input, output, format, columns, counts, intervention, provenance."""
         return {
             "input": self.input, "output": self.output, "format": self.format, "column": self.column,
             "output_column": self.output_column, "n_texts": self.n_texts, "n_changed": self.n_changed,
@@ -132,12 +133,13 @@ def _write_txt(tmp: Path, texts: list[str], endings: Any, output_column: str | N
     tmp.write_text("".join(t + e for t, e in zip(texts, endings)), encoding="utf-8", newline="")
 
 
-def _read_csv(path: Path, column: str | None, delimiter: str = ",") -> tuple[list[str], Any]:
+def _read_csv(path: Path, column: str | None, delimiter: str = ",", quoting: int = csv.QUOTE_MINIMAL) -> tuple[list[str], Any]:
     text = _read_source_text(path)
     limit = csv.field_size_limit()
     csv.field_size_limit(max(limit, len(text) + 1))  # long documents in one cell; restored below
     try:
-        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, quoting=quoting,
+                               quotechar=None if quoting == csv.QUOTE_NONE else '"'))
     except csv.Error as exc:
         raise InputFileError(f"{path}: not valid CSV ({exc})") from None
     finally:
@@ -152,11 +154,11 @@ def _read_csv(path: Path, column: str | None, delimiter: str = ",") -> tuple[lis
         if len(row) != len(header):
             raise InputFileError(f"{path}, row {number}: {len(row)} fields, the header has {len(header)}")
     terminator = "\r\n" if "\r\n" in text else "\n"
-    return [row[index] for row in rows[1:]], (rows, index, delimiter, terminator)
+    return [row[index] for row in rows[1:]], (rows, index, delimiter, terminator, quoting)
 
 
 def _write_csv(tmp: Path, texts: list[str], state: Any, output_column: str | None) -> None:
-    rows, index, delimiter, terminator = state
+    rows, index, delimiter, terminator, quoting = state
     header = list(rows[0])
     if output_column is not None and output_column in header:
         index = header.index(output_column)
@@ -164,7 +166,8 @@ def _write_csv(tmp: Path, texts: list[str], state: Any, output_column: str | Non
         header.append(output_column)
         index = len(header) - 1
     with open(tmp, "w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle, delimiter=delimiter, lineterminator=terminator)
+        writer = csv.writer(handle, delimiter=delimiter, lineterminator=terminator, quoting=quoting,
+                            quotechar=None if quoting == csv.QUOTE_NONE else '"')
         writer.writerow(header)
         for row, new in zip(rows[1:], texts):
             row = list(row) + [""] * (len(header) - len(row))
@@ -173,7 +176,12 @@ def _write_csv(tmp: Path, texts: list[str], state: Any, output_column: str | Non
 
 
 def _read_tsv(path: Path, column: str | None) -> tuple[list[str], Any]:
-    return _read_csv(path, column, delimiter="\t")
+    # Plain TSV has no quoting (a field holds no tab or newline): a cell starting with '"' is text, kept
+    # whole. Only when the rows do not line up that way is the file read as quoted (Excel's tab dialect).
+    try:
+        return _read_csv(path, column, delimiter="\t", quoting=csv.QUOTE_NONE)
+    except InputFileError:
+        return _read_csv(path, column, delimiter="\t")
 
 
 def _read_jsonl(path: Path, column: str | None) -> tuple[list[Any], Any]:

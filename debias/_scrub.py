@@ -52,9 +52,11 @@ class ScrubResult:
 
     @property
     def changed(self) -> bool:
+        """Whether scrubbing changed the text (at least one span)."""
         return bool(self.spans)
 
     def to_dict(self) -> dict[str, Any]:
+        """The scrubbed text and its removed spans as a JSON-ready dict."""
         return {"text": self.text, "spans": [list(s) for s in self.spans]}
 
 

@@ -13,9 +13,12 @@ biased continuations more likely. Tokens the prefixes make more likely are scale
 
 with the decay constant :math:`\lambda = 50` as published (Schick et al. 2021, §3; the debiasing
 survey's code, Meade et al. 2022, uses the same and :math:`\varepsilon = 0.01`). For a masked LM the
-prefix is put after the first special token (``[CLS] d_i x_1 ... x_n [SEP]``), as in the survey's
-public code; a token is self-debiased where the scorers read it, so a token the prefix does not
-raise (:math:`\Delta \le 0`) gains probability and one it raises loses some.
+prefix is put after the first special token (``[CLS] d_i x_1 ... x_n [SEP]``) and tokenized as the
+survey's public code tokenizes it (``cls_token + " " + prefix`` without special tokens, the ``[CLS]``
+dropped; :func:`probekit.intrinsic.self_debias_prefix_ids`): on byte-level BPE the prefix's trailing
+space stays a token of its own (RoBERTa: ``: Ġ The Ġman``), the input's tokens are not changed. A
+token is self-debiased where the scorers read it, so a token the prefix does not raise
+(:math:`\Delta \le 0`) gains probability and one it raises loses some.
 
 **Design.** :meth:`SelfDebias.wrap` returns a :class:`probekit.encoders.SelfDebiasedEncoder`: the
 same model and embeddings, carrying the settings; every masked-LM scorer

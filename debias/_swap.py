@@ -47,19 +47,45 @@ from debias._gendered_words import (
     get_vocabulary,
     recase,
 )
-from debias._grammar import her_is_object, his_stands_alone
+from debias._pronoun_model import Resolution, load_pronoun_model, pronoun_decision, resolve_pronoun
 from probekit.errors import InvalidParameterError
 
 __all__ = ["Span", "SwapResult", "describe_swap", "swap", "swap_texts", "unambiguous_words"]
 
 
 class Span(NamedTuple):
-    """One change: ``text[start:end]`` of the *original* text was ``original`` and became ``replacement``."""
+    """One change: ``text[start:end]`` of the *original* text was ``original`` and became ``replacement``.
+
+    A swapped "her" or "his" also says how it was read: ``decision`` ("object" or "determiner"
+    for "her"; "determiner" or "standalone" for "his"), ``source`` ("rule": the grammar was
+    certain; "model": the learned model of :mod:`debias._pronoun_model` decided) and
+    ``confidence`` (1.0 for a rule, the model's probability of its decision otherwise); they are
+    ``None`` for every other word. They are an audit trail, not part of the tuple: two spans are
+    equal when their four fields are.
+    """
 
     start: int
     end: int
     original: str
     replacement: str
+
+    decision = None
+    source = None
+    confidence = None
+
+
+class _ResolvedSpan(Span):
+    """A :class:`Span` of an ambiguous "her"/"his" with the :class:`Resolution` that chose it."""
+
+    def __new__(cls, start: int, end: int, original: str, replacement: str, resolution: Resolution):
+        span = super().__new__(cls, start, end, original, replacement)
+        span.decision, span.source, span.confidence = resolution
+        return span
+
+    def __repr__(self) -> str:
+        return (f"Span(start={self.start}, end={self.end}, original={self.original!r}, "
+                f"replacement={self.replacement!r}, decision={self.decision!r}, source={self.source!r}, "
+                f"confidence={self.confidence!r})")
 
 
 @dataclass(frozen=True)
@@ -79,17 +105,25 @@ class SwapResult:
 
     @property
     def changed(self) -> bool:
+        """Whether the swap changed the text (at least one span)."""
         return bool(self.spans)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "spans": [list(s) for s in self.spans]}
+        """``text``, ``spans`` (lists of four) and ``her_his`` (how each swapped "her"/"his" was
+        read: its span's index, decision, source and confidence).
+        """
+        audit = [{"span": i, "decision": s.decision, "source": s.source, "confidence": s.confidence}
+                 for i, s in enumerate(self.spans) if s.decision is not None]
+        return {"text": self.text, "spans": [list(s) for s in self.spans], "her_his": audit}
 
 
 def _replacement(
-    vocabulary: GenderedVocabulary, text: str, start: int, end: int, key: str, unpaired: str | None = None
+    vocabulary: GenderedVocabulary, text: str, start: int, end: int, key: str, unpaired: str | None = None,
+    audit: list[Resolution] | None = None,
 ) -> str | None:
     """The counterpart of the match ``text[start:end]`` (lowercase ``key``) in its case, or
-    ``None`` to keep it; an unpaired first name becomes ``unpaired`` when that is given.
+    ``None`` to keep it; an unpaired first name becomes ``unpaired`` when that is given. The
+    reading of a "her"/"his" is appended to ``audit`` when that is given.
     """
     found = text[start:end]
     if found == key:
@@ -109,24 +143,34 @@ def _replacement(
             if unpaired is not None and term.kind == "name":
                 return unpaired  # a first name without a partner, scrubbed to the placeholder
             return None  # no counterpart (diva, maid, unpaired names): only scrubbing removes it
-        if key == "her":
-            counterpart = "him" if her_is_object(text, start, end) else "his"
+        if audit is None:
+            counterpart = _COUNTERPARTS[key, pronoun_decision(key, text, start, end)]
         else:
-            counterpart = "hers" if his_stands_alone(text, start, end) else "her"
+            resolution = resolve_pronoun(key, text, start, end)
+            audit.append(resolution)
+            counterpart = _COUNTERPARTS[key, resolution.decision]
     return recase(found, counterpart)
+
+
+_COUNTERPARTS = {("her", "object"): "him", ("her", "determiner"): "his",
+                 ("his", "standalone"): "hers", ("his", "determiner"): "her"}
 
 
 def _swap_spans(vocabulary: GenderedVocabulary, text: str, unpaired: str | None = None) -> tuple[str, tuple[Span, ...]]:
     pieces: list[str] = []
     spans: list[Span] = []
     position = 0
+    audit: list[Resolution] = []
     for start, end, key in vocabulary.find(text):
-        replacement = _replacement(vocabulary, text, start, end, key, unpaired)
+        replacement = _replacement(vocabulary, text, start, end, key, unpaired, audit)
         if replacement is None or replacement == text[start:end]:
             continue
         pieces.append(text[position:start])
         pieces.append(replacement)
-        spans.append(Span(start, end, text[start:end], replacement))
+        if key in AMBIGUOUS_PRONOUNS and audit:
+            spans.append(_ResolvedSpan(start, end, text[start:end], replacement, audit.pop()))
+        else:
+            spans.append(Span(start, end, text[start:end], replacement))
         position = end
     if not spans:
         return text, ()
@@ -231,8 +275,12 @@ def _swap_text(vocabulary: GenderedVocabulary, text: str, unpaired: str | None =
     """:func:`_swap_spans` without building the spans (the batch path)."""
     pieces: list[str] = []
     position = 0
+    plain_lower, plain_title = vocabulary.plain_lower, vocabulary.plain_title
     for start, end, key in vocabulary.find(text):
-        replacement = _replacement(vocabulary, text, start, end, key, unpaired)
+        found = text[start:end]  # the fast path of _replacement, inlined: most matches are plain words
+        replacement = plain_lower.get(key) if found == key else plain_title.get(found)
+        if replacement is None:
+            replacement = _replacement(vocabulary, text, start, end, key, unpaired)
         if replacement is not None:
             pieces.append(text[position:start])
             pieces.append(replacement)
@@ -255,6 +303,11 @@ def describe_swap(
     if described["name_list"] is not None:
         described["name_list"]["unpaired_names"] = "kept" if unpaired is None else f"replaced by {unpaired!r}"
     described["her_his_rules"] = "debias._grammar: rule-based, closed word classes, small lexicons and suffix rules"
+    described["her_his_model"] = {
+        **load_pronoun_model().describe(),
+        "use": "the grammar where it is certain (punctuation, sentence start, compound, preposition, determiner "
+               "or pronoun after the slot); the model elsewhere",
+    }
     return described
 
 

@@ -15,6 +15,16 @@ Examples
 'MaleTerms'
 """
 
+from wordlists._attributes import (
+    ATTRIBUTE_RULES,
+    Attribute,
+    attribute_digests,
+    attribute_names,
+    get_attribute,
+    load_survey_cda_words,
+    register_attribute,
+    unregister_attribute,
+)
 from wordlists._builtin import (
     PAPER_UNPAIRED,
     SLOT_TYPES,
@@ -65,6 +75,15 @@ __all__ = [
     "NameLists",
     "SeatTest",
     "ProfessionScores",
+    "Attribute",
+    # attributes (gender, race, religion, registered)
+    "get_attribute",
+    "load_survey_cda_words",
+    "register_attribute",
+    "unregister_attribute",
+    "attribute_names",
+    "attribute_digests",
+    "ATTRIBUTE_RULES",
     # built-in lists
     "load_attribute_pairs",
     "load_paper_attributes",

@@ -99,6 +99,7 @@ class WordList(Sequence):
         return tuple(dict.fromkeys(self.words))
 
     def to_dict(self) -> dict[str, Any]:
+        """The list (or table) as a JSON-ready dict, with its source and digest."""
         return {"name": self.name, "words": list(self.words), "source": self.source, "digest": self.digest}
 
 
@@ -128,9 +129,11 @@ class GenderedTermSets:
 
     @property
     def digest(self) -> str:
+        """SHA-256 digest over the female and male lists' digests."""
         return words_digest([self.female.digest, self.male.digest])
 
     def to_dict(self) -> dict[str, Any]:
+        """The list (or table) as a JSON-ready dict, with its source and digest."""
         return {
             "name": self.name,
             "source": self.source,
@@ -197,6 +200,7 @@ class SwapMap:
         return tuple(sorted(k for k, v in self._map.items() if len(v) > 1))
 
     def is_ambiguous(self, word: str) -> bool:
+        """Whether ``word`` (any case) has more than one counterpart."""
         return len(self._map.get(word.lower(), ())) > 1
 
     def candidates(self, word: str) -> tuple[str, ...]:
@@ -204,6 +208,7 @@ class SwapMap:
         return tuple(match_case(word, c) for c in self._map.get(word.lower(), ()))
 
     def to_dict(self) -> dict[str, list[str]]:
+        """The list (or table) as a JSON-ready dict, with its source and digest."""
         return {k: list(v) for k, v in self.entries}
 
 
@@ -277,10 +282,12 @@ class AttributePairs(Sequence):
 
     @property
     def female_words(self) -> WordList:
+        """The female words as a :class:`WordList`."""
         return WordList(f"{self.name}:female", tuple(dict.fromkeys(self.female)), self.source)
 
     @property
     def male_words(self) -> WordList:
+        """The male words as a :class:`WordList`."""
         return WordList(f"{self.name}:male", tuple(dict.fromkeys(self.male)), self.source)
 
     @property
@@ -292,6 +299,7 @@ class AttributePairs(Sequence):
         return tuple(dict.fromkeys(every))
 
     def to_dict(self) -> dict[str, Any]:
+        """The list (or table) as a JSON-ready dict, with its source and digest."""
         return {
             "name": self.name,
             "source": self.source,
@@ -336,6 +344,7 @@ class NameLists:
 
     @property
     def pairs(self) -> tuple[tuple[str, str], ...]:
+        """(female, male) name pairs, in list order."""
         return tuple(zip(self.female, self.male))
 
     @property
@@ -371,21 +380,26 @@ class NameLists:
 
     @property
     def swap_map(self) -> SwapMap:
+        """The names' :class:`SwapMap` (each name to its partner)."""
         return SwapMap.from_pairs(self.pairs)
 
     @property
     def female_words(self) -> WordList:
+        """The female words as a :class:`WordList`."""
         return WordList("names:female", self.female, self.source)
 
     @property
     def male_words(self) -> WordList:
+        """The male words as a :class:`WordList`."""
         return WordList("names:male", self.male, self.source)
 
     @property
     def names(self) -> tuple[str, ...]:
+        """Every name, the female ones first."""
         return self.female + self.male
 
     def to_dict(self) -> dict[str, Any]:
+        """The list (or table) as a JSON-ready dict, with its source and digest."""
         return {
             "source": self.source,
             "pairs": [list(p) for p in self.pairs],
@@ -428,10 +442,12 @@ class SeatTest:
 
     @property
     def sets(self) -> tuple[WordList, WordList, WordList, WordList]:
+        """The four word lists: targets X and Y, attributes A and B."""
         return (self.target_1, self.target_2, self.attribute_1, self.attribute_2)
 
     @property
     def categories(self) -> tuple[str, str, str, str]:
+        """The names of the four word lists (X, Y, A, B)."""
         return tuple(s.name for s in self.sets)  # type: ignore[return-value]
 
     @property
@@ -440,6 +456,7 @@ class SeatTest:
         return tuple(dict.fromkeys(w for s in self.sets for w in s))
 
     def to_dict(self) -> dict[str, Any]:
+        """The list (or table) as a JSON-ready dict, with its source and digest."""
         return {
             "name": self.name,
             "description": self.description,
@@ -498,9 +515,11 @@ class ProfessionScores:
         return self.definitional[i], self.stereotypical[i]
 
     def as_mapping(self) -> Mapping[str, tuple[float, float]]:
+        """{profession: (definitional, stereotypical) score}."""
         return {w: (d, s) for w, d, s in zip(self.words, self.definitional, self.stereotypical)}
 
     def to_dict(self) -> dict[str, Any]:
+        """The list (or table) as a JSON-ready dict, with its source and digest."""
         return {
             "source": self.source,
             "professions": [[w, d, s] for w, d, s in zip(self.words, self.definitional, self.stereotypical)],

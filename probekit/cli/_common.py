@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from probekit.cli._outputs import declare_output  # noqa: F401 - every command declares its output kind
 from probekit.errors import InvalidParameterError, ProbekitError
 
 # ------------------------------------------------------------------------------- errors as the CLI shows them
@@ -186,19 +187,12 @@ def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_corpus(args: argparse.Namespace) -> Any:
     """The corpus named by the options: text files, a datasets corpus, or the template corpus."""
-    from probekit.text import Corpus, load_hf_corpus, load_text_corpus, template_corpus
+    from probekit.text import load_corpus as corpus_from_options
 
     if args.corpus and args.hf_dataset:
         raise InvalidParameterError("--corpus/--hf-dataset", [args.corpus, args.hf_dataset], "one corpus source, not both")
-    if args.hf_dataset:
-        return load_hf_corpus(args.hf_dataset, text_column=args.text_column, split=args.split)
-    if args.corpus:
-        parts = [load_text_corpus(path, mode=args.corpus_mode, encoding=args.encoding) for path in args.corpus]
-        if len(parts) == 1:
-            return parts[0]
-        sentences = [s for part in parts for s in part]
-        return Corpus(sentences=tuple(sentences), name="+".join(p.name for p in parts), source=", ".join(args.corpus))
-    return template_corpus()
+    return corpus_from_options(files=args.corpus, hf_dataset=args.hf_dataset, text_column=args.text_column,
+                               split=args.split, mode=args.corpus_mode, encoding=args.encoding)
 
 
 def parse_layers(text: str) -> int | list[int]:

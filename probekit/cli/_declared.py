@@ -58,6 +58,7 @@ def add_declared(
     default: Any = _LIBRARY,
     none_text: Sequence[str] = ("none",),
     metavar: str | None = None,
+    allocation: float | None = None,
 ) -> None:
     """Add ``option`` for ``parameter`` of ``owner`` (``"module:Class"``) to an argparse group.
 
@@ -77,20 +78,23 @@ def add_declared(
     none_text : sequence of str
         Texts that mean ``None`` when the declaration allows it (``("0",)`` for "0: all").
     metavar : str, optional
+    allocation : float, optional
+        Bytes one unit of the value needs (resamples, permutations, examples): the value is checked
+        against the available memory before anything runs (:func:`probekit.utils.check_allocation`).
     """
     dest = option.lstrip("-").replace("-", "_")
     group.add_argument(option, dest=dest, default=None, metavar=metavar or dest.upper(),
                        help=_DeclaredHelp(help, owner, parameter, default))
     parser = getattr(group, "_container", group)  # argument groups add to their parser's defaults
     registry = dict(parser.get_default(_REGISTRY_KEY) or {})
-    registry[dest] = (option, owner, parameter, default, tuple(none_text))
+    registry[dest] = (option, owner, parameter, default, tuple(none_text), allocation)
     parser.set_defaults(**{_REGISTRY_KEY: registry})
 
 
 def declared_options(parser: argparse.ArgumentParser) -> dict[str, tuple[str, str, str, tuple[str, ...]]]:
     """``dest -> (option, owner, parameter, texts meaning None)`` of the options a (sub)command's parser declares."""
     registry = parser.get_default(_REGISTRY_KEY) or {}
-    return {dest: (option, owner, parameter, none_text) for dest, (option, owner, parameter, _, none_text) in registry.items()}
+    return {dest: (option, owner, parameter, none_text) for dest, (option, owner, parameter, _, none_text, _) in registry.items()}
 
 
 def _parse(text: str, option: str, constraints: list[Any], none_text: Sequence[str]) -> Any:
@@ -121,10 +125,10 @@ def resolve_declared(args: argparse.Namespace) -> argparse.Namespace:
     InvalidParameterError
         A value outside its declaration; the message names the option as typed.
     """
-    from probekit.utils import check_parameter, declared_constraints, declared_defaults
+    from probekit.utils import check_allocation, check_parameter, declared_constraints, declared_defaults
 
     registry = getattr(args, _REGISTRY_KEY, None) or {}
-    for dest, (option, owner, parameter, default, none_text) in registry.items():
+    for dest, (option, owner, parameter, default, none_text, allocation) in registry.items():
         cls = owner_class(owner)
         constraints = declared_constraints(cls)[parameter]
         text = getattr(args, dest)
@@ -133,6 +137,8 @@ def resolve_declared(args: argparse.Namespace) -> argparse.Namespace:
             setattr(args, dest, check_parameter(value, option, constraints))
         elif isinstance(text, str):
             setattr(args, dest, _parse(text, option, constraints, none_text))
+        if allocation is not None and getattr(args, dest) is not None:
+            check_allocation(getattr(args, dest), allocation, option)
     return args
 
 

@@ -43,6 +43,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "masked-LM head. Uses --seed, --permutations and --bootstrap (SEAT permutations, bootstrap replicates).",
     )
     parser.add_argument("--out", default="probekit-compare", help="output directory")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "compare")
     parser.set_defaults(func=run)
 
 
@@ -142,14 +145,25 @@ def run_benchmarks(encoder, model: str, label: str, directory, out, benchmarks: 
     return skipped
 
 
-def _benchmark_section(out, slugs: list[str], chosen: dict[str, str], skipped: list[str], args: argparse.Namespace) -> str:
-    from probekit.report import benchmark_markdown, benchmark_models, benchmark_tables, find_benchmark_runs
+def _benchmark_section(out, slugs: list[str], chosen: dict[str, str], skipped: list[str], args: argparse.Namespace) -> list:
+    from probekit.report import benchmark_blocks, benchmark_models, benchmark_tables, find_benchmark_runs
 
     kinds = {"crows-pairs": "crows_pairs", "stereoset": "stereoset_intrasentence", "seat-suite": "seat_suite"}
     wanted = {kinds[name] for name in chosen}
     runs = [r for slug in slugs for r in find_benchmark_runs(out / slug, max_depth=1) if r["benchmark"] in wanted]
     tables = benchmark_tables(runs, n_bootstrap=args.bootstrap, random_state=args.seed)
-    return benchmark_markdown(tables, benchmark_models(runs), heading_level=2, skipped=skipped)
+    return benchmark_blocks(tables, benchmark_models(runs), heading_level=2, skipped=skipped)
+
+
+def _verdict_section(runs: list, out) -> list:
+    """The readers' verdict, methods x layers, and its figure coloured by verdict (empty without verdicts)."""
+    from probekit.report import plot_verdict_layers, verdict_comparison_blocks
+
+    blocks = verdict_comparison_blocks(runs)
+    if blocks:
+        plot_verdict_layers(runs, out / "figures" / "verdict_layers.png")
+        blocks += ["![Verdict per checkpoint and layer](figures/verdict_layers.png)", ""]
+    return blocks
 
 
 def run(args: argparse.Namespace) -> int:
@@ -161,8 +175,8 @@ def run(args: argparse.Namespace) -> int:
     from probekit.cli.probe import suite_options
     from probekit.errors import InvalidParameterError
     from probekit.intrinsic import RESULTS_FILE, run_probe_suite
-    from probekit.report import checkpoint_label, load_results, write_intrinsic_comparison, write_latex_tables
-    from probekit.utils import atomic_write_text, check_within, ensure_writable_dir
+    from probekit.report import checkpoint_label, load_results, write_intrinsic_comparison
+    from probekit.utils import check_within, ensure_writable_dir
 
     models = list(args.models)
     if args.list:
@@ -209,15 +223,15 @@ def run(args: argparse.Namespace) -> int:
         result = run_probe_suite(encoder, corpus, cache_dir=args.cache_dir or out / "cache", **options)
         result.save(directory, label=label)
         runs.append((label, json.loads((directory / RESULTS_FILE).read_text(encoding="utf-8"))))
+    extra = _verdict_section(runs, out)
+    extra += _benchmark_section(out, [slug for _, slug, _ in plan], benchmarks, skipped, args) if benchmarks else []
     paths = write_intrinsic_comparison(runs, out, sources=[f"{slug}/{RESULTS_FILE}" for _, slug, _ in plan],
-                                       random_state=args.seed)
+                                       random_state=args.seed, extra_blocks=extra, latex_prefix="comparison")
     markdown = Path(paths["markdown"]).read_text(encoding="utf-8")
-    if benchmarks:
-        markdown = markdown.rstrip() + "\n\n" + _benchmark_section(out, [slug for _, slug, _ in plan], benchmarks, skipped, args)
-        atomic_write_text(paths["markdown"], markdown)
-    latex = write_latex_tables(markdown, out / "tables", prefix="comparison")
+    latex = [p for name, p in paths.items() if name.startswith("latex-")]
     print(markdown)
-    figures = ", ".join(str(p) for name, p in paths.items() if name not in {"markdown", "overview", "records"})
+    figures = ", ".join(str(p) for name, p in paths.items()
+                        if name not in {"markdown", "overview", "records"} and not name.startswith("latex-"))
     print(f"LaTeX: {len(latex)} table(s) in {out / 'tables'}")
     print(f"table: {paths['markdown']}; chart: {paths['overview']}; figures: {figures}; records: {paths['records']}")
     return 0

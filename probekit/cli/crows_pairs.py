@@ -20,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common.add_model_arguments(parser)
     parser.add_argument("--data", required=True, metavar="FILE",
                         help="crows_pairs_anonymized.csv (public layout), or 'crows_pairs' for the hub dataset when online")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output directory: new, empty, or an earlier output of this command (with --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier output of this command at --out")
     parser.add_argument("--scoring", default="diff", choices=["diff", "shared"],
                         help="diff (default): the survey's code, mean log-prob of the differing tokens; "
                         "shared: Nangia et al.'s original, summed log-prob of the shared tokens")
@@ -29,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--confidence-level", type=float, default=0.95, help="level of the intervals")
     parser.add_argument("--batch-tokens", type=int, default=None, help="tokens per forward pass")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _common.declare_output(parser, "crows-pairs")
     parser.set_defaults(func=run)
 
 

@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run_group.add_argument("--cache-dir", default=None, help="reuse embeddings cached there")
     run_group.add_argument("--batch-tokens", type=int, default=None, help="padded tokens per forward pass")
     run_group.add_argument("--no-progress", action="store_true", help="no progress bar")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "embed")
     parser.set_defaults(func=run)
 
 

@@ -127,6 +127,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--out", required=True, metavar="DIR", help="output directory (new or empty, or the run to --resume)")
     run.add_argument("--resume", action="store_true", help="continue an interrupted run in --out")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "finetune")
     parser.set_defaults(func=run_command)
 
 
@@ -146,41 +149,27 @@ def _config(args: argparse.Namespace):
 def _load_data(args: argparse.Namespace):
     """(data, test data or None) in the shared representation."""
     from probekit.errors import InvalidParameterError
+    from probekit.finetune import load_data
 
     if args.data == "synthetic":
-        from probekit.finetune import make_synthetic_bios
-
         for option in ("data_path", "test_data_path", "split"):
             if getattr(args, option):
                 raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option),
                                             "no value with --data synthetic (the data is generated)")
         n = args.n_examples or (DEFAULT_SYNTHETIC_EXAMPLES_FROZEN if args.frozen else DEFAULT_SYNTHETIC_EXAMPLES)
-        if args.fixed_split:
-            splits = make_synthetic_bios(n, max(14, n // 2), train_gender_skew=args.train_gender_skew,
-                                         cue_strength=args.cue_strength, random_state=args.seed)
-            return splits["train"], splits["test"]
-        splits = make_synthetic_bios(n, 14, train_gender_skew=args.train_gender_skew,
-                                     cue_strength=args.cue_strength, random_state=args.seed)
-        return splits["train"], None
+        return load_data("synthetic", n_examples=n, fixed_split=args.fixed_split, random_state=args.seed,
+                         train_gender_skew=args.train_gender_skew, cue_strength=args.cue_strength)
     for option in ("n_examples", "fixed_split"):
         if getattr(args, option):
             raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "only with --data synthetic")
     if not args.data_path:
         raise InvalidParameterError("--data-path", None, f"a file, a saved datasets folder or a hub name for --data {args.data}")
+    options = {"split": args.split}
     if args.data == "bios":
-        from probekit.finetune import load_bios
-
-        professions = args.professions if args.professions in ("paper", "all") else [
+        options["professions"] = args.professions if args.professions in ("paper", "all") else [
             p.strip() for p in args.professions.split(",") if p.strip()
         ]
-        data = load_bios(args.data_path, professions=professions, split=args.split)
-        test = load_bios(args.test_data_path, professions=list(data.features["label"].names)) if args.test_data_path else None
-        return data, test
-    from probekit.finetune import load_jigsaw
-
-    data = load_jigsaw(args.data_path, split=args.split)
-    test = load_jigsaw(args.test_data_path) if args.test_data_path else None
-    return data, test
+    return load_data(args.data, path=args.data_path, test_path=args.test_data_path, **options)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -21,10 +21,17 @@ from probekit.errors import InvalidParameterError, ProbekitError
 SUBCOMMAND_MODULES = ("info", "embed", "probe", "compare", "debias", "swap", "scrub", "seat", "crows_pairs", "stereoset", "pppl", "metrics", "finetune", "study", "report")
 
 
+class _OneLineErrors(ProbekitParser):
+    """A parser whose usage errors are one line on stderr (exit status 2), like every other error."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from probekit import __version__
 
-    parser = ProbekitParser(
+    parser = _OneLineErrors(
         prog="probekit",
         description="Probe, debias and evaluate gender bias in BERT-style encoders.",
     )
@@ -58,14 +65,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     from probekit.cli._common import cli_error_message, output_paths
-    from probekit.utils import removing_created_dirs
+    from probekit.cli._numbers import check_numeric_options
+    from probekit.cli._outputs import apply_output_policy, refuse_special_files
+    from probekit.utils import DISK_ERRNOS, confined_writes, disk_error_message, removing_created_dirs
+
+    def fail(message: str) -> int:
+        print(f"probekit {args.command}: error: {' '.join(message.split())}", file=sys.stderr)
+        return 2
 
     try:
-        with removing_created_dirs(*output_paths(args)):  # a failed call leaves no empty output directory
+        check_numeric_options(parser, args)  # every number finite and in its stated range
+        refuse_special_files(parser, args)  # a FIFO or device given as input would block for ever
+        roots = apply_output_policy(args)  # the one output policy, before any work
+        # A failed call leaves no empty output directory; no write leaves --out through a symbolic link.
+        with removing_created_dirs(*output_paths(args)), confined_writes(roots):
             return int(args.func(args) or 0)
     except ProbekitError as exc:
-        print(f"probekit {args.command}: error: {cli_error_message(exc, args.command, vars(args))}", file=sys.stderr)
-        return 2
+        return fail(cli_error_message(exc, args.command, vars(args)))
+    except OSError as exc:
+        if exc.errno in DISK_ERRNOS:
+            return fail(disk_error_message(exc))  # a full, read-only or over-quota disk: one line naming the path
+        if exc.filename is None:
+            raise
+        # A path the system refuses (name too long, a loop of links, a file where a directory must be, ...).
+        return fail(f"cannot use {str(exc.filename)!r}: {exc.strerror or exc}")
+    except MemoryError:
+        return fail("out of memory; use smaller inputs or counts (e.g. fewer resamples, a smaller --batch-tokens)")
     except KeyboardInterrupt:
         print(f"probekit {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -57,8 +57,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a fine-tuning fold's representations.npz (pooled vectors, probabilities, gender of its test "
         "examples, one per row of PREDICTIONS: the fold's original.csv): recompute the fold's leakage with --seed",
     )
+    p.add_argument("--reader", choices=("linear", "mlp", "kernel"), default="linear",
+                   help="probe family of the leakage with --representations (default: %(default)s, the gender probe; "
+                   "mlp and kernel: the nonlinear readers of probekit.intrinsic, hyperparameters by inner CV)")
     p.add_argument("--sep", default=",", help="CSV field separator (default: ',')")
     p.add_argument("--out", help="JSON output file (default: <stem>.metrics.json next to the input)")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(p, "metrics")
     p.set_defaults(func=run)
 
 
@@ -239,7 +245,8 @@ def _representations(path: Path, n_rows: int, groups: Any) -> dict[str, Any]:
 
 
 def _print_leakage(leakage: dict[str, Any], out: Any) -> None:
-    print("\nLeakage (gender of the test examples read by the gender probe on held-out rows):", file=out)
+    reader = leakage["representation"].get("reader", "linear")
+    print(f"\nLeakage (gender of the test examples read by the {reader} reader on held-out rows):", file=out)
     for source, name in (("representation", "pooled vectors"), ("probabilities", "probabilities")):
         cell = leakage[source]
         low, high = cell.get("interval") or [None, None]
@@ -284,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
         from probekit.finetune import fold_leakage
 
         leakage = fold_leakage(representations["pooled"], representations["probabilities"], representations["gender"],
-                               random_state=args.seed)  # as probekit finetune computes a fold's leakage
+                               random_state=args.seed, reader=args.reader)  # as probekit finetune computes it
     for w in caught:
         print(f"probekit metrics: warning: {w.message}", file=sys.stderr)
     report.settings["input"] = {
@@ -294,7 +301,8 @@ def run(args: argparse.Namespace) -> int:
         "group_col": args.group_col,
         "prob_cols": args.prob_cols,
         "source_col": args.source_col,
-        **({"representations": str(args.representations), "leakage_seed": args.seed} if leakage is not None else {}),
+        **({"representations": str(args.representations), "leakage_seed": args.seed, "leakage_reader": args.reader}
+           if leakage is not None else {}),
     }
     if report.provenance.get("parameters") is not None:
         report.provenance["parameters"]["input"] = report.settings["input"]

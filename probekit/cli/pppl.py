@@ -19,10 +19,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common.add_model_arguments(parser)
     parser.add_argument("--corpus", default=None, metavar="FILE",
                         help="text file, one sentence per line (default: the built-in held-out sample)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output directory: new, empty, or an earlier output of this command (with --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier output of this command at --out")
     parser.add_argument("--max-sentences", type=int, default=None, help="score only the first N sentences")
     parser.add_argument("--batch-tokens", type=int, default=None, help="tokens per forward pass")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _common.declare_output(parser, "pppl")
     parser.set_defaults(func=run)
 
 

@@ -21,6 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="bootstrap resamples of the LPBS and rank-correlation intervals (default 1000)")
     parser.add_argument("--confidence", type=float, default=0.95, help="level of the intervals (default 0.95)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstraps (default 0)")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "report")
     parser.set_defaults(func=run)
 
 

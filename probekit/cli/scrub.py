@@ -21,6 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "corpora (any) (default: %(default)s)",
     )
     parser.add_argument("--placeholder", default=None, metavar="X", help="replace each removed word by X (e.g. _) instead of deleting it")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "scrub")
     parser.set_defaults(func=run)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 _DEFAULT_KEYS = {"x": "X", "y": "Y", "a": "A", "b": "B"}
@@ -32,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tests.csv, summary.md)",
     )
     source.add_argument("--tests", default=None, metavar="A,B", help="with --suite: only these comma-separated test names")
-    source.add_argument("--two-sided", action="store_true", help="with --suite: two-sided p-values (default one-sided)")
+    source.add_argument("--two-sided", action="store_true",
+                        help="two-sided p-values (default one-sided: X more associated with A than Y is); "
+                        "the result records which as 'alternative'")
     for role, default in _DEFAULT_KEYS.items():
         source.add_argument(
             f"--{role}-key", default=None, metavar="NAME",
@@ -59,43 +60,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats.add_argument("--seed", type=int, default=None, help="random seed (default: drawn and recorded)")
     stats.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap replicates of the effect size (0: none)")
     stats.add_argument("--confidence-level", type=float, default=0.95, help="bootstrap interval level")
-    parser.add_argument("--out", default=None, metavar="FILE.json", help="write the result there (atomically)")
+    parser.add_argument("--out", default=None, metavar="FILE.json|DIR",
+                        help="write the result there (atomically); with --suite a directory: new, empty, or an "
+                        "earlier suite output (with --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", help="with --suite: replace an earlier suite output at --out")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, _output_kind)
     parser.set_defaults(func=run)
 
 
+def _output_kind(args: argparse.Namespace) -> str:
+    """``--out`` is a JSON file, or with ``--suite`` a directory."""
+    return "seat-suite" if args.suite is not None else "seat"
+
+
+def _two_sided(result: Any, swapped: Any) -> float:
+    """Two-sided p-value from the one-sided p of the test and of the test with X and Y exchanged
+    (``P(stat <= observed)``): ``min(1, 2 min(p_greater, p_less))``, as ``run_seat_suite`` computes it."""
+    return min(1.0, 2.0 * min(result.p_value, swapped.p_value))
+
+
 def _load_npz(path: str, keys: dict[str, str]) -> dict[str, Any]:
-    import zipfile
-
-    import numpy as np
-
     from probekit.errors import InputFileError
-    from probekit.utils import npz_declared_sizes
+    from probekit.utils import load_npz
 
-    if not Path(path).is_file():
-        raise InputFileError(f"--encodings: no such file {path!r}")
-    try:
-        npz_declared_sizes(path)  # before anything is allocated
-    except InputFileError as exc:
-        raise InputFileError(f"--encodings: {exc}") from None
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            available = list(data.files)
-            missing = [k for k in keys.values() if k not in available]
-            if missing:
-                shown = ", ".join(available[:20]) + (" ..." if len(available) > 20 else "")
-                raise InputFileError(
-                    f"--encodings: {path!r} has no array named {', '.join(repr(m) for m in missing)}; "
-                    f"it has: {shown}. Choose names with --x-key/--y-key/--a-key/--b-key or --test."
-                )
-            return {role: data[name] for role, name in keys.items()}
-    except FileNotFoundError:
-        raise InputFileError(f"--encodings: no such file {path!r}") from None
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise InputFileError(f"--encodings: {path!r} is not a readable npz file ({exc})") from None
+    data = load_npz(path, parameter="--encodings")  # a regular file; headers checked before allocation
+    available = list(data)
+    missing = [k for k in keys.values() if k not in available]
+    if missing:
+        shown = ", ".join(available[:20]) + (" ..." if len(available) > 20 else "")
+        raise InputFileError(
+            f"--encodings: {path!r} has no array named {', '.join(repr(m) for m in missing)}; "
+            f"it has: {shown}. Choose names with --x-key/--y-key/--a-key/--b-key or --test."
+        )
+    return {role: data[name] for role, name in keys.items()}
 
 
 def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
-    import numpy as np
+    from probekit.errors import ProbekitError
+    from probekit.utils import load_npz
 
     chosen = {role: getattr(args, f"{role}_key") for role in _DEFAULT_KEYS}
     if args.test is not None:
@@ -104,10 +108,9 @@ def _npz_keys(args: argparse.Namespace, path: str) -> dict[str, str]:
             if args.test.startswith(strip) and args.test != strip:
                 prefixes.append(args.test[len(strip):])
         try:
-            with np.load(path, allow_pickle=False) as data:
-                available = set(data.files)
-        except (OSError, ValueError):
-            available = set()
+            available = set(load_npz(path, parameter="--encodings"))
+        except ProbekitError:
+            available = set()  # reported by _load_npz
         prefix = next((p for p in prefixes if f"{p}_targ1" in available), args.test)
         defaults = {role: f"{prefix}_{suffix}" for role, suffix in _NPZ_ROLES.items()}
     else:
@@ -120,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     from probekit.intrinsic import seat_test
     from probekit.utils import check_output_file, collect_provenance, dumps_json, write_json
 
-    if args.out:
+    if args.out and args.suite is None:
         check_output_file(args.out, parameter="--out")  # before any work
     common = dict(
         n_permutations=args.n_permutations, random_state=args.seed, n_bootstrap=args.n_bootstrap,
@@ -134,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
         keys = _npz_keys(args, args.encodings)
         arrays = _load_npz(args.encodings, keys)
         result = seat_test(arrays["x"], arrays["y"], arrays["a"], arrays["b"], name=args.test, **common)
+        if args.two_sided:
+            swapped = seat_test(arrays["y"], arrays["x"], arrays["a"], arrays["b"], **{**common, "random_state": result.random_state, "n_bootstrap": 0})
         model = None
         source = {"encodings": args.encodings, "keys": {role.upper(): name for role, name in keys.items()}}
         wordlists = None
@@ -147,6 +152,11 @@ def run(args: argparse.Namespace) -> int:
             encoder, sets["X"], sets["Y"], sets["A"], sets["B"], aggregate=args.aggregate, pooling=args.pooling,
             layer=args.layer, name=args.test, progress=not args.no_progress, **common,
         )
+        if args.two_sided:
+            swapped = sentence_seat(
+                encoder, sets["Y"], sets["X"], sets["A"], sets["B"], aggregate=args.aggregate, pooling=args.pooling,
+                layer=args.layer, progress=False, **{**common, "random_state": result.random_state, "n_bootstrap": 0},
+            )
         model = encoder.describe()
         source = {"model": encoder.name_or_path, "test": args.test, "level": args.level}
         wordlists = {f"{args.test}.{k}": v for k, v in sets.items()}
@@ -154,24 +164,29 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidParameterError("--encodings/--test", None, "--encodings FILE.npz, or --test NAME (with --model)")
 
     output = result.to_dict()
+    p_value = result.p_value
+    output["alternative"] = "two-sided" if args.two_sided else "greater"
+    if args.two_sided:
+        p_value = output["p_value"] = _two_sided(result, swapped)
+        output["p_greater"] = result.p_value
     output["source"] = source
     output["provenance"] = collect_provenance(
         model=model, seeds={"random_state": result.random_state}, wordlists=wordlists,
         parameters={"n_permutations": args.n_permutations, "n_bootstrap": args.n_bootstrap,
-                    "confidence_level": args.confidence_level},
+                    "confidence_level": args.confidence_level, "alternative": output["alternative"]},
     )
     text = dumps_json(output)
+    if args.out:
+        write_json(args.out, output)  # first: a failed write is the only thing said
     sys.stdout.write(text)
     ci = result.effect_size_ci
     print(
         f"SEAT{' ' + args.test if args.test else ''}: statistic={result.statistic:.4f} "
         f"effect_size={result.effect_size:.4f}"
         + (f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "")
-        + f" p={result.p_value:.4g} ({'exact' if result.exact else f'{result.n_permutations} permutations'})",
+        + f" p={p_value:.4g} {output['alternative']} ({'exact' if result.exact else f'{result.n_permutations} permutations'})",
         file=sys.stderr,
     )
-    if args.out:
-        write_json(args.out, output)
     return 0
 
 

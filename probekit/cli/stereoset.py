@@ -20,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--data", required=True, metavar="FILE|HUB_ID",
                         help="StereoSet dev.json (public layout), or 'McGill-NLP/stereoset' for the hub dataset "
                         "(intrasentence, validation) when online")
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output directory: new, empty, or an earlier output of this command (with --overwrite)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an earlier output of this command at --out")
     parser.add_argument("--domain", action="append", default=None, choices=["gender", "profession", "race", "religion"],
                         help="only this domain (repeatable)")
     parser.add_argument("--n-resamples", type=int, default=1000, help="bootstrap replicates (0: no intervals)")
@@ -28,6 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--batch-tokens", type=int, default=None, help="tokens per forward pass")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _common.declare_output(parser, "stereoset")
     parser.set_defaults(func=run)
 
 

@@ -52,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                      help="Ray cluster address (default: $RAY_ADDRESS, else a new local Ray instance)")
     ray.add_argument("--ray-cpus-per-unit", type=float, default=1.0, help="CPUs a unit asks for (default %(default)s)")
     ray.add_argument("--ray-gpus-per-unit", type=float, default=0.0, help="GPUs a unit asks for (default %(default)s)")
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "study")
     parser.set_defaults(func=run)
 
 

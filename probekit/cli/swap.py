@@ -20,6 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="first names only capitalized, Mary/MARY (capitalized), or in any case, mary too: for uncased "
         "corpora (any) (default: %(default)s)",
     )
+    from probekit.cli._outputs import declare_output
+
+    declare_output(parser, "swap")
     parser.set_defaults(func=run)
 
 

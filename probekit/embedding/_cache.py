@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from probekit.errors import InputFileError
-from probekit.utils import atomic_path, npz_declared_sizes
+from probekit.utils import atomic_path, load_npz
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,7 @@ class EmbeddingCache:
         self.directory = Path(directory)
 
     def path_for(self, key: str) -> Path:
+        """The ``.npz`` file of cache entry ``key``."""
         return self.directory / f"{key}.npz"
 
     def load(self, key: str) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
@@ -66,9 +67,7 @@ class EmbeddingCache:
         if not path.exists():
             return None
         try:
-            npz_declared_sizes(path)  # sizes checked before anything is allocated
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
+            arrays = load_npz(path)  # a regular file; sizes checked before anything is allocated
             stored = str(arrays.pop(_CHECKSUM_KEY))
             meta = json.loads(str(arrays.pop(_META_KEY)))
             if stored != _checksum(arrays):

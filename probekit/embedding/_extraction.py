@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from probekit.embedding._cache import EmbeddingCache, cache_key
-from probekit.encoders import Encoder
+from probekit.encoders import Encoder, is_blank_piece
 from probekit.errors import InvalidParameterError, MissingSentencesError
 from probekit.text import WordMatcher
 from probekit.utils import atomic_path, check_choice, check_layer_index, dumps_json
@@ -32,7 +32,7 @@ WORD_POOLINGS = ("first", "mean", "last")
 SENTENCE_POOLINGS = ("mean", "cls", "pooler", "mean-with-special")
 ON_MISSING = ("warn", "error", "ignore")
 # Bump when a change alters the numbers the engine produces, so old cache entries are not reused.
-ENGINE_VERSION = 2
+ENGINE_VERSION = 3  # 3: bare word-start marker pieces no longer pooled into a word
 _CHUNK_SENTENCES = 4096
 
 
@@ -124,6 +124,7 @@ class WordEmbeddings:
         return self.subset(keep)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
+        """The embeddings with their words, sentence ids, spans and wordpiece counts as NumPy arrays (``np.savez``, no pickle)."""
         return {
             "embeddings": self.embeddings,
             "words": self.words.astype(str),
@@ -143,12 +144,18 @@ class WordEmbeddings:
         """Read a file written by :meth:`save`."""
         import json
 
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            arrays = {k: data[k] for k in ("embeddings", "words", "sentence_ids", "spans", "n_pieces")}
-        layers = tuple(meta.pop("layers"))
-        pooling = meta.pop("pooling")
-        missing = tuple(meta.pop("missing"))
+        from probekit.errors import InputFileError
+        from probekit.utils import load_npz
+
+        stored = load_npz(path)  # a regular file; sizes checked before anything is allocated
+        try:
+            meta = json.loads(str(stored["meta"]))
+            arrays = {k: stored[k] for k in ("embeddings", "words", "sentence_ids", "spans", "n_pieces")}
+            layers = tuple(meta.pop("layers"))
+            pooling = meta.pop("pooling")
+            missing = tuple(meta.pop("missing"))
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+            raise InputFileError(f"{str(path)!r} is not a file written by WordEmbeddings.save ({exc!r})") from None
         return cls(**arrays, layers=layers, pooling=pooling, missing=missing, meta=meta)
 
 
@@ -575,6 +582,7 @@ def _embed_occurrences(
     n_pieces = np.zeros(n_occ, dtype=np.int32)
     keep = np.ones(n_occ, dtype=bool)
     layout = _special_layout(encoder.tokenizer)
+    blank = _BlankPieces(encoder.tokenizer)
     by_sentence: dict[int, list[int]] = {}
     for occ, sent in enumerate(occ_sentence):
         by_sentence.setdefault(sent, []).append(occ)
@@ -587,8 +595,10 @@ def _embed_occurrences(
             token_ids, offsets = _tokenize(encoder.tokenizer, [sentences[s] for s in chunk])
             units: list[_Unit] = []
             for sent, ids, offs in zip(chunk, token_ids, offsets):
-                located = _locate(sent, by_sentence[sent], offs, occ_span_arr, occ_word, keep, n_pieces)
-                units.extend(_units_of_sentence(np.asarray(ids, dtype=np.int64), located, layout, encoder.max_length))
+                ids_arr = np.asarray(ids, dtype=np.int64)
+                located = _locate(sent, by_sentence[sent], offs, occ_span_arr, occ_word, keep, n_pieces,
+                                  lambda pieces, ids_arr=ids_arr: blank(ids_arr[pieces]))
+                units.extend(_units_of_sentence(ids_arr, located, layout, encoder.max_length))
             _encode_units(encoder, units, layers, pooling, out, batch_tokens=batch_tokens, progress=None)
             if bar is not None:
                 bar.update(sum(len(sentences[s]) for s in chunk) // 4)
@@ -598,17 +608,42 @@ def _embed_occurrences(
     return out, n_pieces, keep
 
 
+class _BlankPieces:
+    """Which tokens hold no text of their own (a bare word-start marker: a standalone SentencePiece
+    ``▁`` or byte-level ``Ġ``), as the tokenizer decodes them (:func:`probekit.encoders.is_blank_piece`);
+    each token id is asked once.
+    """
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        self.known: dict[int, bool] = {}
+
+    def __call__(self, ids: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(ids), dtype=bool)
+        for k, token in enumerate(ids.tolist()):
+            if token not in self.known:
+                self.known[token] = is_blank_piece(self.tokenizer, token)
+            out[k] = self.known[token]
+        return out
+
+
 def _locate(
     sent: int, occurrences: list[int], offsets: Any, occ_span_arr: np.ndarray, occ_word: list[str],
-    keep: np.ndarray, n_pieces: np.ndarray,
+    keep: np.ndarray, n_pieces: np.ndarray, blank: Any = None,
 ) -> list[tuple[int, np.ndarray]]:
     """(occurrence, token positions) of the occurrences of one sentence; records each one's
-    wordpiece count in ``n_pieces`` and clears ``keep`` for one that maps to no token.
+    wordpiece count in ``n_pieces`` and clears ``keep`` for one that maps to no token. Pieces that
+    ``blank`` (positions -> mask) marks as bare word-start markers whose offsets touch the word are
+    not part of the word's vector (unless the word has nothing else).
     """
     offs_arr = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
     located = []
     for occ in occurrences:
         pieces = _pieces_of_span(offs_arr, *occ_span_arr[occ])
+        if blank is not None and len(pieces):
+            bare = blank(pieces)
+            if bare.any() and not bare.all():
+                pieces = pieces[~bare]
         if len(pieces) == 0:
             keep[occ] = False
             logger.warning("occurrence of %r in sentence %d maps to no token; dropped", occ_word[occ], sent)

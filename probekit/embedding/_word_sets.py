@@ -123,7 +123,7 @@ def attribute_embeddings(
     progress: bool = True,
 ) -> tuple[Any, list[str], list[str]]:
     """Contextual embeddings of the paper's female and male attribute words, selected exactly as
-    :func:`run_probe_suite` selects them with the same ``random_state`` (the data a gender eraser
+    :func:`probekit.run_probe_suite` selects them with the same ``random_state`` (the data a gender eraser
     such as INLP or LEACE is fitted on). Returns (WordEmbeddings, female words, male words).
     """
     sets = paper_word_sets(encoder, single_piece_only=single_piece_only)

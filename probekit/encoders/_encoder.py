@@ -296,18 +296,22 @@ class Encoder:
 
     @property
     def config(self) -> Any:
+        """The Hugging Face configuration of the base model."""
         return self.model.config
 
     @property
     def has_mlm_head(self) -> bool:
+        """Whether the checkpoint has a masked-LM head (LPBS, CrowS-Pairs, StereoSet and pseudo-perplexity need one)."""
         return self.mlm_model is not None
 
     @property
     def hidden_size(self) -> int:
+        """Width of the hidden states (the embedding dimension)."""
         return int(self.config.hidden_size)
 
     @property
     def num_layers(self) -> int:
+        """Number of transformer layers (hidden states 0 .. ``num_layers``; 0 is the embedding output)."""
         return int(self.config.num_hidden_layers)
 
     @property
@@ -316,9 +320,12 @@ class Encoder:
         limits = []
         positions = getattr(self.config, "max_position_embeddings", None)
         if isinstance(positions, int) and positions > 0:
-            if getattr(self.config, "model_type", "") in {"roberta", "xlm-roberta", "camembert"}:
-                # RoBERTa-style position ids start after the padding index.
-                positions -= int(getattr(self.config, "pad_token_id", 1) or 1) + 1
+            # RoBERTa-style position ids start after the padding index (read from the model's own
+            # position table, whatever the architecture is called).
+            table = getattr(getattr(self.model, "embeddings", None), "position_embeddings", None)
+            padding = getattr(table, "padding_idx", None)
+            if isinstance(padding, int):
+                positions -= padding + 1
             limits.append(positions)
         tokenizer_limit = getattr(self.tokenizer, "model_max_length", None)
         if isinstance(tokenizer_limit, int) and 0 < tokenizer_limit < 1_000_000:
@@ -372,4 +379,6 @@ def _split_masked_lm(model: Any) -> tuple[Any, Any | None]:
 
     if type(model) in MODEL_FOR_MASKED_LM_MAPPING.values() or type(model).__name__.endswith("ForMaskedLM"):
         return model.base_model, model
-    return model, None
+    # Another task model (ELECTRA's discriminator, a classifier): its base encoder, no masked-LM head.
+    base = getattr(model, "base_model", model)
+    return (base if isinstance(base, torch.nn.Module) else model), None

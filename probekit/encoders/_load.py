@@ -11,7 +11,7 @@ import torch
 
 from probekit.encoders._encoder import DEFAULT_MODEL_NAME, Encoder, default_model_path, fingerprint, resolve_device, resolve_dtype
 from probekit.encoders._projection import CONFIG_FILE
-from probekit.encoders._projection_dir import is_projection_dir, read_projection_dir
+from probekit.encoders._projection_dir import check_installable, is_projection_dir, read_projection_dir
 from probekit.encoders._self_debias_dir import (
     attach_self_debias,
     is_self_debias_dir,
@@ -39,6 +39,7 @@ def _dtype_keyword() -> str:
 
 
 def weight_files(directory: Path) -> list[Path]:
+    """The weight files of a checkpoint directory (safetensors and PyTorch ``.bin``), the inputs of its fingerprint."""
     return [p for p in directory.iterdir() if p.is_file() and p.suffix in _WEIGHT_SUFFIXES]
 
 
@@ -193,6 +194,21 @@ def checkpoint_fingerprint(name_or_path: str | os.PathLike | None, *, trust_remo
     return fingerprint(config, weight_files=weight_files(Path(source)), tokenizer=tokenizer)
 
 
+def check_checkpoint(name_or_path: str | os.PathLike, *, trust_remote_code: bool = False) -> None:
+    """Refuse a local checkpoint whose config or tokenizer cannot be used, without loading weights
+    (a study checks its encoders this way before it writes anything). Hub ids pass unchecked.
+
+    Raises
+    ------
+    ModelLoadError
+        Naming the checkpoint: no readable config, or no usable tokenizer.
+    """
+    if not (isinstance(name_or_path, os.PathLike) or _looks_like_local_path(str(name_or_path))):
+        return
+    source, _ = _resolve_source(name_or_path)
+    _load_config_and_tokenizer(source, True, {"local_files_only": True, "trust_remote_code": trust_remote_code})
+
+
 def _check_local_checkpoint(source: str, safetensors_only: bool) -> None:
     """A local directory must hold config.json, and safetensors weights when pickles are refused."""
     if not (Path(source) / "config.json").is_file():
@@ -217,6 +233,13 @@ def _load_config_and_tokenizer(source: str, is_local: bool, hf_kwargs: dict[str,
             "is offline, download the checkpoint where there is network (for example "
             f"`huggingface-cli download {source} --local-dir DIR`) and pass the local directory: --model DIR"
         ) from exc
+    vocab_size = getattr(config, "vocab_size", None)
+    if isinstance(vocab_size, int) and len(tokenizer) < min(100, vocab_size):
+        # transformers builds a tokenizer of the special tokens alone when the files are missing: every word would be [UNK]
+        raise ModelLoadError(
+            f"the checkpoint {source!r} has no usable tokenizer: it knows {len(tokenizer)} tokens for a model of "
+            f"{vocab_size} (tokenizer files missing); save the tokenizer beside the weights (tokenizer.save_pretrained(DIR))"
+        )
     return config, tokenizer
 
 
@@ -294,6 +317,7 @@ def load_projected_encoder(
     """
     path = Path(directory).expanduser()
     projection, config, _ = read_projection_dir(path)
+    check_installable(config, path)
     base = config.get("base_model")
     if base and not isinstance(base, Mapping):
         raise ModelLoadError(f"{str(path / CONFIG_FILE)!r}: base_model is {type(base).__name__}, not a table "

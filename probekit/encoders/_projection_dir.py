@@ -11,7 +11,6 @@ Written by :func:`write_projection_dir` (``probekit debias sent-debias|inlp|leac
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
@@ -25,12 +24,15 @@ from probekit.encoders._projection import (
     CONVENTION,
     FORMAT_NAME,
     FORMAT_VERSION,
+    LAYER_PREFIX,
+    PLAIN_FORMAT_VERSION,
     STATE_PREFIX,
     WEIGHTS_FILE,
+    LayerwiseProjection,
     OutputProjection,
 )
 from probekit.errors import ModelLoadError, ProbekitError
-from probekit.utils import atomic_directory, dumps_json
+from probekit.utils import Check, Nullable, atomic_directory, dumps_json, read_json_file
 from probekit.utils import check_output_dir as check_output_dir_policy
 
 logger = logging.getLogger(__name__)
@@ -38,6 +40,20 @@ logger = logging.getLogger(__name__)
 def is_projection_dir(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a directory written by :func:`write_projection_dir`."""
     return (Path(path) / CONFIG_FILE).is_file()
+
+
+#: Schema of a ``base_model`` record (:func:`base_record`), as every reader of a saved record checks it.
+BASE_MODEL_SCHEMA = Nullable({
+    "kind": Check(lambda v: v in ("default", "local", "hub"), "'default', 'local' or 'hub'"),
+    "name_or_path": Nullable(str), "path": Nullable(str), "relative_path": Nullable(str),
+    "fingerprint": Nullable(str), "encoder_fingerprint": Nullable(str),
+})
+
+_PROJECTION_SCHEMA = {
+    "format": str, "format_version": Nullable(int), "digest": str, "base_model": BASE_MODEL_SCHEMA,
+    "method": Nullable({"name": Nullable(str), "hyperparameters": Nullable(dict), "attributes": Nullable(dict)}),
+    "fitting": Nullable(dict),
+}
 
 
 def base_record(encoder: Any) -> dict[str, Any]:
@@ -129,9 +145,11 @@ def write_projection_dir(
     base_info = dict(base) if base is not None else None
     if base_info is not None and base_info.get("kind") == "local" and base_info.get("path"):
         base_info["relative_path"] = _relative_to(base_info["path"], target)
+    layerwise = isinstance(projection, LayerwiseProjection)
     config = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        # Plain maps keep version 1 so that earlier probekit releases still read them.
+        "format_version": FORMAT_VERSION if layerwise else PLAIN_FORMAT_VERSION,
         "convention": CONVENTION,
         "dimension": projection.dimension,
         "digest": projection.digest(),
@@ -141,12 +159,50 @@ def write_projection_dir(
         "provenance": dict(provenance or {}),
     }
     tensors = {"matrix": np.ascontiguousarray(projection.matrix), "offset": np.ascontiguousarray(projection.offset)}
+    if layerwise:
+        config["layers"] = [layer is not None for layer in projection.layers]
+        for index, layer in enumerate(projection.layers):
+            if layer is not None:
+                tensors[f"{LAYER_PREFIX}{index}.matrix"] = np.ascontiguousarray(layer.matrix)
+                tensors[f"{LAYER_PREFIX}{index}.offset"] = np.ascontiguousarray(layer.offset)
     for name, value in (state or {}).items():
         tensors[STATE_PREFIX + name] = np.ascontiguousarray(np.asarray(value))
     with atomic_directory(target) as staging:  # a projection directory being overwritten was checked above
         save_file(tensors, str(staging / WEIGHTS_FILE))
         (staging / CONFIG_FILE).write_text(dumps_json(config), encoding="utf-8")
     return target
+
+
+def check_installable(config: Mapping[str, Any], directory: str | os.PathLike) -> None:
+    """Refuse a projection directory whose eraser cannot be installed in an encoder (an oracle
+    eraser, which needs the concept label of every input): :class:`~probekit.errors.ModelLoadError`
+    with the reason recorded in it.
+    """
+    method = config.get("method") or {}
+    if method.get("installable", True) is False:
+        raise ModelLoadError(
+            f"projection directory {str(directory)!r} holds {method.get('name', 'an eraser')}, which cannot be loaded "
+            f"as an encoder: {method.get('not_installable') or 'it needs the concept label at transform time'}"
+        )
+
+
+def _projection_of(tensors: Mapping[str, np.ndarray], config: Mapping[str, Any], path: Path) -> OutputProjection:
+    """The stored map: plain, or one per hidden state (``config["layers"]``, format version 2)."""
+    layers = config.get("layers")
+    if layers is None:
+        return OutputProjection(tensors["matrix"], tensors["offset"])
+    if not isinstance(layers, list) or not all(isinstance(flag, bool) for flag in layers):
+        raise ModelLoadError(f"{str(path / CONFIG_FILE)!r}: 'layers' is not a list of true/false (damaged or edited file)")
+    maps = []
+    for index, present in enumerate(layers):
+        if not present:
+            maps.append(None)
+            continue
+        key = f"{LAYER_PREFIX}{index}"
+        if f"{key}.matrix" not in tensors or f"{key}.offset" not in tensors:
+            raise ModelLoadError(f"projection directory {str(path)!r} lacks the map of hidden state {index}")
+        maps.append(OutputProjection(tensors[f"{key}.matrix"], tensors[f"{key}.offset"]))
+    return LayerwiseProjection(tensors["matrix"], tensors["offset"], tuple(maps))
 
 
 def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection, dict[str, Any], dict[str, np.ndarray]]:
@@ -162,9 +218,11 @@ def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection,
     if not config_path.is_file():
         raise ModelLoadError(f"{str(path)!r} is not a projection directory: it has no {CONFIG_FILE}")
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(f"could not read {str(config_path)!r}: {exc}") from exc
+        config = read_json_file(config_path, max_bytes=64 * 1024 * 1024)
+        if isinstance(config, dict) and config.get("format") == FORMAT_NAME:
+            read_json_file(config_path, schema=_PROJECTION_SCHEMA)
+    except ProbekitError as exc:
+        raise ModelLoadError(f"could not read the projection directory: {exc}") from None
     if not isinstance(config, dict) or config.get("format") != FORMAT_NAME:
         raise ModelLoadError(f"{str(config_path)!r} is not a probekit projection file (format {FORMAT_NAME!r})")
     version = config.get("format_version", 0)
@@ -183,7 +241,7 @@ def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection,
         raise ModelLoadError(f"could not read {str(weights_path)!r}: {exc}") from exc
     if "matrix" not in tensors or "offset" not in tensors:
         raise ModelLoadError(f"{str(weights_path)!r} lacks the 'matrix' and 'offset' tensors")
-    projection = OutputProjection(tensors["matrix"], tensors["offset"])
+    projection = _projection_of(tensors, config, path)
     if config.get("digest") != projection.digest():
         raise ModelLoadError(
             f"projection in {str(path)!r} does not match the digest recorded in {CONFIG_FILE} (damaged or edited files)"

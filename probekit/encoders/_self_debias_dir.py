@@ -14,12 +14,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from probekit.encoders._encoder import Encoder
-from probekit.errors import ModelLoadError
+from probekit.encoders._projection_dir import BASE_MODEL_SCHEMA
+from probekit.errors import ModelLoadError, ProbekitError
+from probekit.utils import Check, read_json_file, validate_record
 
 __all__ = ["SELF_DEBIAS_FILE", "SelfDebiasedEncoder", "is_self_debias_dir", "read_self_debias_dir",
            "self_debias_base_source", "self_debiased"]
@@ -65,6 +68,25 @@ def self_debiased(encoder: Encoder, settings: Mapping[str, Any], *, name: str | 
     return SelfDebiasedEncoder(**fields)
 
 
+def _finite(low: float, high: float, closed_low: bool) -> Check:
+    def inside(value: Any) -> bool:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return number and (value >= low if closed_low else value > low) and value <= high
+
+    return Check(inside, f"a number in {'[' if closed_low else '('}{low:g}, {high:g}]")
+
+
+#: What a Self-Debias record must hold (a NaN decay constant, or a hand-edited string, is refused by name).
+_SCHEMA = {
+    "base_model": BASE_MODEL_SCHEMA,
+    "hyperparameters": {
+        "prefixes": Check(lambda v: isinstance(v, list) and bool(v) and all(isinstance(p, str) and p.strip() for p in v),
+                          "a non-empty list of non-empty strings"),
+        "decay_constant": _finite(0, 1e6, True), "epsilon": _finite(0, 1, False),
+    },
+}
+
+
 def is_self_debias_dir(path: str | os.PathLike) -> bool:
     """Whether ``path`` is a directory written by ``probekit debias self-debias``."""
     return (Path(path) / SELF_DEBIAS_FILE).is_file()
@@ -74,11 +96,15 @@ def read_self_debias_dir(directory: str | os.PathLike) -> dict[str, Any]:
     """The record of a Self-Debias directory (its ``self_debias.json``)."""
     path = Path(directory) / SELF_DEBIAS_FILE
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelLoadError(f"could not read {str(path)!r}: {exc}") from None
+        record = read_json_file(path, max_bytes=16 * 1024 * 1024)
+    except ProbekitError as exc:
+        raise ModelLoadError(f"could not read the Self-Debias directory: {exc}") from None
     if not isinstance(record, dict) or record.get("format") != SELF_DEBIAS_FORMAT:
         raise ModelLoadError(f"{str(path)!r} is not a Self-Debias record (format {SELF_DEBIAS_FORMAT!r})")
+    try:
+        validate_record(record, _SCHEMA, repr(str(path)))
+    except ProbekitError as exc:
+        raise ModelLoadError(str(exc)) from None
     return record
 
 

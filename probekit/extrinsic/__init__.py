@@ -13,22 +13,20 @@ Start with :func:`evaluate_predictions`; every literature metric is also availab
 from probekit.extrinsic._aggregation import aggregate_disparity, generalized_mean
 from probekit.extrinsic._confusion import PREDICTION_SCORES, ConfusionCounts, confusion_counts
 from probekit.extrinsic._evaluation import ExtrinsicReport, evaluate_predictions
-from probekit.extrinsic._generalized import (
-    BACKGROUNDS,
-    COMPARISONS,
-    KINDS,
-    NORMALIZATIONS,
-    SCORES,
-    MetricResult,
-    bcm,
-    generalized_metric,
-    mcm,
-    pcm,
-    vbcm,
+from probekit.extrinsic._generalized import bcm, generalized_metric, mcm, pcm, vbcm
+from probekit.extrinsic._groups import (
+    GroupGaps,
+    GroupMetricFrame,
+    IntersectionalGaps,
+    group_gaps,
+    group_metric_frame,
+    intersectional_gaps,
 )
 from probekit.extrinsic._inputs import as_1d, encode_inputs, factorize, resolve_group
 from probekit.extrinsic._literature_metrics import LITERATURE_METRICS, LiteratureMetric, literature_metric
-from probekit.extrinsic._panel import class_panels, default_workers, probability_panel, sorted_probability_panel
+from probekit.extrinsic._metric_spec import BACKGROUNDS, COMPARISONS, KINDS, NORMALIZATIONS, SCORES, MetricResult
+from probekit.extrinsic._panel import class_panels, default_workers, probability_panel
+from probekit.extrinsic._panel_reference import sorted_probability_panel
 from probekit.extrinsic._significance import paired_group_test, permutation_test_gap
 from probekit.extrinsic._threshold_agnostic import borkan_metrics, borkan_table, jigsaw_score
 from probekit.extrinsic._tradeoff import SELECTION_CRITERIA, auc_pfc, dto, pareto_frontier, partial_auc_pfc, select_model
@@ -69,6 +67,13 @@ __all__ = [
     # confusion counts
     "confusion_counts",
     "ConfusionCounts",
+    # k groups and intersections
+    "group_gaps",
+    "GroupGaps",
+    "intersectional_gaps",
+    "IntersectionalGaps",
+    "group_metric_frame",
+    "GroupMetricFrame",
     # threshold-agnostic
     "borkan_metrics",
     "borkan_table",

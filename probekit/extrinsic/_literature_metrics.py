@@ -17,8 +17,9 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InvalidParameterError
-from probekit.extrinsic._generalized import MetricResult, evaluated_classes, result_from_encoded
+from probekit.extrinsic._generalized import result_from_encoded
 from probekit.extrinsic._inputs import encode_inputs
+from probekit.extrinsic._metric_spec import MetricResult, evaluated_classes
 
 __all__ = ["LiteratureMetric", "LITERATURE_METRICS", "literature_metric"]
 
@@ -40,6 +41,7 @@ class LiteratureMetric:
     note: str = ""
 
     def to_dict(self) -> dict:
+        """The table entry as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from probekit.errors import InvalidParameterError
 from probekit.extrinsic._confusion import rate_from_ovr
-from probekit.extrinsic._generalized import evaluated_classes
 from probekit.extrinsic._inputs import as_1d, encode_inputs, factorize, resolve_group
+from probekit.extrinsic._metric_spec import evaluated_classes
 from probekit.stats import TestResult, count_extreme, friedman_test, permutation_p_value, wilcoxon_test
 
 __all__ = ["TestResult", "friedman_test", "wilcoxon_test", "paired_group_test", "permutation_test_gap"]

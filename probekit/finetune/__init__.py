@@ -21,6 +21,7 @@ De-Arteaga et al. (2019) (:func:`per_class_diagnostics`).
 """
 
 from probekit.finetune._aggregate import FinetuneResult, aggregate_folds, collect_run
+from probekit.finetune._batches import pad_batch, tokenize_texts
 from probekit.finetune._counterfactual import (
     apply_setting,
     balanced_weights,
@@ -28,6 +29,7 @@ from probekit.finetune._counterfactual import (
     objective_inputs,
     renamed_dataset,
 )
+from probekit.finetune._data import DATA_KINDS, load_data, subsample
 from probekit.finetune._datasets import (
     JIGSAW_LABELS,
     LABHC_PROFESSIONS,
@@ -40,6 +42,7 @@ from probekit.finetune._embeddings import distinct_texts, frozen_embedder, froze
 from probekit.finetune._estimate import estimate_seconds
 from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, paper_accuracy, prob_column, summarize_folds
 from probekit.finetune._fold import run_fold
+from probekit.finetune._identities import JIGSAW_IDENTITY_COLUMNS, jigsaw_subgroups, load_jigsaw_groups
 from probekit.finetune._leakage import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
@@ -61,31 +64,41 @@ from probekit.finetune._model import EncoderClassifier, GenderAdversary, Gradien
 from probekit.finetune._plan import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_output_dir, datasets_bars_off, stratified_folds
 from probekit.finetune._run import run_finetune
 from probekit.finetune._settings import DATA_SETTINGS, OBJECTIVES, PAPER_SETTINGS, SETTING_TABLE, DataSetting
-from probekit.finetune._synthetic import (
-    SYNTHETIC_FEMALE_DOMINATED,
-    SYNTHETIC_MALE_DOMINATED,
-    SYNTHETIC_PROFESSIONS,
-    make_synthetic_bios,
+from probekit.finetune._synthetic import make_synthetic_bios
+from probekit.finetune._synthetic_groups import (
+    GROUP_SHORTCUTS,
+    group_shortcut_plan,
+    make_synthetic_group_bios,
+    simulate_shortcut_predictions,
 )
+from probekit.finetune._synthetic_tables import SYNTHETIC_FEMALE_DOMINATED, SYNTHETIC_MALE_DOMINATED, SYNTHETIC_PROFESSIONS
 from probekit.finetune._train import (
     FinetuneConfig,
     TrainedClassifier,
     default_embedder,
     fit_adversarial_projection,
-    pad_batch,
-    tokenize_texts,
     train_classifier,
 )
 from probekit.report import finetune_markdown, load_finetune_results, plot_finetune_figure
 
 __all__ = [
+    "DATA_KINDS",
+    "load_data",
+    "subsample",
     # data
     "make_synthetic_bios",
     "SYNTHETIC_PROFESSIONS",
     "SYNTHETIC_FEMALE_DOMINATED",
     "SYNTHETIC_MALE_DOMINATED",
+    "make_synthetic_group_bios",
+    "group_shortcut_plan",
+    "simulate_shortcut_predictions",
+    "GROUP_SHORTCUTS",
     "load_bios",
     "load_jigsaw",
+    "load_jigsaw_groups",
+    "jigsaw_subgroups",
+    "JIGSAW_IDENTITY_COLUMNS",
     "LABHC_PROFESSIONS",
     "JIGSAW_LABELS",
     "label_gender_counts",

@@ -8,14 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune._evaluate import summarize_folds
 from probekit.finetune._fold import fold_dir_name
-from probekit.finetune._leakage import per_class_diagnostics, summarize_leakage, summarize_noise_floor
 from probekit.finetune._plan import _FORMAT, _FORMAT_VERSION, FIGURE_FILE, METRICS_FILE, RUN_FILE, TABLE_FILE, _read_json
 from probekit.report import finetune_markdown, plot_finetune_figure
+from probekit.stats import fold_entries, summarize_run
 from probekit.utils import atomic_path, collect_provenance, dumps_json, is_main_process, write_json
 
 # ------------------------------------------------------------------------------------------ result
@@ -48,10 +45,12 @@ class FinetuneResult:
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The content of ``metrics.json``: format, settings, folds, summary, provenance."""
         return {"format": _FORMAT, "format_version": _FORMAT_VERSION, "settings": self.settings,
                 "folds": self.folds, "summary": self.summary, "provenance": self.provenance}
 
     def to_json(self) -> str:
+        """``to_dict()`` as JSON text (NaN as null)."""
         return dumps_json(self.to_dict())
 
     def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
@@ -88,8 +87,9 @@ def aggregate_folds(folds: Sequence[Mapping[str, Any]], settings: Mapping[str, A
     -------
     FinetuneResult
         ``summary`` holds, for every metric and per-class cell, the mean, std (ddof=1) and
-        Student-t interval over folds (:func:`probekit.finetune.summarize_folds`); folds where a
-        value is undefined (NaN / null) are left out and counted in ``n_missing``.
+        Student-t interval over folds, leakage, noise floors and per-class diagnostics
+        (:func:`probekit.stats.summarize_run`, the function the study report calls too); folds where
+        a value is undefined (NaN / null) are left out and counted in ``n_missing``.
     """
     entries = sorted((dict(f) for f in folds), key=lambda f: int(f.get("fold", -1)))
     numbers = [int(f.get("fold", -1)) for f in entries]
@@ -99,12 +99,8 @@ def aggregate_folds(folds: Sequence[Mapping[str, Any]], settings: Mapping[str, A
     wrong = sorted({f.get("setting") for f in entries if f.get("setting") not in (None, settings.get("setting"))})
     if wrong:
         raise InvalidParameterError("folds", f"fold results of setting(s) {wrong}", f"results of setting {settings.get('setting')!r}")
-    for entry in entries:  # null (NaN in JSON) back to NaN
-        entry["metrics"] = {k: (np.nan if v is None else v) for k, v in entry["metrics"].items()}
-        entry["per_class"] = {m: {c: (np.nan if v is None else v) for c, v in cells.items()}
-                              for m, cells in entry.get("per_class", {}).items()}
-    summary = summarize_folds(entries, confidence=confidence)
-    _add_evaluation_summaries(summary, entries, settings, confidence)
+    entries = fold_entries(entries)  # null (NaN in JSON) back to NaN
+    summary = summarize_run(entries, label_gender_counts=settings.get("label_gender_counts"), confidence=confidence)
     run_settings = dict(settings)
     run_settings["fold_seconds"] = float(sum(float(f.get("seconds", 0.0)) for f in entries))
     seed = int(run_settings.get("fold_seed", (run_settings.get("config") or {}).get("seed", 0)))
@@ -116,21 +112,6 @@ def aggregate_folds(folds: Sequence[Mapping[str, Any]], settings: Mapping[str, A
         parameters={k: v for k, v in run_settings.items() if k not in ("label_gender_counts", "interventions", "model")},
     )
     return FinetuneResult(settings=run_settings, folds=entries, summary=summary, provenance=provenance)
-
-
-def _add_evaluation_summaries(summary: dict[str, Any], entries: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
-                              confidence: float) -> None:
-    """Leakage and noise floors over folds (where the folds have them) and the per-class diagnostics."""
-    leakage = summarize_leakage(entries, confidence=confidence)
-    if leakage is not None:
-        summary["leakage"] = leakage
-    floor = summarize_noise_floor(entries, confidence=confidence)
-    if floor is not None:
-        summary["noise_floor"] = floor
-    diagnostics = per_class_diagnostics(summary.get("per_class", {}).get("tprd", {}),
-                                        settings.get("label_gender_counts") or {}, confidence=confidence)
-    if diagnostics is not None:
-        summary["per_class_diagnostics"] = diagnostics
 
 
 def collect_run(out_dir: str | os.PathLike, *, save: bool = True, confidence: float = 0.95) -> FinetuneResult:

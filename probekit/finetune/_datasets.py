@@ -112,8 +112,14 @@ def _read_file(path: Path, columns: Sequence[str]) -> pd.DataFrame:
     if suffix in (".csv", ".tsv"):
         # Text columns keep their spelling; ids and scores are parsed as numbers later.
         # Only empty cells are missing: a comment reading "NA" or "null" is text.
-        return pd.read_csv(path, usecols=list(columns), sep="\t" if suffix == ".tsv" else ",",
-                           keep_default_na=False, na_values=[""], low_memory=False)
+        options = dict(usecols=list(columns), sep="\t" if suffix == ".tsv" else ",", keep_default_na=False,
+                       na_values=[""], low_memory=False)
+        if suffix == ".tsv":
+            try:  # plain TSV has no quoting: a cell starting with '"' is text (csv.QUOTE_NONE = 3 keeps it whole)
+                return pd.read_csv(path, quoting=3, **options)
+            except pd.errors.ParserError:
+                pass  # rows line up only when read as quoted (Excel's tab dialect)
+        return pd.read_csv(path, **options)
     if suffix == ".parquet":
         return pd.read_parquet(path, columns=list(columns))
     return _read_json(path)

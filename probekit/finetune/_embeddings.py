@@ -15,8 +15,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from probekit.embedding import EmbeddingCache, cache_key, extraction_meta, normalize_layers
+from probekit.finetune._batches import truncate_texts
 from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, renamed_dataset
-from probekit.finetune._train import default_embedder, truncate_texts
+from probekit.finetune._train import default_embedder
 
 __all__ = ["frozen_embedder", "frozen_text_groups", "distinct_texts", "uncached_groups"]
 

@@ -7,7 +7,8 @@ from typing import Any, Sequence
 
 from probekit.finetune._embeddings import distinct_texts, frozen_text_groups
 from probekit.finetune._plan import _Plan, _prepare, datasets_bars_off
-from probekit.finetune._train import FinetuneConfig, measure_embed_seconds, measure_step_seconds
+from probekit.finetune._timing import measure_embed_seconds, measure_step_seconds
+from probekit.finetune._train import FinetuneConfig
 
 
 def estimate_seconds(

@@ -46,15 +46,17 @@ import pandas as pd
 
 from probekit.errors import InvalidParameterError
 from probekit.finetune._evaluate import fold_metrics, prob_column
-from probekit.intrinsic import fit_linear_probe, mdl_probe
-from probekit.report import (
+from probekit.intrinsic import check_readers, fit_linear_probe, make_reader, mdl_probe
+from probekit.stats import (
     FLOOR_METRICS,
     LEAKAGE_SOURCES,
+    bootstrap_ci,
     per_class_diagnostics,
+    permutation_p_value,
     summarize_leakage,
     summarize_noise_floor,
 )
-from probekit.stats import bootstrap_ci, permutation_p_value
+from probekit.utils import load_npz
 
 logger = logging.getLogger(__name__)
 
@@ -98,9 +100,11 @@ def _balanced_accuracy(y: np.ndarray, correct: np.ndarray) -> float:
     return float(np.mean(rates)) if len(rates) == 2 else math.nan
 
 
-def _held_out(X: np.ndarray, y: np.ndarray, test_size: float, C: Any, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """(held-out rows, P(female) of each, chosen C): the probe is fitted on a stratified part of the
-    rows and scores the rest, which it never saw.
+def _held_out(
+    X: np.ndarray, y: np.ndarray, test_size: float, C: Any, seed: int, reader: str = "linear",
+) -> tuple[np.ndarray, np.ndarray, Any]:
+    """(held-out rows, P(female) of each, chosen C or the reader's hyperparameters): the probe is fitted
+    on a stratified part of the rows and scores the rest, which it never saw.
     """
     from sklearn.model_selection import train_test_split
 
@@ -108,6 +112,9 @@ def _held_out(X: np.ndarray, y: np.ndarray, test_size: float, C: Any, seed: int)
     ids = np.arange(train.size).astype(str)  # every example its own group: inner folds by example
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)
+        if reader != "linear":
+            fitted = make_reader(reader, n_folds=3, random_state=seed).fit(X[train], y[train], ids)
+            return test, fitted.predict_proba(X[test])[:, list(fitted.classes_).index(1)], dict(fitted.params_)
         probe = fit_linear_probe(X[train], y[train], ids, C=C, n_folds=3, class_weight="balanced", seed=seed)
     p = probe.model.predict_proba(X[test])[:, list(probe.model.classes_).index(1)]
     return test, p, float(probe.C)
@@ -123,6 +130,7 @@ def probe_leakage(
     n_bootstrap: int = 1000,
     confidence: float = 0.95,
     random_state: int = 0,
+    reader: str = "linear",
 ) -> dict[str, Any]:
     r"""Gender of the rows predicted from ``features`` by the gender probe, scored on rows it never saw.
 
@@ -152,14 +160,18 @@ def probe_leakage(
         Percentile bootstrap of the balanced accuracy, held-out rows resampled within each gender.
     random_state : int
         Seed of the split, the probe, the bootstrap and the MDL order.
+    reader : {"linear", "mlp", "kernel"}
+        The probe family (:func:`probekit.intrinsic.make_reader`): ``"linear"`` (default) is the probe
+        above; ``"mlp"`` and ``"kernel"`` choose their hyperparameters by the same 3-fold inner
+        cross-validation (``C`` then applies to the linear probe only) and code the MDL too.
 
     Returns
     -------
     dict
         ``balanced_accuracy`` :math:`\tfrac12(\text{acc}_f + \text{acc}_m)` on the held-out rows
         (threshold 0.5), ``interval`` [low, high], ``accuracy``, ``n``, ``n_female``, ``n_male``,
-        ``n_held_out``, ``C``, ``mdl_compression``, ``mdl_online_bits``, ``mdl_uniform_bits``,
-        ``confidence``, ``random_state``; with too few rows of a gender, NaN values and ``reason``.
+        ``n_held_out``, ``C`` (the reader's hyperparameters for a nonlinear reader), ``reader``,
+        ``mdl_compression``, ``mdl_online_bits``, ``mdl_uniform_bits``, ``confidence``, ``random_state``; with too few rows of a gender, NaN values and ``reason``.
     """
     X = np.asarray(features, dtype=np.float64)
     if X.ndim != 2:
@@ -167,30 +179,31 @@ def probe_leakage(
     if not 0 < test_size < 1:
         raise InvalidParameterError("test_size", test_size, "a share in (0, 1)")
     y = _gender_codes(genders, X.shape[0])
+    reader = check_readers([reader], "reader")[0]
     n_female, n_male = int(y.sum()), int(y.size - y.sum())
     out: dict[str, Any] = {"n": int(y.size), "n_female": n_female, "n_male": n_male, "confidence": float(confidence),
-                           "random_state": int(random_state)}
+                           "random_state": int(random_state), "reader": reader}
     smaller = min(n_female, n_male)
     if min(math.floor(smaller * test_size), smaller - math.ceil(smaller * test_size)) < 2:
         nan = math.nan
         return out | {"balanced_accuracy": nan, "interval": [nan, nan], "accuracy": nan, "n_held_out": 0, "C": nan,
                       "mdl_compression": nan, "mdl_online_bits": nan, "mdl_uniform_bits": nan,
                       "reason": "too few test examples of a gender (at least 2 per gender on each side of the split)"}
-    rows, p, chosen = _held_out(X, y, float(test_size), C, int(random_state))
+    rows, p, chosen = _held_out(X, y, float(test_size), C, int(random_state), reader)
     y_test = y[rows]
     correct = ((p >= 0.5).astype(np.int64) == y_test).astype(float)
     interval = bootstrap_ci(_balanced_accuracy, y_test, correct, strata=y_test, n_resamples=int(n_bootstrap),
                             confidence=confidence, random_state=int(random_state))
     out |= {"balanced_accuracy": _balanced_accuracy(y_test, correct), "interval": [float(interval.low), float(interval.high)],
             "accuracy": float(correct.mean()), "n_held_out": int(rows.size), "C": chosen}
-    out |= _mdl(X, y, int(random_state)) if mdl else {}
+    out |= _mdl(X, y, int(random_state), reader) if mdl else {}
     return out
 
 
-def _mdl(X: np.ndarray, y: np.ndarray, seed: int) -> dict[str, float]:
+def _mdl(X: np.ndarray, y: np.ndarray, seed: int, reader: str = "linear") -> dict[str, float]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)
-        result = mdl_probe(X, y, unit="occurrence", n_folds=3, random_state=seed)
+        result = mdl_probe(X, y, unit="occurrence", n_folds=3, random_state=seed, reader=reader)
     return {"mdl_compression": float(result.compression), "mdl_online_bits": float(result.online_codelength),
             "mdl_uniform_bits": float(result.uniform_codelength)}
 
@@ -246,8 +259,7 @@ def save_representations(path: Any, *, pooled: np.ndarray, probabilities: np.nda
 
 def load_representations(path: Any) -> dict[str, np.ndarray]:
     """Read a file written by :func:`save_representations`."""
-    with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
+    return load_npz(path)  # a regular file; sizes checked before anything is allocated
 
 
 # ------------------------------------------------------------------------------------------ noise floor

@@ -23,8 +23,8 @@ from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune._datasets import label_gender_counts
 from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE
 from probekit.finetune._train import FinetuneConfig
+from probekit.utils import Nullable, dumps_json, is_main_process, read_json_file, write_json
 from probekit.utils import check_output_dir as check_output_dir_policy
-from probekit.utils import dumps_json, is_main_process, write_json
 
 RUN_FILE = "run.json"
 METRICS_FILE = "metrics.json"
@@ -35,10 +35,17 @@ _FORMAT_VERSION = 1
 _REQUIRED = ("text", "label", "gender", "example_id")
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    import json
+#: What a saved ``fold.json`` and ``run.json`` must hold to be used again (resume, aggregation).
+_FOLD_SCHEMA = {"fold": int, "setting": str, "n_train": int, "n_test": int, "metrics": dict,
+                "per_class": Nullable((dict, list)), "warnings": Nullable(list), "training": Nullable(dict),
+                "leakage": Nullable(dict), "noise_floor": Nullable(dict)}
+_RUN_SCHEMA = {"settings": {"folds": Nullable(int), "setting": Nullable(str)}}
 
-    return json.loads(path.read_text(encoding="utf-8"))
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A saved record of a run, read by the one JSON reader and checked against its schema."""
+    schema = {"fold.json": _FOLD_SCHEMA, "run.json": _RUN_SCHEMA}.get(path.name, {})
+    return read_json_file(path, schema=schema)
 
 
 # ------------------------------------------------------------------------------------------ splits

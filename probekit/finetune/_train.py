@@ -7,7 +7,8 @@ gradient clipping, bf16 autocast on GPU (fp32 on CPU), checkpoints at every epoc
 to the same weights, and the same code on CPU, one GPU or several GPUs under ``accelerate launch``.
 This module adds what is specific to classification: tokenization truncated to ``max_length``,
 length-sorted buckets (each batch holds texts of similar length, so padding is small) with dynamic
-padding (each batch is padded to its own longest text), and prediction of class probabilities.
+padding (each batch is padded to its own longest text; these three in
+:mod:`probekit.finetune._batches`), and prediction of class probabilities.
 
 ``frozen=True`` keeps the encoder fixed: the sentence vectors are computed once by the extraction
 engine (:func:`probekit.embed_sentences`, the same masked mean as
@@ -38,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import dataclasses
 import logging
 import math
 import os
@@ -49,8 +49,9 @@ from typing import Any, Callable, ClassVar, Iterator, Sequence
 import numpy as np
 import torch
 
-from probekit.embedding import default_batch_tokens, embed_sentences
+from probekit.embedding import embed_sentences
 from probekit.errors import InvalidParameterError
+from probekit.finetune._batches import length_bucketed_batches, pad_batch, tokenize_texts, truncate_texts
 from probekit.finetune._model import POOLINGS, EncoderClassifier, GenderAdversary, classifier_loss
 from probekit.training import TrainingConfig, train
 from probekit.utils import Interval, Options, validate_parameters
@@ -61,12 +62,6 @@ __all__ = [
     "FinetuneConfig",
     "TrainedClassifier",
     "train_classifier",
-    "tokenize_texts",
-    "truncate_texts",
-    "length_bucketed_batches",
-    "pad_batch",
-    "measure_step_seconds",
-    "measure_embed_seconds",
     "fit_adversarial_projection",
 ]
 
@@ -154,6 +149,7 @@ class FinetuneConfig:
         validate_parameters(asdict(self), self._parameter_constraints)
 
     def to_dict(self) -> dict[str, Any]:
+        """The hyperparameters as a JSON-ready dict (recorded in ``run.json`` and ``metrics.json``)."""
         return asdict(self)
 
     def training_config(self, *, steps_per_epoch: int) -> Any:
@@ -165,88 +161,6 @@ class FinetuneConfig:
             seed=int(self.seed), checkpoint_every=int(steps_per_epoch), keep_checkpoints=1,
             log_every=max(1, int(steps_per_epoch)),
         )
-
-
-# ------------------------------------------------------------------------------------------ tokens
-
-
-def tokenize_texts(tokenizer: Any, texts: Sequence[str], max_length: int) -> list[dict[str, list[int]]]:
-    """Token ids truncated to ``max_length`` (special tokens included) and the pooling mask
-    (1 on the text's own tokens, 0 on special tokens).
-    """
-    encoded = tokenizer(
-        list(texts), truncation=True, max_length=int(max_length), return_special_tokens_mask=True,
-        return_attention_mask=False, return_token_type_ids=False,
-    )
-    return [
-        {"input_ids": ids, "pool_mask": [1 - s for s in special]}
-        for ids, special in zip(encoded["input_ids"], encoded["special_tokens_mask"])
-    ]
-
-
-def truncate_texts(tokenizer: Any, texts: Sequence[str], max_length: int) -> list[str]:
-    """Each text cut after its last token that fits in ``max_length`` with the special tokens
-    (the frozen path: the extraction engine then sees what full fine-tuning sees).
-    """
-    n_special = int(sum(tokenizer("a", return_special_tokens_mask=True)["special_tokens_mask"]))
-    keep = int(max_length) - n_special
-    encoded = tokenizer(list(texts), add_special_tokens=False, return_offsets_mapping=True, return_attention_mask=False)
-    out = []
-    for text, offsets in zip(texts, encoded["offset_mapping"]):
-        out.append(text if len(offsets) <= keep else text[: offsets[keep - 1][1]] if keep > 0 else "")
-    return out
-
-
-def length_bucketed_batches(
-    lengths: Sequence[int], batch_size: int, *, bucket_batches: int = 50
-) -> Callable[[torch.Generator], list[list[int]]]:
-    """Batch order of one epoch with length-sorted buckets, for the shared loop's ``batch_order``.
-
-    The examples are shuffled with the epoch's generator and cut into buckets of
-    ``bucket_batches * batch_size``; within a bucket they are sorted by length and cut into batches;
-    the batches of all buckets are then shuffled. Batches hold texts of similar length (little
-    padding) while the order stays random; the number of batches is the same every epoch.
-    """
-    lengths = np.asarray(lengths, dtype=np.int64)
-    n = int(lengths.size)
-    bucket = int(bucket_batches) * int(batch_size)
-
-    def plan(generator: torch.Generator) -> list[list[int]]:
-        order = torch.randperm(n, generator=generator).numpy()
-        batches: list[list[int]] = []
-        for start in range(0, n, bucket):
-            part = order[start:start + bucket]
-            part = part[np.argsort(lengths[part], kind="stable")]
-            batches += [part[i:i + batch_size].tolist() for i in range(0, part.size, batch_size)]
-        shuffle = torch.randperm(len(batches), generator=generator).tolist()
-        return [batches[i] for i in shuffle]
-
-    return plan
-
-
-def pad_batch(examples: Sequence[dict[str, Any]], pad_token_id: int) -> dict[str, torch.Tensor]:
-    """Dynamic padding: pad to the longest example of the batch; attention and pooling masks
-    (and ``labels``, ``weights``, ``protected`` where the examples hold ``label``, ``weight``,
-    ``protected``).
-    """
-    width = max(len(e["input_ids"]) for e in examples)
-    n = len(examples)
-    ids = torch.full((n, width), int(pad_token_id), dtype=torch.long)
-    attention = torch.zeros((n, width), dtype=torch.long)
-    pool = torch.zeros((n, width), dtype=torch.long)
-    for row, example in enumerate(examples):
-        k = len(example["input_ids"])
-        ids[row, :k] = torch.as_tensor(example["input_ids"], dtype=torch.long)
-        attention[row, :k] = 1
-        pool[row, :k] = torch.as_tensor(example["pool_mask"], dtype=torch.long)
-    batch = {"input_ids": ids, "attention_mask": attention, "pool_mask": pool}
-    if "label" in examples[0]:
-        batch["labels"] = torch.as_tensor([int(e["label"]) for e in examples], dtype=torch.long)
-    if "weight" in examples[0]:
-        batch["weights"] = torch.as_tensor([float(e["weight"]) for e in examples], dtype=torch.float32)
-    if "protected" in examples[0]:
-        batch["protected"] = torch.as_tensor([int(e["protected"]) for e in examples], dtype=torch.long)
-    return batch
 
 
 # ------------------------------------------------------------------------------------------ models
@@ -596,58 +510,3 @@ class _FullWidthHead:
         out = np.zeros((features.shape[0], self.num_labels))
         out[:, self.head.classes_] = self.head.predict_proba(features)
         return out
-
-
-def measure_step_seconds(encoder: Any, texts: Sequence[str], num_labels: int, config: FinetuneConfig, *, steps: int = 2) -> float:
-    """Seconds per optimizer step of full fine-tuning, for the run-time estimate printed before a long run.
-
-    Times ``steps + 1`` steps of the real training loop (:func:`probekit.training.train`, with the
-    settings full fine-tuning uses) on a throwaway copy of the model and the first texts; the
-    first, warm-up step is not counted. Each step is timed from the end of the previous one
-    (the loop's callback; the loss it reports has been copied to the host, so GPU work is done).
-    """
-    texts = list(texts)[: max(config.batch_size, 1) * (steps + 1)]
-    if not texts:
-        return float("nan")
-    examples = tokenize_texts(encoder.tokenizer, texts, config.max_length)
-    for example in examples:
-        example["label"] = 0
-    module = _new_module(encoder, num_labels, config)
-    timing = dataclasses.replace(
-        config.training_config(steps_per_epoch=1), epochs=None, max_steps=int(steps) + 1, checkpoint_every=None,
-        log_every=int(steps) + 1,
-    )
-    ends: list[float] = []
-    pad_id = encoder.tokenizer.pad_token_id
-    train(
-        module, examples, timing, collate_fn=lambda batch, generator: pad_batch(batch, pad_id),
-        callback=lambda step, values: ends.append(time.perf_counter()), progress=False, description="timing",
-    )
-    del module
-    return float(np.mean(np.diff(ends))) if len(ends) > 1 else float("nan")
-
-
-def measure_embed_seconds(encoder: Any, texts: Sequence[str], config: FinetuneConfig) -> float:
-    """Mean seconds per text that the frozen path's embedding of ``texts`` should take (for the
-    run-time estimate printed before a long run).
-
-    The extraction engine batches texts of one token length together (no padding), so a small
-    sample of mixed lengths would run in many tiny batches and look far slower than the whole
-    set. Instead the texts of the most common length are timed in one full batch (after a
-    warm-up call), giving seconds per token, which is scaled by the tokens of all ``texts``.
-    """
-    texts = list(texts)
-    if not texts:
-        return float("nan")
-    cut = truncate_texts(encoder.tokenizer, texts, config.max_length)
-    lengths = np.asarray([len(ids) for ids in encoder.tokenizer(cut)["input_ids"]])
-    values, counts = np.unique(lengths, return_counts=True)
-    mode = int(values[np.argmax(counts)])
-    per_batch = max(2, min(int(counts.max()), default_batch_tokens(encoder.device) // max(mode, 1)))
-    sample = [cut[i] for i in np.flatnonzero(lengths == mode)[:per_batch]]
-    embed = default_embedder(encoder, config, progress=False)
-    embed(sample[:2])
-    started = time.perf_counter()
-    embed(sample)
-    per_token = (time.perf_counter() - started) / (len(sample) * mode)
-    return float(per_token * lengths.sum() / len(texts))

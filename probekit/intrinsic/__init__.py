@@ -14,7 +14,13 @@
 - :class:`GenderProbe`, :func:`gender_probe` — the linear gender probe and randomization test of
   Tokpo et al. (2023), class-balanced with C chosen by word-grouped cross-validation by default
   (:data:`PAPER_PROBE` gives the paper's exact probe).
-- :func:`mdl_probe` — the online codelength of labels given embeddings (Voita & Titov 2020).
+- :func:`mdl_probe` — the online codelength of labels given embeddings (Voita & Titov 2020), coded by
+  any reader family (``reader=``).
+- Readers (probe families): :class:`LinearReader`, :class:`MLPReader`, :class:`KernelReader`
+  (:func:`make_reader`), each dropping near-constant columns first (:class:`DegenerateColumnFilter`);
+  :func:`read_concept` (held-out balanced accuracy with a word-bootstrap interval, the control task
+  and selectivity of Hewitt & Liang 2019), :func:`read_layer` and :func:`layer_verdict` ("removed",
+  "linearly hidden" or "present", with the rule and flags).
 - :func:`pseudo_perplexity` — utility: pseudo-perplexity (Salazar et al. 2020) on a held-out corpus
   (default :func:`utility_corpus`).
 """
@@ -31,7 +37,14 @@ from probekit.intrinsic._crows_pairs import (
     score_crows_pairs,
 )
 from probekit.intrinsic._gender_probe import PAPER_PROBE, GenderProbe, GenderProbeResult, gender_probe
-from probekit.intrinsic._linear_probe import check_class_weight, fit_linear_probe, probe_calibration, word_grouped_folds
+from probekit.intrinsic._linear_probe import (
+    DegenerateColumnFilter,
+    check_class_weight,
+    fit_linear_probe,
+    nondegenerate_columns,
+    probe_calibration,
+    word_grouped_folds,
+)
 from probekit.intrinsic._lpbs import LpbsResult, attr_lpbs, lpbs, lpbs_report, target_lpbs
 from probekit.intrinsic._mdl import MdlResult, block_ends, mdl_probe, one_se_choice
 from probekit.intrinsic._named_tests import (
@@ -43,14 +56,24 @@ from probekit.intrinsic._named_tests import (
     seat_test_categories,
     seat_word_sets,
 )
-from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihood
+from probekit.intrinsic._pll import masked_token_log_probs, pseudo_log_likelihood, self_debias_prefix_ids
 from probekit.intrinsic._probe_suite import (
     LAYER_CHART_FILE,
     RESULTS_FILE,
+    VERDICT_CHART_FILE,
     ProbeSuiteResult,
     evidence_report,
     resolve_layers,
     run_probe_suite,
+)
+from probekit.intrinsic._readers import (
+    NONLINEAR_READERS,
+    READERS,
+    KernelReader,
+    LinearReader,
+    MLPReader,
+    check_readers,
+    make_reader,
 )
 from probekit.intrinsic._seat import SeatResult, association_scores, seat_test, seat_test_from_scores
 from probekit.intrinsic._seat_suite import (
@@ -90,6 +113,16 @@ from probekit.intrinsic._utility import (
     pseudo_perplexity,
     utility_corpus,
 )
+from probekit.intrinsic._verdict import (
+    VERDICTS,
+    ReaderResult,
+    control_labels,
+    layer_verdict,
+    read_concept,
+    read_layer,
+    split_words,
+    verdict_rule,
+)
 
 __all__ = [
     "seat_test",
@@ -127,15 +160,34 @@ __all__ = [
     "RESULTS_FILE",
     "ProbeSuiteResult",
     "LAYER_CHART_FILE",
+    "VERDICT_CHART_FILE",
     "word_grouped_folds",
     "probe_calibration",
     "fit_linear_probe",
     "check_class_weight",
     "one_se_choice",
     "block_ends",
+    "DegenerateColumnFilter",
+    "nondegenerate_columns",
+    "READERS",
+    "NONLINEAR_READERS",
+    "LinearReader",
+    "MLPReader",
+    "KernelReader",
+    "make_reader",
+    "check_readers",
+    "VERDICTS",
+    "ReaderResult",
+    "read_concept",
+    "read_layer",
+    "layer_verdict",
+    "verdict_rule",
+    "control_labels",
+    "split_words",
     "evidence_report",
     "masked_token_log_probs",
     "pseudo_log_likelihood",
+    "self_debias_prefix_ids",
     "crows_pairs",
     "read_crows_pairs",
     "score_crows_pairs",

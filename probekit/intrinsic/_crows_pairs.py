@@ -32,7 +32,8 @@ from scipy import stats
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
-from probekit.utils import atomic_path, atomic_write_text, collect_provenance, write_json
+from probekit.report import table_markdown
+from probekit.utils import Table, atomic_path, atomic_write_text, collect_provenance, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -287,21 +288,23 @@ class CrowsPairsResult:
         atomic_write_text(paths["summary"], self.markdown())
         return paths
 
-    def markdown(self) -> str:
-        """A Markdown summary table."""
-        lines = [
-            f"# CrowS-Pairs ({self.scoring} scoring)", "",
-            f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`", "",
-            "| bias type | pairs | stereotype score | 95% interval | p (vs 50) | stereo | antistereo | neutral % |",
-            "|---|---:|---:|---|---:|---:|---:|---:|",
+    def table(self) -> Table:
+        """The summary table: overall and per bias type (stereotype score with its interval, p vs 50)."""
+        rows = [
+            [name, row["n_pairs"], fmt_cell(row["stereotype_score"]), f"[{fmt_cell(row['ci_low'])}, {fmt_cell(row['ci_high'])}]",
+             fmt_cell(row["p_value"], ".3g"), fmt_cell(row["stereo_score"]), fmt_cell(row["antistereo_score"]),
+             fmt_cell(row["neutral_pct"])]
+            for name, row in [("overall", self.overall), *sorted(self.by_bias_type.items())]
         ]
-        for name, row in [("overall", self.overall), *sorted(self.by_bias_type.items())]:
-            lines.append(
-                f"| {name} | {row['n_pairs']} | {fmt_cell(row['stereotype_score'])} | "
-                f"[{fmt_cell(row['ci_low'])}, {fmt_cell(row['ci_high'])}] | {fmt_cell(row['p_value'], '.3g')} | "
-                f"{fmt_cell(row['stereo_score'])} | {fmt_cell(row['antistereo_score'])} | {fmt_cell(row['neutral_pct'])} |"
-            )
-        return "\n".join(lines) + "\n"
+        return Table(
+            ["bias type", "pairs", "stereotype score", "95% interval", "p (vs 50)", "stereo", "antistereo", "neutral %"],
+            rows, caption=f"CrowS-Pairs ({self.scoring} scoring)", align="lrrlrrrr", key="crows-pairs",
+            intro=[f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`"],
+        )
+
+    def markdown(self) -> str:
+        """The summary table as Markdown (``summary.md``)."""
+        return table_markdown(self.table())
 
 
 def fmt_cell(value: Any, spec: str = ".2f") -> str:

@@ -112,6 +112,13 @@ class GenderProbeResult:
         Mean validation score per candidate C (empty when C was fixed).
     paper_setting : bool
         Whether the probe is the paper's exact one (:data:`PAPER_PROBE`, logistic).
+    gender_accuracy_balanced : float
+        Mean of the female and male held-out accuracies (what the readers' verdict uses).
+    gender_accuracy_balanced_ci : list of float or None
+        Its word-bootstrap interval (held-out words resampled within each gender).
+    n_dropped_columns : int
+        Near-constant embedding columns dropped before scaling
+        (:class:`probekit.intrinsic.DegenerateColumnFilter`).
     """
 
     gender_accuracy: float
@@ -157,8 +164,12 @@ class GenderProbeResult:
     C_selection: str = "fixed"
     cv_scores: dict[float, float] = field(default_factory=dict)
     paper_setting: bool = False
+    gender_accuracy_balanced: float = math.nan
+    gender_accuracy_balanced_ci: list[float] | None = None
+    n_dropped_columns: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 
@@ -382,8 +393,9 @@ class GenderProbe:
         X, labels = as_occurrences(embeddings, words, "embeddings")
         y = _gender_labels(genders, X.shape[0], "genders")
         seed, source = resolve_seed(self.random_state)
-        # Streams by position: the split, the classifier, the relabelings, the bootstrap.
-        split_rng, clf_rng, self._rand_rng, self._boot_rng = spawn_generators(source, 4)
+        # Streams by position: the split, the classifier, the relabelings, the bootstrap, the balanced
+        # held-out interval (last, so the first four draw what they drew before it existed).
+        split_rng, clf_rng, self._rand_rng, self._boot_rng, self._balanced_rng = spawn_generators(source, 5)
         self.seed_ = seed
 
         train_words, test_words = self._split_words(labels, y, split_rng)
@@ -405,6 +417,7 @@ class GenderProbe:
         self.C_selection_ = fitted.C_selection
         self.cv_folds_ = fitted.cv_folds
         self.cv_scores_ = fitted.cv_scores
+        self.n_dropped_columns_ = fitted.n_dropped_columns
         self.dim_ = X.shape[1]
         self.train_words_ = train_words
         self.test_words_ = test_words
@@ -429,6 +442,11 @@ class GenderProbe:
         self.gender_accuracy_ci_ = word_bootstrap_ci(
             _pooled_accuracy, gender, hits, n, n_bootstrap=int(self.n_bootstrap),
             confidence=float(self.confidence_level), rng=self._boot_rng,
+        )
+        self.gender_accuracy_balanced_ = _balanced_accuracy(gender, hits, n)
+        self.gender_accuracy_balanced_ci_ = word_bootstrap_ci(
+            _balanced_accuracy, gender, hits, n, n_bootstrap=int(self.n_bootstrap),
+            confidence=float(self.confidence_level), rng=self._balanced_rng,
         )
         self.calibration_ = probe_calibration(y_test, p_test, n_bins=int(self.n_bins))
 
@@ -545,6 +563,9 @@ class GenderProbe:
             C_selection=self.C_selection_,
             cv_scores=dict(self.cv_scores_),
             paper_setting=self.is_paper_setting(),
+            gender_accuracy_balanced=self.gender_accuracy_balanced_,
+            gender_accuracy_balanced_ci=self.gender_accuracy_balanced_ci_,
+            n_dropped_columns=int(self.n_dropped_columns_),
         )
 
     def _stereotype_rows(self, embeddings: Any, words: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray | None]:

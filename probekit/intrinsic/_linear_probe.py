@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from probekit.errors import InvalidParameterError
 
@@ -28,6 +29,65 @@ logger = logging.getLogger(__name__)
 DEFAULT_CS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0)
 CLASS_WEIGHTS = ("balanced", None)
 CV_SCORING = "neg_log_loss"
+#: A column whose standard deviation is at most ``max(DEGENERATE_ABS_TOL, DEGENERATE_REL_TOL * median std)``
+#: is dropped before scaling (see :class:`DegenerateColumnFilter`).
+DEGENERATE_REL_TOL = 1e-6
+DEGENERATE_ABS_TOL = 1e-12
+
+
+class DegenerateColumnFilter(TransformerMixin, BaseEstimator):
+    """Drop near-constant columns before any scaling (a scikit-learn transformer).
+
+    A column is degenerate when its standard deviation over the fitted rows is at most
+    ``max(abs_tol, rel_tol * median_j std_j)``. Standardizing such a column divides rounding
+    residue by a tiny standard deviation: after LEACE on MiniLM's last layer, output dimensions of
+    std ~1e-32 and ~4e-9 kept gender-correlated residue of ~1e-17, which a standardized logistic
+    regression read with a weight norm of ~1e17 (held-out accuracy 1.00 for a concept that was
+    erased). Dropping them removes the artefact and costs nothing: a column that does not vary
+    carries no usable information at the data's scale.
+
+    Parameters
+    ----------
+    rel_tol : float
+        Tolerance relative to the median column standard deviation.
+    abs_tol : float
+        Absolute floor of the tolerance.
+
+    Attributes
+    ----------
+    keep_ : ndarray of bool, shape (n_features,)
+        Columns kept.
+    n_dropped_ : int
+        Columns dropped.
+    """
+
+    def __init__(self, rel_tol: float = DEGENERATE_REL_TOL, abs_tol: float = DEGENERATE_ABS_TOL):
+        self.rel_tol = rel_tol
+        self.abs_tol = abs_tol
+
+    def fit(self, X: Any, y: Any = None) -> "DegenerateColumnFilter":
+        """Find the columns to keep from the rows of ``X``."""
+        self.keep_ = nondegenerate_columns(np.asarray(X, dtype=np.float64), rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+        self.n_dropped_ = int(self.keep_.size - np.count_nonzero(self.keep_))
+        return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The kept columns of ``X`` (a zero column when none is kept, so a model can still fit an intercept)."""
+        X = np.asarray(X, dtype=np.float64)
+        if not self.keep_.any():
+            return np.zeros((X.shape[0], 1))
+        return X[:, self.keep_]
+
+
+
+def nondegenerate_columns(X: np.ndarray, *, rel_tol: float = DEGENERATE_REL_TOL, abs_tol: float = DEGENERATE_ABS_TOL) -> np.ndarray:
+    r"""Boolean mask of the columns to keep: :math:`\sigma_j > \max(\text{abs\_tol}, \text{rel\_tol} \cdot
+    \operatorname{median}_k \sigma_k)` (standard deviations over the rows of ``X``, ddof = 0).
+    """
+    std = X.std(axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    positive = std[std > 0]
+    scale = float(np.median(positive)) if positive.size else 0.0
+    return std > max(float(abs_tol), float(rel_tol) * scale)
 
 
 @dataclass(frozen=True)
@@ -41,6 +101,11 @@ class FittedProbe:
     cv_scores: dict[float, float]
     #: Validation score of each (fold, candidate C), shape ``(n_folds, len(Cs))`` (logistic CV only).
     fold_scores: np.ndarray | None = None
+
+    @property
+    def n_dropped_columns(self) -> int:
+        """Near-constant columns dropped before scaling (:class:`DegenerateColumnFilter`)."""
+        return int(self.model.named_steps["drop"].n_dropped_)
 
 
 def check_C(value: Any, parameter: str = "C") -> float | str:
@@ -63,6 +128,9 @@ def check_Cs(values: Any, parameter: str = "Cs") -> tuple[float, ...]:
 
 
 def check_class_weight(value: Any, parameter: str = "class_weight") -> str | None:
+    """``value`` as a class weight of the probe (``"balanced"`` or ``None``; the text ``"none"`` reads as ``None``); raises ``InvalidParameterError``
+    naming ``parameter`` otherwise.
+    """
     if isinstance(value, str) and value.lower() == "none":
         return None
     if value not in CLASS_WEIGHTS:
@@ -97,7 +165,9 @@ def make_pipeline(
     classifier: str, C: float, *, class_weight: str | None, standardize: bool, max_iter: int, seed: int,
     calibration_folds: list[tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> Any:
-    """``StandardScaler`` (optional) then the classifier, as one scikit-learn ``Pipeline`` (step "clf")."""
+    """Near-constant columns dropped (:class:`DegenerateColumnFilter`, step "drop"), ``StandardScaler``
+    (optional) then the classifier, as one scikit-learn ``Pipeline`` (step "clf").
+    """
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -113,7 +183,7 @@ def make_pipeline(
             from sklearn.calibration import CalibratedClassifierCV
 
             clf = CalibratedClassifierCV(clf, method="sigmoid", cv=calibration_folds)
-    steps = ([("scale", StandardScaler())] if standardize else []) + [("clf", clf)]
+    steps = [("drop", DegenerateColumnFilter())] + ([("scale", StandardScaler())] if standardize else []) + [("clf", clf)]
     return Pipeline(steps)
 
 
@@ -133,7 +203,8 @@ def _cv_logistic(
         Cs=list(Cs), cv=folds, scoring=CV_SCORING, l1_ratios=(0.0,), class_weight=class_weight,
         max_iter=max_iter, random_state=seed, use_legacy_attributes=False,
     )
-    model = Pipeline(([("scale", StandardScaler())] if standardize else []) + [("clf", clf)])
+    model = Pipeline([("drop", DegenerateColumnFilter())] + ([("scale", StandardScaler())] if standardize else [])
+                     + [("clf", clf)])
     model.fit(X, y)
     per_fold = np.asarray(clf.scores_).reshape(len(folds), -1, len(clf.Cs_))[:, 0, :]
     means = per_fold.mean(axis=0)

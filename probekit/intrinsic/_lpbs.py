@@ -89,6 +89,7 @@ class LpbsResult:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (pairs as lists)."""
         out = asdict(self)
         out["pairs"] = [list(p) for p in self.pairs]
         out["skipped_pairs"] = [list(p) for p in self.skipped_pairs]

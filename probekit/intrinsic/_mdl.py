@@ -18,6 +18,7 @@ import numpy as np
 
 from probekit.errors import InvalidParameterError
 from probekit.intrinsic._linear_probe import DEFAULT_CS, check_C, check_Cs, fit_linear_probe, make_pipeline, words_per_class
+from probekit.intrinsic._readers import READERS, make_reader
 from probekit.utils import (
     RandomStateLike,
     as_embedding_matrix,
@@ -69,6 +70,12 @@ class MdlResult:
     standardize, shuffled : bool
     random_state : int or None
         Seed of the order (recorded; ``None`` when a Generator was passed).
+    reader : {"linear", "mlp", "kernel"}
+        The probe family that coded the blocks.
+    block_params : list of dict or None
+        Hyperparameters of each block's reader when ``reader`` is not "linear" (``None``: uniform code).
+    n_dropped_columns : int
+        Near-constant columns the last block's probe dropped before scaling.
     """
 
     online_codelength: float
@@ -86,8 +93,12 @@ class MdlResult:
     standardize: bool
     shuffled: bool
     random_state: int | None
+    reader: str = "linear"
+    block_params: list[dict[str, Any] | None] | None = None
+    n_dropped_columns: int = 0
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 
@@ -171,7 +182,8 @@ def one_se_choice(fold_scores: np.ndarray, Cs: Sequence[float], uniform_score: f
 def _block_bits(
     X_train: np.ndarray, y_train: np.ndarray, g_train: np.ndarray, X_next: np.ndarray, y_next: np.ndarray,
     n_classes: int, *, C: float | str, Cs: Sequence[float], n_folds: int, standardize: bool, max_iter: int, seed: int,
-) -> tuple[float, float | None]:
+    reader: str = "linear",
+) -> tuple[float, float | dict[str, Any] | None, int]:
     """``sum_j -log2 p(y_j | x_j)`` over the next block under a model trained on the rows before it,
     and the C used (``None``: uniform code).
 
@@ -186,11 +198,13 @@ def _block_bits(
     """
     from scipy.special import log_softmax
 
-
     uniform_bits = float(y_next.size * math.log2(n_classes))
     counts = np.bincount(y_train, minlength=n_classes)
     if np.count_nonzero(counts) < n_classes or (C == "cv" and words_per_class(y_train, g_train) < 2):
-        return uniform_bits, None
+        return uniform_bits, None, 0
+    if reader != "linear":
+        return _reader_block_bits(X_train, y_train, g_train, X_next, y_next, reader=reader, n_folds=n_folds, seed=seed,
+                                  uniform_bits=uniform_bits)
     fitted = fit_linear_probe(
         X_train, y_train, g_train, C=C, Cs=Cs, n_folds=n_folds, class_weight=None, standardize=standardize,
         max_iter=max_iter, seed=seed,
@@ -199,7 +213,7 @@ def _block_bits(
     if C == "cv" and fitted.fold_scores is not None:
         choice = one_se_choice(fitted.fold_scores, Cs, uniform_score=-math.log(n_classes))
         if choice is None:
-            return uniform_bits, None
+            return uniform_bits, None, 0
         if choice != fitted.C:
             model = make_pipeline("logistic", choice, class_weight=None, standardize=standardize, max_iter=max_iter,
                                   seed=seed)
@@ -210,7 +224,24 @@ def _block_bits(
         # decision_function is the log-odds of class 1; log_softmax keeps tiny probabilities exact.
         scores = np.column_stack([np.zeros_like(scores), scores])
     log_p = log_softmax(scores, axis=1)
-    return float(-log_p[np.arange(y_next.size), y_next].sum() / math.log(2.0)), used_C
+    dropped = int(model.named_steps["drop"].n_dropped_)
+    return float(-log_p[np.arange(y_next.size), y_next].sum() / math.log(2.0)), used_C, dropped
+
+
+def _reader_block_bits(
+    X_train: np.ndarray, y_train: np.ndarray, g_train: np.ndarray, X_next: np.ndarray, y_next: np.ndarray, *,
+    reader: str, n_folds: int, seed: int, uniform_bits: float,
+) -> tuple[float, dict[str, Any] | None, int]:
+    """The next block's bits under a reader of family ``reader`` (unweighted classes, hyperparameters by
+    word-grouped cross-validation on the rows before the block), or the uniform code when that is
+    within one standard error of the reader's validation log loss (``uniform_preferred`` of the fitted reader).
+    """
+    fitted = make_reader(reader, n_folds=n_folds, class_weight=None, random_state=seed).fit(X_train, y_train, g_train)
+    if fitted.uniform_preferred():
+        return uniform_bits, None, int(fitted.n_dropped_columns_)
+    log_p = fitted.predict_log_proba(X_next)
+    return float(-log_p[np.arange(y_next.size), y_next].sum() / math.log(2.0)), dict(fitted.params_), int(
+        fitted.n_dropped_columns_)
 
 
 def mdl_probe(
@@ -227,6 +258,7 @@ def mdl_probe(
     shuffle: bool = True,
     max_iter: int = 1000,
     random_state: RandomStateLike = None,
+    reader: str = "linear",
 ) -> MdlResult:
     r"""Online codelength of ``labels`` given ``embeddings`` (Voita & Titov 2020, "Information-Theoretic
     Probing with Minimum Description Length", §2.2).
@@ -278,6 +310,12 @@ def mdl_probe(
     max_iter : int
     random_state : int, numpy.random.Generator or None
         Seed of the order and the folds.
+    reader : {"linear", "mlp", "kernel"}
+        The probe family that codes the blocks (:func:`probekit.intrinsic.make_reader`): ``"linear"``
+        (default) is the logistic regression above (``C``, ``Cs``, ``standardize`` apply); the others
+        choose their own hyperparameters by word-grouped cross-validation on the rows before each
+        block, and send the block uniformly when the uniform code is within one standard error of
+        their validation log loss. Any learner that sees only earlier rows gives a valid code.
 
     Returns
     -------
@@ -291,6 +329,7 @@ def mdl_probe(
     if classes.size < 2:
         raise InvalidParameterError("labels", f"{classes.size} distinct label(s)", "at least two classes")
     unit = check_choice(unit, "unit", UNITS)
+    reader = check_choice(reader, "reader", READERS)
     if words is None:
         if unit == "word":
             raise InvalidParameterError("words", None, "the word of each row", "unit='word' needs them; or pass unit='occurrence'")
@@ -312,11 +351,12 @@ def mdl_probe(
     n, K = X.shape[0], int(classes.size)
     ends = block_ends(n, schedule, word_ends)
     bits = [ends[0] * math.log2(K)]
-    chosen: list[float | None] = [None]
+    chosen: list[Any] = [None]
+    dropped = 0
     for start, stop in zip(ends, ends[1:]):
-        block, block_C = _block_bits(
+        block, block_C, dropped = _block_bits(
             X[:start], y[:start], groups[:start], X[start:stop], y[start:stop], K, C=C, Cs=Cs, n_folds=n_folds,
-            standardize=bool(standardize), max_iter=max_iter, seed=int(fold_rng.integers(0, 2**31 - 1)),
+            standardize=bool(standardize), max_iter=max_iter, seed=int(fold_rng.integers(0, 2**31 - 1)), reader=reader,
         )
         bits.append(block)
         chosen.append(block_C)
@@ -333,10 +373,13 @@ def mdl_probe(
         unit=unit,
         block_ends=[int(e) for e in ends],
         block_codelengths=[float(b) for b in bits],
-        block_C=chosen,
+        block_C=chosen if reader == "linear" else [None] * len(chosen),
         fractions=schedule,
         C=C,
         standardize=bool(standardize),
         shuffled=bool(shuffle),
         random_state=seed,
+        reader=reader,
+        block_params=None if reader == "linear" else chosen,
+        n_dropped_columns=dropped,
     )

@@ -5,7 +5,8 @@ The public benchmark code runs those copies one forward pass each. Here the mask
 sentences are packed together: copies of one exact length share a batch under a token budget (as
 the extraction engine does, :func:`probekit.embedding.default_batch_tokens`), so no padding and no
 attention mask are needed, and the masked-LM head (a projection onto the whole vocabulary, the
-costliest part of a small model) is applied only at the masked position of each copy.
+costliest part of a small model) is applied only at the masked position of each copy, whatever the
+architecture (:func:`probekit.encoders.masked_lm_logits_at`).
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ import torch
 
 from debias import self_debiased_log_probs
 from probekit.embedding import default_batch_tokens
+from probekit.encoders import check_mlm_head, masked_lm_logits_at
 from probekit.errors import InvalidParameterError, MissingMLMHeadError
 
 logger = logging.getLogger(__name__)
-
-#: Attribute names of a masked-LM model's per-token head (BERT: ``cls``; RoBERTa family: ``lm_head``).
-_TOKEN_HEADS = ("cls", "lm_head")
 
 
 def require_mlm_head(encoder: Any, what: str) -> None:
@@ -35,23 +34,24 @@ def require_mlm_head(encoder: Any, what: str) -> None:
     what : str
         The computation that needs the head, named in the message (e.g. ``"CrowS-Pairs"``).
     """
+    name = getattr(encoder, "name_or_path", "this checkpoint")
     if getattr(encoder, "mlm_model", None) is None:
-        name = getattr(encoder, "name_or_path", "this checkpoint")
         raise MissingMLMHeadError(
             f"{what} needs a masked-LM head, and {name!r} has none (it was saved as a base encoder or with "
-            "another task head); pass a checkpoint saved with its masked-LM head (a *ForMaskedLM model)"
+            f"another task head); pass a checkpoint saved with its masked-LM head (a *ForMaskedLM model){_hint(encoder)}"
         )
+    check_mlm_head(encoder.mlm_model, what, name)
     if getattr(encoder.tokenizer, "mask_token_id", None) is None:
         raise MissingMLMHeadError(f"{what} needs a tokenizer with a mask token; the tokenizer of this encoder has none")
 
 
-def _token_head(mlm_model: Any) -> Any | None:
-    """The per-token output head of a masked-LM model, or None when it has no known one."""
-    for name in _TOKEN_HEADS:
-        head = getattr(mlm_model, name, None)
-        if isinstance(head, torch.nn.Module):
-            return head
-    return None
+def _hint(encoder: Any) -> str:
+    """What to load instead, for a checkpoint family whose released models lack the head."""
+    config = getattr(getattr(encoder, "model", None), "config", None)
+    if getattr(config, "model_type", None) == "electra":
+        return ("; an ELECTRA discriminator (google/electra-*-discriminator) has no masked-LM head: load the matching "
+                "generator (google/electra-*-generator), which is a masked LM")
+    return ""
 
 
 def _check_inputs(
@@ -94,48 +94,71 @@ def _copy_batches(lengths: list[int], positions: list[np.ndarray], batch_tokens:
             yield copies[start : start + per_batch]
 
 
-def _batch_logits(encoder: Any, head: Any, input_ids: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
-    """Masked-LM logits at ``where`` for each row of ``input_ids`` (at least float32)."""
+def _batch_logits(encoder: Any, input_ids: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
+    """Masked-LM logits at ``where`` for each row of ``input_ids`` (at least float32); the head runs
+    at those positions only.
+    """
     rows = torch.arange(input_ids.shape[0], device=input_ids.device)
-    if head is not None:
-        # Only the masked row of each copy goes through the vocabulary projection.
-        states = encoder.model(input_ids=input_ids).last_hidden_state[rows, where]
-        logits = head(states)
-    else:
-        logits = encoder.mlm_model(input_ids=input_ids).logits[rows, where]
+    logits = masked_lm_logits_at(encoder.mlm_model, input_ids, rows, where)
     return logits.to(torch.promote_types(logits.dtype, torch.float32))
 
 
-def _batch_log_probs(encoder: Any, head: Any, input_ids: torch.Tensor, where: torch.Tensor, wanted: torch.Tensor,
-                     prefixes: list[torch.Tensor] | None = None) -> np.ndarray:
-    """Log p(wanted | masked copy) at ``where`` for each row of ``input_ids`` (float64); with
-    ``prefixes`` (token ids), self-debiased (Schick et al. 2021, :func:`debias.self_debiased_log_probs`):
-    each prefix is put after the first (special) token, as in the debiasing survey's public code.
+def _batch_log_probs(encoder: Any, ids: np.ndarray, where: np.ndarray, wanted: np.ndarray,
+                     prefixes: list[list[int]] | None = None) -> np.ndarray:
+    """Log p(wanted | masked copy) at ``where`` for each row of ``ids`` (float64); with ``prefixes``
+    (token ids), self-debiased (Schick et al. 2021, :func:`debias.self_debiased_log_probs`), each
+    prefixed copy built by :func:`_prefixed_logits`.
     """
-    logits = _batch_logits(encoder, head, input_ids, where)
+    device = encoder.device
+    logits = _batch_logits(encoder, torch.from_numpy(ids).to(device), torch.from_numpy(where).to(device))
     if prefixes is None:
         log_probs = torch.log_softmax(logits, dim=-1)
     else:
-        prefixed = []
-        for prefix in prefixes:
-            ids = torch.cat([input_ids[:, :1], prefix.expand(input_ids.shape[0], -1), input_ids[:, 1:]], dim=1)
-            prefixed.append(_batch_logits(encoder, head, ids, where + prefix.shape[0]))
+        prefixed = [_prefixed_logits(encoder, ids, where, prefix) for prefix in prefixes]
         settings = encoder.self_debias
         log_probs = self_debiased_log_probs(logits, prefixed, decay_constant=settings["decay_constant"],
                                             epsilon=settings["epsilon"])
-    return log_probs.gather(1, wanted.unsqueeze(1)).squeeze(1).double().cpu().numpy()
+    wanted_t = torch.from_numpy(wanted).to(device)
+    return log_probs.gather(1, wanted_t.unsqueeze(1)).squeeze(1).double().cpu().numpy()
 
 
-def _self_debias_prefixes(encoder: Any) -> list[torch.Tensor] | None:
+def _prefixed_logits(encoder: Any, ids: np.ndarray, where: np.ndarray, prefix: list[int]) -> torch.Tensor:
+    """Logits at the mask of each copy with ``prefix`` after its first special token.
+
+    As the survey's masked-LM code builds it (Meade et al. 2022, ``get_token_logits_self_debiasing``):
+    ``[CLS] d_i x_1 ... x_n [SEP]``, the prefix's tokens (:func:`self_debias_prefix_ids`) put before the
+    input's own tokens, which are not re-tokenized.
+    """
+    length = ids.shape[1] + len(prefix)
+    if length > encoder.max_length:
+        raise InvalidParameterError("sequences", f"{length} tokens with the Self-Debias prefix",
+                                    f"at most the model's {encoder.max_length} tokens")
+    block = np.broadcast_to(np.asarray(prefix, dtype=ids.dtype), (ids.shape[0], len(prefix)))
+    batch = torch.from_numpy(np.concatenate([ids[:, :1], block, ids[:, 1:]], axis=1)).to(encoder.device)
+    positions = torch.from_numpy(np.asarray(where) + len(prefix)).to(encoder.device)
+    return _batch_logits(encoder, batch, positions)
+
+
+def self_debias_prefix_ids(tokenizer: Any, prefix: str) -> list[int]:
+    """The token ids of a Self-Debias prefix as the survey's public code tokenizes it.
+
+    Meade et al. (2022) tokenize ``cls_token + " " + prefix`` without special tokens and drop the
+    leading ``[CLS]``: the prefix's trailing space stays a token of its own where the tokenizer keeps
+    spaces (byte-level BPE: ``... gender: Ġ`` before the input's ``The Ġman``); WordPiece drops it.
+    A tokenizer without a ``[CLS]``-like token tokenizes the prefix alone.
+    """
+    opener = tokenizer.cls_token or tokenizer.bos_token
+    if opener is None:
+        return list(tokenizer(prefix, add_special_tokens=False)["input_ids"])
+    return list(tokenizer(f"{opener} {prefix}", add_special_tokens=False)["input_ids"])[1:]
+
+
+def _self_debias_prefixes(encoder: Any) -> list[list[int]] | None:
     """Token ids of the debiasing prefixes of a self-debiased encoder, or ``None``."""
     settings = getattr(encoder, "self_debias", None)
     if not settings:
         return None
-    return [
-        torch.tensor(encoder.tokenizer(p.strip(), add_special_tokens=False)["input_ids"], dtype=torch.long,
-                     device=encoder.device)
-        for p in settings["prefixes"]
-    ]
+    return [self_debias_prefix_ids(encoder.tokenizer, p) for p in settings["prefixes"]]
 
 
 def masked_token_log_probs(
@@ -158,7 +181,7 @@ def masked_token_log_probs(
     with :math:`t_i` the original token (or ``targets``). Summed over every non-special token this
     is the pseudo-log-likelihood of Salazar et al. (2020); CrowS-Pairs (Nangia et al. 2020) and
     StereoSet (Nadeem et al. 2021) score subsets. Copies of one length are batched together
-    within ``batch_tokens`` tokens, without padding; the run is inside :meth:`Encoder.inference`,
+    within ``batch_tokens`` tokens, without padding; the run is inside :meth:`probekit.Encoder.inference`,
     so an output projection of the encoder applies to what the head reads. For a
     :class:`probekit.encoders.SelfDebiasedEncoder` (``debias.SelfDebias``) each copy is also scored
     with every debiasing prefix and :math:`\ell_i = \log \tilde p_\theta(t_i \mid s_{\setminus i})`, the
@@ -194,14 +217,13 @@ def masked_token_log_probs(
     """
     require_mlm_head(encoder, what)
     prefixes = _self_debias_prefixes(encoder)  # a SelfDebiasedEncoder: room for the longest prefix
-    reserve = max((p.shape[0] for p in prefixes), default=0) if prefixes else 0
+    reserve = max((len(p) for p in prefixes), default=0) if prefixes else 0
     seqs, poss, tgts = _check_inputs(sequences, positions, targets, encoder.max_length - reserve)
     budget = batch_tokens or default_batch_tokens(encoder.device)
     if budget < 1:
         raise InvalidParameterError("batch_tokens", batch_tokens, "a positive number of tokens")
     out = [np.full(p.size, np.nan) for p in poss]
     mask_id = int(encoder.tokenizer.mask_token_id)
-    head = _token_head(encoder.mlm_model)
     total = sum(p.size for p in poss)
     bar = None
     if progress and total:
@@ -215,11 +237,7 @@ def masked_token_log_probs(
                 where = np.asarray([poss[s][k] for s, k in copies], dtype=np.int64)
                 wanted = np.asarray([tgts[s][k] for s, k in copies], dtype=np.int64)
                 ids[np.arange(len(copies)), where] = mask_id
-                values = _batch_log_probs(
-                    encoder, head, torch.from_numpy(ids).to(encoder.device),
-                    torch.from_numpy(where).to(encoder.device), torch.from_numpy(wanted).to(encoder.device),
-                    prefixes,
-                )
+                values = _batch_log_probs(encoder, ids, where, wanted, prefixes)
                 for (s, k), value in zip(copies, values):
                     out[s][k] = value
                 if bar is not None:

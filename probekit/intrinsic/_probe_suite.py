@@ -33,8 +33,10 @@ from probekit.intrinsic._linear_probe import check_C, check_class_weight
 from probekit.intrinsic._lpbs import MULTI_PIECE_POLICIES, lpbs_report
 from probekit.intrinsic._mdl import mdl_probe
 from probekit.intrinsic._named_tests import STANDARD_SEAT_TESTS, is_template_variant, seat_word_sets
+from probekit.intrinsic._readers import check_readers
 from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
-from probekit.report import plot_layer_curves, plot_probe_chart, summary_markdown
+from probekit.intrinsic._verdict import layer_verdict, read_layer
+from probekit.report import plot_layer_curves, plot_probe_chart, plot_verdict_layers, summary_markdown, verdict_markdown
 from probekit.text import Corpus, template_corpus
 from probekit.utils import (
     Interval,
@@ -53,6 +55,7 @@ RESULTS_FILE = "results.json"
 SUMMARY_FILE = "summary.md"
 CHART_FILE = "probe.png"
 LAYER_CHART_FILE = "probe_layers.png"
+VERDICT_CHART_FILE = "verdict_layers.png"
 #: A set with fewer words than this is flagged in the summary.
 MIN_WORDS = 10
 #: A word holding more than this share of its set's contexts is flagged in the summary.
@@ -93,7 +96,12 @@ class ProbeSuiteResult:
         set's contexts.
     per_layer : dict or None
         With ``layers``: ``layers`` (hidden-state indices), ``headline_layer`` and ``rows``, one
-        dict per layer (see :func:`layer_row`); ``None`` otherwise.
+        dict per layer (see :func:`layer_row`, with ``readers`` and ``verdict``); ``None`` otherwise.
+    readers : dict
+        At the headline layer: each reader's result (:class:`probekit.intrinsic.ReaderResult` fields).
+    verdict : dict
+        At the headline layer: :func:`probekit.intrinsic.layer_verdict` (``verdict``, ``rule``,
+        ``flags``, ...).
     provenance : dict
     """
 
@@ -106,12 +114,15 @@ class ProbeSuiteResult:
     evidence: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     per_layer: dict[str, Any] | None = None
+    readers: dict[str, Any] = field(default_factory=dict)
+    verdict: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The content of ``results.json``: SEAT, LPBS, the probe, MDL, words, evidence, warnings, per-layer rows, provenance."""
         return to_jsonable(
             {"seat": self.seat, "lpbs": self.lpbs, "probe": self.probe, "mdl": self.mdl, "words": self.words,
              "evidence": self.evidence, "warnings": self.warnings, "per_layer": self.per_layer,
-             "provenance": self.provenance}
+             "readers": self.readers, "verdict": self.verdict, "provenance": self.provenance}
         )
 
     def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
@@ -122,10 +133,12 @@ class ProbeSuiteResult:
         data = self.to_dict()
         write_json(out / RESULTS_FILE, data)
         labels = [label] if label else None
-        atomic_write_text(out / SUMMARY_FILE, summary_markdown([data], labels))
+        atomic_write_text(out / SUMMARY_FILE, summary_markdown([data], labels).rstrip() + "\n\n" + verdict_markdown(data))
         plot_probe_chart([data], out / CHART_FILE, labels)
         if data.get("per_layer"):
             plot_layer_curves(data, out / LAYER_CHART_FILE, label)
+            if any(row.get("verdict") for row in data["per_layer"]["rows"]):
+                plot_verdict_layers([(label or "model", data)], out / VERDICT_CHART_FILE)
         return out
 
 
@@ -225,7 +238,10 @@ def probe_setting(probe: dict[str, Any]) -> str:
     return f"{weight} {name}, {scale}, {C_text}"
 
 
-def layer_row(layer: int, seat: dict[str, Any], probe: dict[str, Any], mdl: dict[str, Any] | None) -> dict[str, Any]:
+def layer_row(
+    layer: int, seat: dict[str, Any], probe: dict[str, Any], mdl: dict[str, Any] | None,
+    reading: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """One row of the per-layer table (the keys of ``results.json["per_layer"]["rows"][i]``)."""
     keys = ("gender_accuracy", "gender_accuracy_ci", "gender_accuracy_per_word", "stereotype_accuracy",
             "stereotype_accuracy_ci", "stereotype_accuracy_balanced", "stereotype_accuracy_balanced_ci",
@@ -241,7 +257,29 @@ def layer_row(layer: int, seat: dict[str, Any], probe: dict[str, Any], mdl: dict
     if mdl is not None:
         row.update({"mdl_online_codelength": mdl.get("online_codelength"),
                     "mdl_uniform_codelength": mdl.get("uniform_codelength"), "mdl_compression": mdl.get("compression")})
+    if reading is not None:
+        row.update({"readers": reading["readers"], "verdict": reading["verdict"]})
     return row
+
+
+def probe_reading(probe: dict[str, Any], mdl: dict[str, Any] | None) -> dict[str, Any]:
+    """The verdict from the gender probe alone (the default, linear-only reading: no extra fit).
+
+    The linear reader's numbers are the probe's held-out balanced accuracy and its interval; no
+    control task is run.
+    """
+    linear = {
+        "reader": "linear", "balanced_accuracy": probe.get("gender_accuracy_balanced"),
+        "balanced_accuracy_ci": probe.get("gender_accuracy_balanced_ci"), "accuracy": probe.get("gender_accuracy"),
+        "chance": 0.5, "n_dropped_columns": probe.get("n_dropped_columns", 0), "n_columns": None,
+        "params": {"C": probe.get("C")}, "selection": probe.get("C_selection"), "n_train": probe.get("n_train"),
+        "n_test": probe.get("n_test"), "control_balanced_accuracy": None, "selectivity": None,
+        "source": "the gender probe (held-out attribute words)",
+    }
+    compressions = {"linear": mdl["compression"]} if mdl else {}
+    readers = {"linear": linear}
+    return {"readers": readers, "mdl": compressions,
+            "verdict": layer_verdict(readers, compressions, confidence_level=probe.get("confidence_level", 0.95))}
 
 
 def _at_layer(embeddings: Any, index: int | None) -> Any:
@@ -252,11 +290,16 @@ def _at_layer(embeddings: Any, index: int | None) -> Any:
                                layers=(embeddings.layers[index],))
 
 
-def _check_suite_args(random_state: Any, max_per_word: Any, C: Any, class_weight: Any) -> tuple[Any, Any]:
-    """Check the suite's seed and sentence cap (declared below the suite); the checked ``C`` and ``class_weight``."""
+def _check_suite_args(
+    random_state: Any, max_per_word: Any, C: Any, class_weight: Any, readers: Any = None,
+) -> tuple[Any, Any, tuple[str, ...] | None]:
+    """Check the suite's seed and sentence cap (declared below the suite); the checked ``C``,
+    ``class_weight`` and reader names (the linear reader always first; ``None`` when none were asked for).
+    """
     validate_parameters({"random_state": random_state, "max_per_word": max_per_word},
                         run_probe_suite._parameter_constraints)
-    return check_C(C), check_class_weight(class_weight)
+    names = None if readers is None else tuple(dict.fromkeys(("linear", *check_readers(readers))))
+    return check_C(C), check_class_weight(class_weight), names
 
 
 @dataclass
@@ -324,9 +367,9 @@ def _extract(encoder: Encoder, corpus: Any, sets: dict[str, Any], **common: Any)
 def _analyse_layer(
     ext: _Extraction, sets: dict[str, Any], index: int | None, *, n_permutations: int, n_bootstrap: int,
     classifier: str, C: Any, class_weight: Any, standardize: bool, n_randomizations: int, mdl: bool,
-    seeds: dict[str, int],
-) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]:
-    """The paper's SEAT, the gender probe and MDL on one layer of the extraction."""
+    seeds: dict[str, int], readers: tuple[str, ...] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None, dict[str, Any]]:
+    """The paper's SEAT, the gender probe, MDL and the readers' verdict on one layer of the extraction."""
     female_attr, male_attr = sets["female_attributes"], sets["male_attributes"]
     at = ext.at_layer(index)
     seat_result = contextual_seat(
@@ -347,13 +390,22 @@ def _analyse_layer(
             at["attributes"].embeddings, labels, words=at["attributes"].words, unit="word",
             random_state=seeds["mdl"],
         ).to_dict()
-    return seat_result, probe_result, mdl_result
+    if readers is None:
+        return seat_result, probe_result, mdl_result, probe_reading(probe_result, mdl_result)
+    labels = np.where(np.isin(at["attributes"].words, female_attr), "female", "male")
+    reading = read_layer(
+        at["attributes"].embeddings, labels, at["attributes"].words, readers=readers,
+        mdl=[r for r in readers if r == "mlp"] if mdl else (), n_bootstrap=n_bootstrap,
+        test_words=probe_result["test_words"]["female"] + probe_result["test_words"]["male"],
+        known_mdl={"linear": mdl_result["compression"]} if mdl_result else None, random_state=seeds["probe"],
+    )
+    return seat_result, probe_result, mdl_result, reading
 
 
 def _analyse_layers(
     ext: _Extraction, sets: dict[str, Any], extract: list[int], layer_list: list[int], headline: int,
     settings: dict[str, Any],
-) -> tuple[tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None], list[dict[str, Any]]]:
+) -> tuple[tuple[dict[str, Any], ...], list[dict[str, Any]]]:
     """:func:`_analyse_layer` at every extracted layer: the headline layer's results and the
     per-layer rows (:func:`layer_row`) of the requested layers.
     """
@@ -419,6 +471,7 @@ def run_probe_suite(
     class_weight: str | None = "balanced",
     standardize: bool = True,
     mdl: bool = True,
+    readers: str | Sequence[str] | None = None,
     lpbs_multi_piece: str = "mask_all",
     random_state: int = 0,
     cache_dir: str | os.PathLike | None = None,
@@ -456,6 +509,12 @@ def run_probe_suite(
     mdl : bool
         Also compute the online-code MDL of the gender labels of the attribute occurrences
         (:func:`probekit.intrinsic.mdl_probe`, by word; Voita & Titov 2020).
+    readers : str or sequence of str, optional
+        Reader families for the verdict ("linear", "mlp", "kernel"; the linear one is always
+        included): each is trained on the gender probe's training words and scored on its held-out
+        words with a word-bootstrap interval, beside its control task on word-type random labels
+        (Hewitt & Liang 2019) and, with ``mdl``, the MLP family's online code. ``None`` (default):
+        the verdict comes from the gender probe alone (linear; no extra fit, no control task).
     lpbs_multi_piece : {"mask_all", "skip"}
     random_state : int
         One seed from which the seeds of every random step are derived (recorded in provenance).
@@ -463,7 +522,7 @@ def run_probe_suite(
         Embedding cache; a rerun with the same inputs reuses it.
     progress : bool
     """
-    C, class_weight = _check_suite_args(random_state, max_per_word, C, class_weight)
+    C, class_weight, reader_names = _check_suite_args(random_state, max_per_word, C, class_weight, readers)
     num_layers = encoder.num_layers
     headline = resolve_layers([layer], num_layers, "layer")[0]
     layer_list = None if layers is None else resolve_layers(layers, num_layers)
@@ -482,12 +541,12 @@ def run_probe_suite(
     analyse_settings = dict(
         n_permutations=n_permutations, n_bootstrap=n_bootstrap, classifier=classifier, C=C,
         class_weight=class_weight, standardize=standardize, n_randomizations=n_randomizations, mdl=mdl, seeds=seeds,
-    )
+        readers=reader_names)
     per_layer = None
     if layer_list is None:
-        seat, probe, mdl_result = _analyse_layer(ext, sets, None, **analyse_settings)
+        seat, probe, mdl_result, reading = _analyse_layer(ext, sets, None, **analyse_settings)
     else:
-        (seat, probe, mdl_result), rows = _analyse_layers(ext, sets, extract, layer_list, headline, analyse_settings)
+        (seat, probe, mdl_result, reading), rows = _analyse_layers(ext, sets, extract, layer_list, headline, analyse_settings)
         seat = dict(seat)
         per_layer = {"layers": layer_list, "headline_layer": headline, "num_layers": num_layers, "rows": rows}
 
@@ -513,13 +572,15 @@ def run_probe_suite(
             "max_per_word": max_per_word, "single_piece_only": single_piece_only,
             "n_permutations": n_permutations, "n_bootstrap": n_bootstrap, "n_randomizations": n_randomizations,
             "classifier": classifier, "C": C, "class_weight": class_weight, "standardize": bool(standardize),
-            "mdl": bool(mdl), "lpbs_multi_piece": lpbs_multi_piece,
+            "mdl": bool(mdl), "readers": None if reader_names is None else list(reader_names),
+            "lpbs_multi_piece": lpbs_multi_piece,
             "standard_tests": list(tests), "seconds": round(time.perf_counter() - started, 1),
         },
     )
     return ProbeSuiteResult(
         seat=seat, lpbs=lpbs, probe=probe, words=words, provenance=provenance, mdl=mdl_result, evidence=evidence,
-        warnings=evidence_warnings, per_layer=per_layer,
+        warnings=evidence_warnings, per_layer=per_layer, readers=reading["readers"],
+        verdict=reading["verdict"],
     )
 
 
@@ -537,6 +598,7 @@ run_probe_suite._parameter_constraints = {
     "class_weight": [Options("balanced", "none"), None],
     "standardize": ["boolean"],
     "mdl": ["boolean"],
+    "readers": [str, list, tuple, None],
     "lpbs_multi_piece": [Options(*MULTI_PIECE_POLICIES)],
     "random_state": ["random_state"],
 }

@@ -17,7 +17,6 @@ embedded MiniLM) is computed; ``"cls"`` takes the first token's state. The choic
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -31,7 +30,8 @@ from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import fetch_release, probekit_cache_dir
 from probekit.intrinsic._seat import seat_test
-from probekit.utils import atomic_write_text, collect_provenance, write_json
+from probekit.report import table_markdown
+from probekit.utils import Table, atomic_write_text, collect_provenance, read_json_file, write_json
 
 SEAT_ROLES = {"targ1": "X", "targ2": "Y", "attr1": "A", "attr2": "B"}
 SEAT_ALTERNATIVES = ("greater", "two-sided")
@@ -73,8 +73,8 @@ def read_seat_test(path: str | os.PathLike) -> SeatSuiteTest:
     """Read one SEAT test file of the public layout (``targ1/targ2/attr1/attr2`` with ``examples``)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = read_json_file(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputFileError(f"cannot read the SEAT test {str(path)!r} ({exc})") from None
     categories, examples = {}, {}
     for key, role in SEAT_ROLES.items():
@@ -152,6 +152,7 @@ class SeatSuiteResult:
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The content of ``results.json``: the benchmark name, the overall numbers, one row per test, provenance."""
         return {"benchmark": "seat_suite", "overall": self.overall, "tests": self.tests, "provenance": self.provenance}
 
     def save(self, out_dir: str | os.PathLike) -> dict[str, Path]:
@@ -163,18 +164,23 @@ class SeatSuiteResult:
         atomic_write_text(paths["summary"], self.markdown())
         return paths
 
-    def markdown(self) -> str:
-        lines = [
-            "# SEAT suite", "", f"Model: `{(self.provenance.get('model') or {}).get('name_or_path', '?')}`; "
-            f"pooling `{self.overall.get('pooling', '?')}`; p-values {self.overall['alternative']}; mean |effect size| = {fmt_cell(self.overall['mean_abs_effect_size'], '.3f')}"
-            f" over {self.overall['n_tests']} tests", "",
-            "| test | X / Y vs A / B | effect size | interval | p |", "|---|---|---:|---|---:|",
-        ]
+    def table(self) -> Table:
+        """The summary table: one row per test (effect size, its interval, p)."""
+        rows = []
         for row in self.tests:
             c = row["categories"]
-            lines.append(f"| {row['test']} | {c['X']} / {c['Y']} vs {c['A']} / {c['B']} | {fmt_cell(row['effect_size'], '.3f')} | "
-                         f"[{fmt_cell(row['ci_low'], '.3f')}, {fmt_cell(row['ci_high'], '.3f')}] | {fmt_cell(row['p_value'], '.3g')} |")
-        return "\n".join(lines) + "\n"
+            rows.append([row["test"], f"{c['X']} / {c['Y']} vs {c['A']} / {c['B']}", fmt_cell(row["effect_size"], ".3f"),
+                         f"[{fmt_cell(row['ci_low'], '.3f')}, {fmt_cell(row['ci_high'], '.3f')}]",
+                         fmt_cell(row["p_value"], ".3g")])
+        intro = (f"Model: `{(self.provenance.get('model') or {}).get('name_or_path', '?')}`; "
+                 f"pooling `{self.overall.get('pooling', '?')}`; p-values {self.overall['alternative']}; mean |effect size| = "
+                 f"{fmt_cell(self.overall['mean_abs_effect_size'], '.3f')} over {self.overall['n_tests']} tests")
+        return Table(["test", "X / Y vs A / B", "effect size", "interval", "p"], rows, caption="SEAT suite",
+                     align="llrlr", key="seat-suite", intro=[intro])
+
+    def markdown(self) -> str:
+        """The summary table as Markdown (``summary.md``)."""
+        return table_markdown(self.table())
 
 
 def _test_row(test: SeatSuiteTest, sets: dict[str, np.ndarray], alternative: str, settings: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,6 @@ over terms, and ICAT = LMS * min(SS, 100 - SS) / 50 of the averages.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import string
@@ -28,18 +27,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from probekit.encoders import space_sensitive
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
+from probekit.report import table_markdown
 from probekit.stats import bootstrap_ci, stereoset_scores
-from probekit.utils import atomic_write_text, collect_provenance, write_json
+from probekit.utils import Table, atomic_write_text, collect_provenance, read_json_file, validate_record, write_json
 
 logger = logging.getLogger(__name__)
 
 STEREOSET_DOMAINS = ("gender", "profession", "race", "religion")
 STEREOSET_LABELS = ("stereotype", "anti-stereotype", "unrelated")
-_PREFIX_SPACE_MODELS = {"roberta"}  # byte-level BPE: a word inside a sentence carries its leading space
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 #: The Hugging Face hub dataset (Nadeem et al.'s dev.json; config ``intrasentence``, split ``validation``).
 STEREOSET_HF_DATASET = "McGill-NLP/stereoset"
@@ -86,17 +86,18 @@ def _example(raw: dict[str, Any], where: str, index: int) -> StereoSetExample:
 
 def _read_json(path: Path) -> list[dict[str, Any]]:
     """The ``data.intrasentence`` list of a dev.json."""
+    if not Path(path).exists():
+        raise InputFileError(f"no {_WHAT} {str(path)!r}; pass the published dev.json (or test.json)")
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        raise InputFileError(f"no {_WHAT} {str(path)!r}; pass the published dev.json (or test.json)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"cannot read the StereoSet file {str(path)!r} ({exc})") from None
+        data = read_json_file(path)  # regular file, size and depth limits
+    except InputFileError as exc:
+        raise InputFileError(f"cannot read the StereoSet file: {exc}") from None
     try:
-        return data["data"]["intrasentence"]
+        items = data["data"]["intrasentence"]
     except (KeyError, TypeError):
         raise InputFileError(f"{path}: no data.intrasentence list; is this StereoSet's dev.json?") from None
+    validate_record(items, [dict], f"{str(path)!r}", field="data.intrasentence")
+    return items
 
 
 def _label_names(feature: Any, key: str) -> list[str] | None:
@@ -181,7 +182,9 @@ def _fill_in_copies(encoder: Any, example: StereoSetExample, label: str) -> list
     tokenizer = encoder.tokenizer
     _, sentence = example.sentence(label)
     word = template_word(example.context, sentence)
-    prefix = " " if getattr(encoder.config, "model_type", "") in _PREFIX_SPACE_MODELS else ""
+    # A word inside a sentence follows a space; where the tokenizer marks that (byte-level BPE), the
+    # fill-in is tokenized with it, to get the pieces the sentence holds (``Ġcaring``, not ``c ar ing``).
+    prefix = " " if space_sensitive(tokenizer) else ""
     pieces = tokenizer.encode(prefix + word, add_special_tokens=False) if word else []
     copies = []
     for j, piece in enumerate(pieces):
@@ -274,19 +277,22 @@ class StereoSetResult:
         atomic_write_text(paths["summary"], self.markdown())
         return paths
 
-    def markdown(self) -> str:
-        """A Markdown summary table."""
+    def table(self) -> Table:
+        """The summary table: overall and per domain (LM score, SS, ICAT and their intervals)."""
         level = self.provenance.get("parameters", {}).get("confidence_level", 0.95)
-        lines = [
-            "# StereoSet intrasentence", "", f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`", "",
-            f"| domain | contexts | LM score | SS (fair = 50) | ICAT | {int(100 * level)}% intervals (LMS; SS; ICAT) |",
-            "|---|---:|---:|---:|---:|---|",
-        ]
+        rows = []
         for name, row in [("overall", self.overall), *self.by_domain.items()]:
             ci = "; ".join(f"[{fmt_cell(row[f'{m}_ci'][0])}, {fmt_cell(row[f'{m}_ci'][1])}]" for m in ("lm_score", "ss_score", "icat"))
-            lines.append(f"| {name} | {row['n_contexts']} | {fmt_cell(row['lm_score'])} | {fmt_cell(row['ss_score'])} | "
-                         f"{fmt_cell(row['icat'])} | {ci} |")
-        return "\n".join(lines) + "\n"
+            rows.append([name, row["n_contexts"], fmt_cell(row["lm_score"]), fmt_cell(row["ss_score"]), fmt_cell(row["icat"]), ci])
+        return Table(
+            ["domain", "contexts", "LM score", "SS (fair = 50)", "ICAT", f"{int(100 * level)}% intervals (LMS; SS; ICAT)"],
+            rows, caption="StereoSet intrasentence", align="lrrrrl", key="stereoset",
+            intro=[f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`"],
+        )
+
+    def markdown(self) -> str:
+        """The summary table as Markdown (``summary.md``)."""
+        return table_markdown(self.table())
 
 
 def _example_rows(examples: Sequence[StereoSetExample], scores: np.ndarray, pro: np.ndarray, related: np.ndarray) -> list[dict]:

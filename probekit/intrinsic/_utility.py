@@ -26,9 +26,10 @@ import numpy as np
 
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
-from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
+from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head, self_debias_prefix_ids
+from probekit.report import table_markdown
 from probekit.text import Corpus, load_text_corpus, template_corpus
-from probekit.utils import atomic_write_text, collect_provenance, write_json
+from probekit.utils import Table, atomic_write_text, collect_provenance, write_json
 from wordlists import builtin_words
 
 logger = logging.getLogger(__name__)
@@ -90,8 +91,7 @@ def _prefix_room(encoder: Any) -> int:
     settings = getattr(encoder, "self_debias", None)
     if not settings:
         return 0
-    tokenizer = encoder.tokenizer
-    return max(len(tokenizer(p.strip(), add_special_tokens=False)["input_ids"]) for p in settings["prefixes"])
+    return max(len(self_debias_prefix_ids(encoder.tokenizer, p)) for p in settings["prefixes"])
 
 
 @dataclass
@@ -125,20 +125,22 @@ class PseudoPerplexityResult:
         atomic_write_text(paths["summary"], self.markdown())
         return paths
 
-    def markdown(self) -> str:
-        """A Markdown summary."""
+    def table(self) -> Table:
+        """The summary table: pseudo-perplexity, mean token log-probability and the counts."""
         o = self.overall
         corpus = self.provenance.get("parameters", {}).get("corpus", "?")
-        return "\n".join([
-            "# Pseudo-perplexity (Salazar et al. 2020)", "",
-            f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`  ",
-            f"Corpus: {corpus}", "",
-            "| PPPL | mean token log-prob | sentences | tokens | skipped (too long) |",
-            "|---:|---:|---:|---:|---:|",
-            f"| {fmt_cell(o['pppl'], '.3f')} | {fmt_cell(o['mean_token_log_prob'], '.4f')} | {o['n_sentences']} | "
-            f"{o['n_tokens']} | {o['n_skipped']} |", "",
-            "Lower is better; each non-special token is masked in turn and scored by the masked-LM head.", "",
-        ])
+        return Table(
+            ["PPPL", "mean token log-prob", "sentences", "tokens", "skipped (too long)"],
+            [[fmt_cell(o["pppl"], ".3f"), fmt_cell(o["mean_token_log_prob"], ".4f"), o["n_sentences"], o["n_tokens"],
+              o["n_skipped"]]],
+            caption="Pseudo-perplexity (Salazar et al. 2020)", align="rrrrr", key="pppl",
+            intro=[f"Model: `{self.provenance.get('model', {}).get('name_or_path', '?')}`  \nCorpus: {corpus}"],
+            notes=["Lower is better; each non-special token is masked in turn and scored by the masked-LM head."],
+        )
+
+    def markdown(self) -> str:
+        """The summary table as Markdown (``summary.md``)."""
+        return table_markdown(self.table())
 
 
 def _score_sentences(encoder: Any, sentences: Sequence[str], batch_tokens: int | None, progress: bool) -> list[dict[str, Any]]:

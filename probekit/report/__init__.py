@@ -4,10 +4,11 @@
   :func:`write_intrinsic_comparison` from ``(label, results.json dict)`` pairs, or its parts
   :func:`intrinsic_records`, :func:`intrinsic_markdown` and the ``plot_*`` functions.
 - Extrinsic tables and figures of a study (Tables 3-4, Figures 5-6 style): :func:`finetune_groups`
-  summarizes fold units with probekit.finetune's fold summarizer; :func:`extrinsic_markdown`,
+  summarizes fold units with :func:`probekit.stats.summarize_run` (the function behind
+  ``metrics.json``); :func:`extrinsic_markdown`,
   :func:`plot_tprd_cf`, :func:`plot_tprd_vs_cf`; per-class diagnostics (De-Arteaga et al. 2019,
-  Fig. 2: each class's TPR gap against its share of women): :func:`per_class_diagnostics`,
-  :func:`diagnostics_markdown`, :func:`plot_diagnostics`.
+  Fig. 2: each class's TPR gap against its share of women; computed by
+  :func:`probekit.stats.per_class_diagnostics`): :func:`diagnostics_markdown`, :func:`plot_diagnostics`.
 - The analysis: :func:`rank_correlation` / :func:`rank_correlations` (Spearman and Kendall with
   p-values, bootstrap intervals and a plain-language caution when the points are too few).
 - The field's standard benchmarks (SEAT suite, StereoSet, CrowS-Pairs) over several checkpoints, each
@@ -17,6 +18,8 @@
   (plain-language paragraph, correlations with cluster-bootstrap intervals, Holm/BH, power, slopes),
   :func:`plot_dose_response_matrix` (scatter matrix coloured by method).
 - LaTeX (booktabs) of every table: :func:`latex_table`, :func:`write_latex_tables`.
+- Removed or hidden? The readers' verdict per layer: :func:`verdict_markdown`, across checkpoints
+  :func:`verdict_comparison_markdown` (with :func:`raised_reader_flags`) and :func:`plot_verdict_layers`.
 - :func:`build_report` (``probekit report DIR``): Markdown, one self-contained HTML page, PNG
   figures and CSV/JSON tables of a study directory or a ``probekit compare`` output.
 """
@@ -44,7 +47,6 @@ from probekit.report._diagnostics import (
     diagnostics_correlation_rows,
     diagnostics_markdown,
     draw_diagnostics,
-    per_class_diagnostics,
     plot_diagnostics,
 )
 from probekit.report._dose_response import (
@@ -62,32 +64,25 @@ from probekit.report._extrinsic import (
     plot_tprd_vs_cf,
 )
 from probekit.report._format import latex_escape, latex_table, markdown_tables, write_latex_tables
-from probekit.report._html import markdown_to_html
-from probekit.report._intrinsic import (
-    INTRINSIC_MEASURES,
+from probekit.report._html import blocks_html, markdown_to_html
+from probekit.report._intrinsic import intrinsic_blocks, intrinsic_markdown, write_intrinsic_comparison
+from probekit.report._intrinsic_figures import (
     intrinsic_figures,
-    intrinsic_markdown,
-    intrinsic_records,
     plot_intrinsic_overview,
     plot_layer_comparison,
     plot_lpbs_attr_target,
     plot_probe_bars,
     plot_seat_lpbs,
-    write_intrinsic_comparison,
 )
+from probekit.report._intrinsic_tables import INTRINSIC_MEASURES, intrinsic_records
 from probekit.report._labels import DEFAULT_LABEL, METHOD_ORDER, METRIC_LABELS, SETTING_ORDER, checkpoint_label, checkpoint_method
 from probekit.report._leakage import (
-    FLOOR_METRICS,
-    FLOOR_TABLE_METRICS,
-    LEAKAGE_SOURCES,
     difference_rows,
     floor_rows,
     hidden_markdown,
     hidden_rows,
     leakage_cells,
     plot_hidden,
-    summarize_leakage,
-    summarize_noise_floor,
 )
 from probekit.report._results import (
     finetune_markdown,
@@ -97,6 +92,17 @@ from probekit.report._results import (
     render_finetune,
 )
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
+from probekit.report._tables import table_csv, table_html, table_latex, table_lines, table_markdown
+from probekit.report._verdict import (
+    VERDICT_COLORS,
+    plot_verdict_layers,
+    raised_reader_flags,
+    verdict_blocks,
+    verdict_comparison_blocks,
+    verdict_comparison_markdown,
+    verdict_layers,
+    verdict_markdown,
+)
 
 __all__ = [
     "DOSE_RESPONSE_FIGURE",
@@ -115,12 +121,14 @@ __all__ = [
     "latex_table",
     "markdown_tables",
     "write_latex_tables",
+    # tables as objects (probekit.utils.Table) rendered to every format
+    "table_markdown",
+    "table_lines",
+    "table_latex",
+    "table_html",
+    "table_csv",
+    "blocks_html",
     # leakage and noise floors
-    "FLOOR_METRICS",
-    "FLOOR_TABLE_METRICS",
-    "LEAKAGE_SOURCES",
-    "summarize_leakage",
-    "summarize_noise_floor",
     "leakage_cells",
     "floor_rows",
     "difference_rows",
@@ -128,7 +136,6 @@ __all__ = [
     "hidden_markdown",
     "plot_hidden",
     # per-class diagnostics (De-Arteaga et al. 2019)
-    "per_class_diagnostics",
     "diagnostics_class_rows",
     "diagnostics_correlation_rows",
     "diagnostics_markdown",
@@ -138,6 +145,7 @@ __all__ = [
     "write_intrinsic_comparison",
     "intrinsic_records",
     "intrinsic_markdown",
+    "intrinsic_blocks",
     "intrinsic_figures",
     "plot_seat_lpbs",
     "plot_lpbs_attr_target",
@@ -181,4 +189,13 @@ __all__ = [
     "load_results",
     "METRIC_LABELS",
     "answers_markdown",
+    # removed or hidden? (the readers' verdict)
+    "verdict_layers",
+    "verdict_markdown",
+    "verdict_blocks",
+    "verdict_comparison_markdown",
+    "verdict_comparison_blocks",
+    "raised_reader_flags",
+    "plot_verdict_layers",
+    "VERDICT_COLORS",
 ]

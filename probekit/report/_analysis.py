@@ -29,8 +29,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from probekit.errors import InvalidParameterError
-from probekit.report._format import fmt, fmt_ci, fmt_p, markdown_table, num, pyplot, save_figure
+from probekit.report._format import fmt, fmt_ci, fmt_p, num, pyplot, save_figure
+from probekit.report._tables import Block, blocks_markdown
 from probekit.stats import EXACT_SPEARMAN_MAX, bootstrap_ci, kendall_tau, min_rank_p, rank_correlation_test, spearman_rho
+from probekit.utils import Table
 
 __all__ = ["CAUTIONS", "EXACT_SPEARMAN_MAX", "rank_correlation", "rank_correlations", "correlation_caution", "correlation_markdown"]
 
@@ -249,12 +251,19 @@ def _headline(rows: Sequence[Mapping[str, Any]], confidence: float) -> list[str]
 
 def correlation_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2, confidence: float = 0.95,
                          figures: Mapping[str, str] | None = None) -> str:
-    """The analysis section: a headline in plain language, the ``figures`` (caption -> relative
+    """The Markdown of :func:`correlation_blocks` (same arguments)."""
+    return "\n".join(blocks_markdown(correlation_blocks(rows, heading_level=heading_level, confidence=confidence,
+                                                        figures=figures))) + "\n"
+
+
+def correlation_blocks(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2, confidence: float = 0.95,
+                       figures: Mapping[str, str] | None = None) -> list[Block]:
+    """The analysis section as report blocks: a headline in plain language, the ``figures`` (caption -> relative
     PNG path), then one table per dataset and setting (intrinsic × extrinsic measure: n, Spearman
     ρ [CI], p, Kendall τ [CI], p, caution), the cautions explained once under each table.
     """
     h = "#" * heading_level
-    lines = [f"{h} Does intrinsic bias predict extrinsic bias?", ""]
+    lines: list[Block] = [f"{h} Does intrinsic bias predict extrinsic bias?", ""]
     lines += [" ".join(_headline(rows, confidence)), ""]
     lines.append(
         "Each point is one encoder × debiasing method: its intrinsic number and its extrinsic number (mean over "
@@ -275,15 +284,15 @@ def correlation_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: in
                       fmt_ci(r["spearman"], r["spearman_low"], r["spearman_high"], 2), fmt_p(r["spearman_p"]),
                       fmt_ci(r["kendall"], r["kendall_low"], r["kendall_high"], 2), fmt_p(r["kendall_p"]),
                       r.get("caution_short") or ""] for r in shown]
-            lines += markdown_table(["Intrinsic", "Extrinsic", "n", f"Spearman ρ [{confidence:.0%} CI]", "p",
-                                     f"Kendall τ [{confidence:.0%} CI]", "p", "Caution"], table, align="llrrrrrl")
+            lines.append(Table(["Intrinsic", "Extrinsic", "n", f"Spearman ρ [{confidence:.0%} CI]", "p",
+                                f"Kendall τ [{confidence:.0%} CI]", "p", "Caution"], table, align="llrrrrrl"))
             lines.append("")
         used = list(dict.fromkeys(r.get("caution_short") for r in shown if r.get("caution_short")))
         for name in used:
             lines.append(f"- **{name}**: {CAUTIONS[name]}")
         if constant:
             lines.append(f"- Not correlated, the same value for every point: {', '.join(constant)}.")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _constant_side(r: Mapping[str, Any]) -> str:

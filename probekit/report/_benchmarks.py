@@ -11,46 +11,46 @@ run whose model fingerprint (or name) is the recorded base of the debiased one.
 from __future__ import annotations
 
 import csv
-import json
 import math
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, latex_table, markdown_table, num
+from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, num
 from probekit.report._labels import checkpoint_label, checkpoint_method, method_rank
+from probekit.report._tables import Block, blocks_markdown, table_latex, table_lines
 from probekit.stats import mcnemar_exact, paired_bootstrap, stereoset_scores
+from probekit.utils import Table, read_json_file
 
 __all__ = ["BENCHMARK_FILES", "BenchmarkTable", "find_benchmark_runs", "benchmark_models", "benchmark_tables",
-           "benchmark_markdown"]
+           "benchmark_markdown", "benchmark_blocks"]
 
 #: The per-example CSV beside each benchmark's results.json.
 BENCHMARK_FILES = {"seat_suite": "tests.csv", "stereoset_intrasentence": "examples.csv", "crows_pairs": "pairs.csv"}
 
 
-@dataclass
-class BenchmarkTable:
-    """One table as row records: the Markdown and the LaTeX renderings come from the same rows."""
+class BenchmarkTable(Table):
+    """A benchmark table (a :class:`probekit.utils.Table`): Markdown and LaTeX come from the same rows."""
 
-    key: str
-    title: str
-    header: list[str]
-    rows: list[list[str]]
-    align: str | None = None
-    note: str = ""
-    records: list[dict[str, Any]] = field(default_factory=list)
+    @property
+    def header(self) -> list[str]:
+        """The column headers."""
+        return self.columns
+
+    @property
+    def title(self) -> str:
+        """The caption."""
+        return self.caption or ""
 
     def markdown(self, heading_level: int = 3) -> list[str]:
-        lines = [f"{'#' * heading_level} {self.title}", ""]
-        if self.note:
-            lines += [self.note, ""]
-        return lines + markdown_table(self.header, self.rows, self.align) + [""]
+        """Markdown lines: the caption as a heading, the note, the table."""
+        return table_lines(self, heading_level) + [""]
 
     def latex(self) -> str:
-        return latex_table(self.header, self.rows, self.align, caption=self.title, label=f"tab:{self.key}")
+        """The booktabs LaTeX table (label ``tab:<key>``)."""
+        return table_latex(self)
 
 
 # ------------------------------------------------------------------------------------------ loading
@@ -98,8 +98,8 @@ def find_benchmark_runs(root: str | os.PathLike, *, max_depth: int = 3, skip: Se
         if len(parts) - 1 > max_depth or any(p in skip or p.startswith(".") for p in parts[:-1]):
             continue
         try:
-            results = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            results = read_json_file(path)
+        except (OSError, UnicodeDecodeError, ValueError):
             continue
         kind = results.get("benchmark") if isinstance(results, dict) else None
         if kind not in BENCHMARK_FILES:
@@ -193,9 +193,9 @@ def _seat_table(models: Sequence[dict[str, Any]]) -> BenchmarkTable | None:
     mean_abs = {m["label"]: m["runs"]["seat_suite"]["results"]["overall"].get("mean_abs_effect_size") for m in present}
     rows.append(["**mean |d|**", *(fmt(mean_abs[m["label"]]) if not d else _delta(mean_abs[m["label"]], mean_abs[m["base"]])
                                     for m, d in columns)])
-    return BenchmarkTable("seat-suite", "SEAT suite: effect size per test (May et al. 2019)", header, rows,
-                          note="d: effect size (0 = no association); Δ|d|: change of |d| against the base "
-                          "(negative = less bias); the last row is the benchmark's summary, the mean |d| over tests.")
+    return BenchmarkTable(header, rows, key="seat-suite", caption="SEAT suite: effect size per test (May et al. 2019)",
+                          intro=["d: effect size (0 = no association); Δ|d|: change of |d| against the base "
+                                 "(negative = less bias); the last row is the benchmark's summary, the mean |d| over tests."])
 
 
 def _stereoset_table(models: Sequence[dict[str, Any]]) -> BenchmarkTable | None:
@@ -217,9 +217,10 @@ def _stereoset_table(models: Sequence[dict[str, Any]]) -> BenchmarkTable | None:
             rows.append(cells)
             records.append({"model": m["label"], "domain": domain, **{k: row.get(k) for k in ("lm_score", "ss_score", "icat")}})
     header = ["Model", "Domain", "Contexts", "LMS", "ΔLMS", "SS", "ΔSS", "ICAT", "ΔICAT", "Δ|SS − 50|"]
-    return BenchmarkTable("stereoset", "StereoSet intrasentence: LMS, SS and ICAT per domain (Nadeem et al. 2021)", header,
-                          rows, "llrllllllr", note="LMS: language-model score (higher = better LM); SS: stereotype score "
-                          "(fair = 50); ICAT = LMS · min(SS, 100 − SS) / 50; bootstrap intervals over contexts; Δ: against the base.",
+    return BenchmarkTable(header, rows, key="stereoset", align="llrllllllr",
+                          caption="StereoSet intrasentence: LMS, SS and ICAT per domain (Nadeem et al. 2021)",
+                          intro=["LMS: language-model score (higher = better LM); SS: stereotype score (fair = 50); "
+                                 "ICAT = LMS · min(SS, 100 − SS) / 50; bootstrap intervals over contexts; Δ: against the base."],
                           records=records)
 
 
@@ -239,9 +240,10 @@ def _crows_table(models: Sequence[dict[str, Any]]) -> BenchmarkTable | None:
                          fmt_ci(row.get("stereotype_score"), row.get("ci_low"), row.get("ci_high"), 2), fmt(distance, 2),
                          _delta(distance, abs(num(ref.get("stereotype_score")) - 50)) if ref else DASH, fmt_p(row.get("p_value"))])
     header = ["Model", "Bias type", "Pairs", "Stereotype score", "|score − 50|", "Δ|score − 50|", "p (vs 50)"]
-    return BenchmarkTable("crows-pairs", "CrowS-Pairs: stereotype score per bias type (Nangia et al. 2020)", header, rows,
-                          "llrlrrr", note="Percent of pairs where the more stereotyping sentence scores higher, ties in "
-                          "the denominator (fair = 50), with its exact interval and binomial p against 50; Δ: against the base.")
+    return BenchmarkTable(header, rows, key="crows-pairs", align="llrlrrr",
+                          caption="CrowS-Pairs: stereotype score per bias type (Nangia et al. 2020)",
+                          intro=["Percent of pairs where the more stereotyping sentence scores higher, ties in the "
+                                 "denominator (fair = 50), with its exact interval and binomial p against 50; Δ: against the base."])
 
 
 def _floats(rows: Sequence[Mapping[str, Any]], key: str) -> np.ndarray:
@@ -323,11 +325,11 @@ def _significance_table(models: Sequence[dict[str, Any]], *, n_bootstrap: int, c
     header = ["Model", "Base", "Benchmark", "Measure", "Paired on", "Base value", "Value",
               f"Difference [{confidence:.0%} CI]", "Bootstrap p", f"Significant ({1 - confidence:.2g})",
               "McNemar b / c", "McNemar p"]
-    return BenchmarkTable("benchmark-significance", "Is each debiased checkpoint different from its base?", header, rows,
-                          "llllrrrlrlrr", records=records,
-                          note=f"Paired bootstrap over the examples both runs scored ({n_bootstrap} resamples; two-sided p); "
+    return BenchmarkTable(header, rows, key="benchmark-significance", align="llllrrrlrlrr", records=records,
+                          caption="Is each debiased checkpoint different from its base?",
+                          intro=[f"Paired bootstrap over the examples both runs scored ({n_bootstrap} resamples; two-sided p); "
                           "McNemar's exact test over CrowS-Pairs pairs: b = pairs stereotype-preferred under the base and not "
-                          "after debiasing, c = the reverse.")
+                          "after debiasing, c = the reverse."])
 
 
 def benchmark_tables(runs: Sequence[dict[str, Any]], *, n_bootstrap: int = 1000, confidence: float = 0.95,
@@ -343,8 +345,16 @@ def benchmark_tables(runs: Sequence[dict[str, Any]], *, n_bootstrap: int = 1000,
 
 def benchmark_markdown(tables: Sequence[BenchmarkTable], models: Sequence[dict[str, Any]] = (), *,
                        heading_level: int = 2, skipped: Sequence[str] = ()) -> str:
-    """The "Standard benchmarks" section: each table, the base of each debiased checkpoint and skipped runs."""
-    lines = [f"{'#' * heading_level} Standard benchmarks (SEAT suite, StereoSet, CrowS-Pairs)", ""]
+    """The Markdown of :func:`benchmark_blocks` (same arguments)."""
+    return "\n".join(blocks_markdown(benchmark_blocks(tables, models, heading_level=heading_level, skipped=skipped)))
+
+
+def benchmark_blocks(tables: Sequence[BenchmarkTable], models: Sequence[dict[str, Any]] = (), *,
+                     heading_level: int = 2, skipped: Sequence[str] = ()) -> list[Block]:
+    """The "Standard benchmarks" section as report blocks: each table (under its caption as a heading,
+    with its note), the base of each debiased checkpoint and skipped runs.
+    """
+    lines: list[Block] = [f"{'#' * heading_level} Standard benchmarks (SEAT suite, StereoSet, CrowS-Pairs)", ""]
     bases = [f"- {m['label']}: base {m['base']} ({m['base_how']})" if m.get("base") else f"- {m['label']}: no base found"
              for m in models if m["method"] != "none"]
     if bases:
@@ -352,7 +362,10 @@ def benchmark_markdown(tables: Sequence[BenchmarkTable], models: Sequence[dict[s
     if skipped:
         lines += ["Skipped:", "", *(f"- {s}" for s in skipped), ""]
     for table in tables:
-        lines += table.markdown(heading_level + 1)
+        lines += [f"{'#' * (heading_level + 1)} {table.title}", ""]
+        for paragraph in table.intro:
+            lines += [paragraph, ""]
+        lines += [Table(table.columns, table.rows, align=table.align, key=table.key), ""]
     if not tables:
         lines += ["No benchmark results.", ""]
-    return "\n".join(lines)
+    return lines

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import logging
 import math
 import os
@@ -24,14 +23,14 @@ from typing import Any, Mapping, Sequence
 from probekit._version import __version__
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.report._analysis import (
-    correlation_markdown,
+    correlation_blocks,
     plot_correlation_heatmap,
     plot_correlation_scatter,
     rank_correlations,
 )
 from probekit.report._answers import answers_markdown
 from probekit.report._benchmarks import (
-    benchmark_markdown,
+    benchmark_blocks,
     benchmark_models,
     benchmark_tables,
     find_benchmark_runs,
@@ -49,13 +48,15 @@ from probekit.report._dose_response import (
     dose_response_markdown,
     plot_dose_response_matrix,
 )
-from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_markdown, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
-from probekit.report._format import write_latex_tables
-from probekit.report._html import markdown_to_html
-from probekit.report._intrinsic import INTRINSIC_MEASURES, intrinsic_figures, intrinsic_markdown, intrinsic_records
+from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_blocks, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
+from probekit.report._html import blocks_html
+from probekit.report._intrinsic import intrinsic_blocks
+from probekit.report._intrinsic_figures import intrinsic_figures
+from probekit.report._intrinsic_tables import INTRINSIC_MEASURES, intrinsic_records
 from probekit.report._labels import checkpoint_method, method_rank
 from probekit.report._leakage import hidden_markdown, hidden_rows, plot_hidden
-from probekit.utils import atomic_directory, dumps_json, ensure_writable_dir
+from probekit.report._tables import Block, blocks_markdown, write_latex_blocks
+from probekit.utils import atomic_directory, dumps_json, ensure_writable_dir, read_json_file
 
 logger = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ class StudyResults:
 
     @property
     def planned_units(self) -> int | None:
+        """Units listed in ``study.json`` (None without a manifest)."""
         units = (self.manifest or {}).get("units")
         return len(units) if isinstance(units, list) else None
 
@@ -116,8 +118,8 @@ class StudyResults:
 
 def _read_json(path: Path, problems: list[str]) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = read_json_file(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
         problems.append(f"{path.name}: unreadable ({exc})")
         logger.warning("skipping %s: %s", path, exc)
         return None
@@ -204,8 +206,8 @@ def _load_compare(root: Path, result: StudyResults) -> None:
 
 def _is_benchmark(path: Path) -> bool:
     try:
-        return bool(json.loads(path.read_text(encoding="utf-8")).get("benchmark"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        return bool(read_json_file(path).get("benchmark"))
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         return False
 
 
@@ -298,14 +300,14 @@ def _group_name(group: Mapping[str, Any], groups: Sequence[Mapping[str, Any]]) -
     return f"{group['method']} ({group['encoder']})" if several else str(group["method"])
 
 
-def _diagnostics_section(groups: Sequence[Mapping[str, Any]], figures_dir: Path) -> tuple[list[str], dict[str, Any]]:
+def _diagnostics_section(groups: Sequence[Mapping[str, Any]], figures_dir: Path) -> tuple[list[Block], dict[str, Any]]:
     """TPR gap vs share of women per class (De-Arteaga et al. 2019): per dataset, the compact
     correlation table (method x setting) and one figure panel per method x setting (a row per
     method, a column per setting when every method has the same settings); returns the lines and
     the records of report.json (``correlations`` and ``classes``, each with the group's keys).
     """
     records: dict[str, Any] = {"correlations": [], "classes": []}
-    lines: list[str] = []
+    lines: list[Block] = []
     datasets = list(dict.fromkeys(g["dataset"] for g in groups))
     for dataset in datasets:
         part = [g for g in groups if g["dataset"] == dataset]
@@ -334,7 +336,7 @@ def _diagnostics_section(groups: Sequence[Mapping[str, Any]], figures_dir: Path)
 
 
 def _hidden_section(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]], figures_dir: Path, *,
-                    confidence: float) -> tuple[list[str], list[dict[str, Any]]]:
+                    confidence: float) -> tuple[list[Block], list[dict[str, Any]]]:
     """"Hidden in the encoder, back after fine-tuning?": table and figure when both sides exist."""
     rows = hidden_rows(records, groups)
     if not rows:
@@ -388,7 +390,7 @@ def build_report(
     ensure_writable_dir(target.parent, parameter)
     with atomic_directory(target) as staging:  # an earlier report is replaced as a whole
         _write(study, staging, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state,
-               version=__version__, dumps_json=dumps_json, markdown_to_html=markdown_to_html)
+               version=__version__, dumps_json=dumps_json)
     return target
 
 
@@ -418,10 +420,19 @@ def _header_lines(study: StudyResults, title: str, *, version: str, confidence: 
     return lines
 
 
+def _closed(blocks: list[Block]) -> list[Block]:
+    """``blocks`` without trailing blank text, then one blank line (a section that ends its own paragraph)."""
+    while blocks and isinstance(blocks[-1], str) and not blocks[-1].strip():
+        blocks = blocks[:-1]
+    if blocks and isinstance(blocks[-1], str):
+        blocks = [*blocks[:-1], blocks[-1].rstrip()]
+    return [*blocks, ""]
+
+
 def _intrinsic_section(study: StudyResults, figures_dir: Path, *, n_bootstrap: int, confidence: float,
-                       random_state: int) -> tuple[list[str], list[dict[str, Any]]]:
-    """Tables 1-2 and Figures 2-4 of the intrinsic results; returns the lines and the records."""
-    lines: list[str] = []
+                       random_state: int) -> tuple[list[Block], list[dict[str, Any]]]:
+    """Tables 1-2 and Figures 2-4 of the intrinsic results; returns the blocks and the records."""
+    lines: list[Block] = []
     runs = [(r["label"], r["results"]) for r in study.intrinsic]
     records = intrinsic_records(runs, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
     for entry, record in zip(study.intrinsic, records):
@@ -429,25 +440,25 @@ def _intrinsic_section(study: StudyResults, figures_dir: Path, *, n_bootstrap: i
     if runs:
         figures = intrinsic_figures(records, figures_dir)
         links = {caption: f"figures/{path.name}" for caption, path in figures.items()}
-        lines.append(intrinsic_markdown(runs, title="Intrinsic bias (Tables 1–2, Figures 2–4 style)", heading_level=2,
-                                        records=records, figures=links))
+        lines += _closed(intrinsic_blocks(runs, title="Intrinsic bias (Tables 1–2, Figures 2–4 style)", heading_level=2,
+                                          records=records, figures=links))
     else:
         lines += ["## Intrinsic bias", "", "No intrinsic results yet.", ""]
     return lines, records
 
 
 def _extrinsic_section(study: StudyResults, groups: Sequence[Mapping[str, Any]], figures_dir: Path, *,
-                       confidence: float) -> list[str]:
+                       confidence: float) -> list[Block]:
     """Tables 3-4 and Figures 5-6 of the fine-tuning groups."""
-    lines: list[str] = []
+    lines: list[Block] = []
     if study.source != "study":
         lines += ["This directory compares checkpoints without fine-tuning them: the extrinsic tables (Tables 3–4) and "
                   "the rank correlation of intrinsic with extrinsic bias come from a study (`probekit study`).", ""]
     else:
         lines += ["## Extrinsic bias (Tables 3–4, Figures 5–6 style)", ""]
     if groups:
-        text, _ = extrinsic_markdown(groups, heading_level=3)
-        lines += [text, ""]
+        blocks, _ = extrinsic_blocks(groups, heading_level=3)
+        lines += [*blocks, ""]
         for dataset in dict.fromkeys(g["dataset"] for g in groups):
             part = [g for g in groups if g["dataset"] == dataset]
             bars = plot_tprd_cf(part, figures_dir / f"tprd_cf_{_slug(dataset)}.png",
@@ -464,9 +475,9 @@ def _extrinsic_section(study: StudyResults, groups: Sequence[Mapping[str, Any]],
 
 def _analysis_section(study: StudyResults, records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]],
                       figures_dir: Path, *, n_bootstrap: int, confidence: float,
-                      random_state: int) -> tuple[list[str], list[dict[str, Any]]]:
-    """Rank correlations of intrinsic with extrinsic measures, with their figures; returns the lines and rows."""
-    lines: list[str] = []
+                      random_state: int) -> tuple[list[Block], list[dict[str, Any]]]:
+    """Rank correlations of intrinsic with extrinsic measures, with their figures; returns the blocks and rows."""
+    lines: list[Block] = []
     extrinsic_points = []
     for g in groups:
         point = {k: g[k] for k in ("encoder", "method", "dataset", "setting")}
@@ -488,7 +499,7 @@ def _analysis_section(study: StudyResults, records: Sequence[Mapping[str, Any]],
                 correlations, figures_dir / f"correlation_points_{_slug(dataset)}_{_slug(setting)}.png", dataset=dataset,
                 setting=setting, intrinsic=_scatter_measures(records), extrinsic=["tprd", "cf"])
             links[f"{dataset}, {setting} training data: the points behind the correlations"] = f"figures/{scatter.name}"
-        lines += [correlation_markdown(correlations, heading_level=2, confidence=confidence, figures=links), ""]
+        lines += [*correlation_blocks(correlations, heading_level=2, confidence=confidence, figures=links), "", ""]
     elif study.source == "study":
         lines += ["## Does intrinsic bias predict extrinsic bias?", "",
                   "Not computed: it needs intrinsic and fine-tuning results of the same encoder × method combinations "
@@ -526,18 +537,18 @@ def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]],
 
 
 def _benchmark_section(study: StudyResults, *, n_bootstrap: int, confidence: float,
-                       random_state: int) -> tuple[list[str], list[dict[str, Any]]]:
+                       random_state: int) -> tuple[list[Block], list[dict[str, Any]]]:
     """The standard benchmarks' tables (SEAT suite, StereoSet, CrowS-Pairs, significance against the base)."""
     if not study.benchmarks:
         return [], []
     tables = benchmark_tables(study.benchmarks, n_bootstrap=n_bootstrap, confidence=confidence, random_state=random_state)
-    text = benchmark_markdown(tables, benchmark_models(study.benchmarks), heading_level=2)
+    blocks = benchmark_blocks(tables, benchmark_models(study.benchmarks), heading_level=2)
     records = [r for t in tables if t.key == "benchmark-significance" for r in t.records]
-    return [text, ""], records
+    return [*blocks, ""], records
 
 
 def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: float, random_state: int, version: str,
-           dumps_json: Any, markdown_to_html: Any) -> None:
+           dumps_json: Any) -> None:
     figures_dir = out / "figures"
     figures_dir.mkdir()
     title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
@@ -564,10 +575,10 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
         lines[answers_at:answers_at] = answers_markdown(records, groups, correlations, confidence=confidence)
     lines += _write_tables(out, study, records, groups, correlations, settings=settings, version=version,
                            dumps_json=dumps_json, hidden=hidden, diagnostics=diagnostics)
-    markdown = "\n".join(lines).rstrip() + "\n"
+    markdown = "\n".join(blocks_markdown(lines)).rstrip() + "\n"
     markdown = re.sub(r"\n{3,}", "\n\n", markdown)
     (out / "report.md").write_text(markdown, encoding="utf-8")
     if benchmark_records:
         (out / "tables" / "benchmark_significance.csv").write_text(_csv(benchmark_records), encoding="utf-8")
-    write_latex_tables(markdown, out / "tables", prefix="report")
-    (out / "report.html").write_text(markdown_to_html(markdown, title=title, base_dir=out), encoding="utf-8")
+    write_latex_blocks(lines, out / "tables", prefix="report")  # from the table objects, not the Markdown
+    (out / "report.html").write_text(blocks_html(lines, title=title, base_dir=out), encoding="utf-8")

@@ -9,10 +9,9 @@ imbalance of the training data.
 
 Built from saved results only: a run's ``summary["per_class_diagnostics"]`` (``metrics.json``) and
 ``summary["per_class"]["tprd"]`` (the fold intervals); the study report computes the same
-summary for its groups with :func:`per_class_diagnostics` from the units' saved per-class TPRD and
+summary for its groups with :func:`probekit.stats.per_class_diagnostics` from the units' saved per-class TPRD and
 label x gender counts. A run without them is said to have none (with the reason), never drawn.
 
-- :func:`per_class_diagnostics`: the summary (rows, Pearson, Spearman) from per-class TPRD and counts.
 - :func:`diagnostics_class_rows`, :func:`diagnostics_correlation_rows`: the per-class and the
   per-run records (what ``report.json`` holds).
 - :func:`diagnostics_markdown`: the compact correlation table, the per-class table, the figure link
@@ -30,12 +29,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, markdown_table, num, pyplot, save_figure
-from probekit.stats import rank_correlation_test
+from probekit.report._format import DASH, fmt, fmt_ci, fmt_p, num, pyplot, save_figure
+from probekit.report._tables import Block
+from probekit.utils import Table
 
 __all__ = [
     "CORRELATION_HEADER",
-    "per_class_diagnostics",
     "diagnostics_reason",
     "diagnostics_class_rows",
     "diagnostics_correlation_rows",
@@ -51,60 +50,6 @@ _NO_PER_CLASS = "no per-class TPRD saved"
 
 
 # ------------------------------------------------------------------------------------------ the summary
-
-
-def per_class_diagnostics(per_class_tprd: Mapping[str, Any], label_gender_counts: Mapping[str, Mapping[str, Any]],
-                          *, confidence: float = 0.95) -> dict[str, Any] | None:
-    r"""Each class's TPR gap against its share of women (De-Arteaga et al. 2019), with correlations.
-
-    Parameters
-    ----------
-    per_class_tprd : mapping
-        {class: t-interval dict of the signed TPRD over folds (``mean``), or a number}
-        (``summary["per_class"]["tprd"]``).
-    label_gender_counts : mapping
-        {class: {"female": n, "male": n, ...}} (the run settings' ``label_gender_counts``).
-    confidence : float
-        Level of the Fisher-z interval of Pearson's r.
-
-    Returns
-    -------
-    dict or None
-        ``classes``: rows ``class``, ``share_female`` (:math:`n_f / (n_f + n_m)`), ``tprd`` (mean
-        over folds); ``n``; ``pearson``: ``r`` with the Fisher-z interval
-        :math:`\tanh(\operatorname{atanh} r \pm z_{(1+c)/2}/\sqrt{n-3})` (NaN with 3 classes or
-        fewer, or :math:`|r| = 1`); ``spearman``: :func:`probekit.stats.rank_correlation_test`
-        (None when a coordinate is constant). None without two classes that have both a finite gap
-        and counts.
-    """
-    rows = []
-    for cls, cell in per_class_tprd.items():
-        counts = label_gender_counts.get(str(cls)) or {}
-        total = num(counts.get("female", 0)) + num(counts.get("male", 0))
-        gap = num(cell.get("mean") if isinstance(cell, Mapping) else cell)
-        if total > 0 and math.isfinite(gap):
-            rows.append({"class": str(cls), "share_female": float(counts["female"]) / total, "tprd": gap})
-    if len(rows) < 2:
-        return None
-    x = np.array([r["share_female"] for r in rows])
-    y = np.array([r["tprd"] for r in rows])
-    out: dict[str, Any] = {"classes": rows, "n": len(rows), "pearson": _pearson(x, y, confidence), "spearman": None}
-    if np.ptp(x) > 0 and np.ptp(y) > 0:
-        out["spearman"] = rank_correlation_test(x, y)
-    return out
-
-
-def _pearson(x: np.ndarray, y: np.ndarray, confidence: float) -> dict[str, Any]:
-    from scipy.stats import norm
-
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return {"r": math.nan, "interval": [math.nan, math.nan], "confidence": confidence}
-    r = float(np.corrcoef(x, y)[0, 1])
-    if x.size <= 3 or abs(r) >= 1:
-        return {"r": r, "interval": [math.nan, math.nan], "confidence": confidence}
-    half = float(norm.ppf((1 + confidence) / 2)) / math.sqrt(x.size - 3)
-    z = math.atanh(r)
-    return {"r": r, "interval": [math.tanh(z - half), math.tanh(z + half)], "confidence": confidence}
 
 
 def diagnostics_reason(run: Mapping[str, Any]) -> str | None:
@@ -196,15 +141,15 @@ def _class_table(class_rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], li
 
 def diagnostics_markdown(correlations: Sequence[Mapping[str, Any]], class_rows: Sequence[Mapping[str, Any]], *,
                          heading: str = "##", figure: str | None = None, per_class: bool = True,
-                         title: str = "TPR gap vs share of women per class (De-Arteaga et al. 2019)") -> list[str]:
-    """Markdown lines of :func:`diagnostics_correlation_rows` and :func:`diagnostics_class_rows`:
+                         title: str = "TPR gap vs share of women per class (De-Arteaga et al. 2019)") -> list[Block]:
+    """Report blocks (Markdown lines and tables) of :func:`diagnostics_correlation_rows` and :func:`diagnostics_class_rows`:
     the explanation, the correlation table (one row per run with diagnostics), the figure link, the
     per-class table (with ``per_class``) and one line per run without diagnostics saying why. Empty
     when no run has per-class TPRD at all (nothing to diagnose).
     """
     if all(r.get("reason") == _NO_PER_CLASS for r in correlations):
         return []
-    lines = [f"{heading} {title}", ""]
+    lines: list[Block] = [f"{heading} {title}", ""]
     found = [r for r in correlations if r["n"]]
     level = next((r["confidence"] for r in found if math.isfinite(r["confidence"])), 0.95)
     if found:
@@ -214,14 +159,14 @@ def diagnostics_markdown(correlations: Sequence[Mapping[str, Any]], class_rows: 
                   "De-Arteaga et al. found (r = 0.77).", ""]
         rows = [[r["run"], r["setting"], str(r["n"]), fmt_ci(r["pearson_r"], r["pearson_low"], r["pearson_high"]),
                  fmt(r["spearman"]), fmt_p(r["spearman_p"])] for r in found]
-        lines += markdown_table(list(CORRELATION_HEADER), rows, "llrrrr") + [""]
+        lines += [Table(list(CORRELATION_HEADER), rows, align="llrrrr"), ""]
         if figure:
             lines += [f"![TPR gap vs share of women per class, one panel per run (points: classes, bars: "
                       f"{level:.0%} t-interval over folds, clipped at ±1; line: least squares)]({figure})", ""]
         if per_class and class_rows:
             header, table = _class_table(class_rows)
             lines += [f"TPR gap per class (mean over folds [{level:.0%} t-interval]):", "",
-                      *markdown_table(header, table, "l" + "r" * (len(header) - 1)), ""]
+                      Table(header, table, align="l" + "r" * (len(header) - 1)), ""]
     missing = [r for r in correlations if not r["n"]]
     if missing:
         lines += ["No per-class diagnostics for:", "", *(f"- {r['run']} {r['setting']}: {r['reason']}" for r in missing), ""]

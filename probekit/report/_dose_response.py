@@ -13,7 +13,8 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from probekit.report._format import fmt, fmt_p, markdown_table, num, pyplot, save_figure
+from probekit.report._format import fmt, fmt_p, num, pyplot, save_figure
+from probekit.utils import Table
 
 __all__ = ["DOSE_RESPONSE_FILE", "DOSE_RESPONSE_FIGURE", "MEASURE_NAMES", "dose_response_markdown", "dose_response_paragraph",
            "plot_dose_response_matrix"]
@@ -95,8 +96,10 @@ def _slope_rows(slopes: Sequence[Mapping[str, Any]], metrics: Sequence[str]) -> 
     return rows
 
 
-def dose_response_markdown(analysis: Mapping[str, Any], *, figure: str | None = None, heading_level: int = 2) -> list[str]:
-    """The section's Markdown lines: paragraph, correlation table, slopes table, figure link."""
+def dose_response_markdown(analysis: Mapping[str, Any], *, figure: str | None = None, heading_level: int = 2) -> list[Any]:
+    """The section's blocks (Markdown lines and :class:`probekit.utils.Table` objects, which the
+    report renders to Markdown, HTML and LaTeX): paragraph, correlation table, slopes table, figure link.
+    """
     h = "#" * heading_level
     confidence = float(analysis.get("confidence", 0.95))
     lines = [f"{h} Does intrinsic bias predict downstream bias? (dose-response)", "",
@@ -113,7 +116,8 @@ def dose_response_markdown(analysis: Mapping[str, Any], *, figure: str | None = 
               "agrees in sign: probability 2^(1-G) for G methods).", ""]
     header = ["intrinsic", "extrinsic", "n", "methods", "Spearman rho [CI]", "p", "p Holm", "p BH",
               "Kendall tau [CI]", "p BH (tau)", "min. |rho|", "verdict"]
-    lines += markdown_table(header, _correlation_rows(analysis.get("pairs") or []), "llrrrrrrrrrl") + [""]
+    lines += [Table(header, _correlation_rows(analysis.get("pairs") or []), align="llrrrrrrrrrl",
+                    key="dose-response-correlations"), ""]
     extrinsic = analysis.get("extrinsic_measures") or []
     slope_rows = _slope_rows(analysis.get("slopes") or [], extrinsic)
     if slope_rows:
@@ -121,8 +125,8 @@ def dose_response_markdown(analysis: Mapping[str, Any], *, figure: str | None = 
                   "Least-squares slope of each extrinsic metric along each strength axis of a method (other axes fixed, "
                   f"seeds pooled) with its {confidence:.0%} Student-t interval: stronger debiasing, fairer classifier? "
                   "A negative TPRD/FPRD/CF slope along alpha means stronger debiasing gave a fairer classifier.", ""]
-        lines += markdown_table(["method", "axis", "fixed", "metric", "n", "slope [CI]", "p", "excludes 0"], slope_rows,
-                                "lllllrrl") + [""]
+        lines += [Table(["method", "axis", "fixed", "metric", "n", "slope [CI]", "p", "excludes 0"], slope_rows,
+                        align="lllllrrl", key="dose-response-slopes"), ""]
     if figure:
         lines += [f"![intrinsic x extrinsic scatter matrix, one colour per method]({figure})", ""]
     return lines

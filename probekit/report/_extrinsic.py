@@ -3,10 +3,10 @@
 Input: finished fine-tuning units of a study (``DIR/units/<id>.json`` with ``kind == "finetune"``,
 one cross-validation fold each; ``result`` is the fold entry of :mod:`probekit.finetune`: ``fold``,
 ``metrics``, ``per_class``, ``warnings``, ...). Folds of one (encoder, method, dataset, setting)
-are summarized with :func:`probekit.finetune.summarize_folds` (mean, sample sd and
-Student-t interval over folds) into the layout of a ``metrics.json``, so the fine-tuning report's
-:func:`~probekit.report._results.finetune_records` builds the rows the fine-tuning report also
-renders. No metric is computed here.
+are summarized with :func:`probekit.stats.summarize_run`, the function behind ``metrics.json``
+(mean, sample sd and Student-t interval over folds, leakage, noise floors, per-class diagnostics),
+into the layout of a ``metrics.json``, so the fine-tuning report's ``finetune_records`` builds the
+rows the fine-tuning report also renders. No metric is computed here.
 """
 
 from __future__ import annotations
@@ -19,16 +19,15 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from probekit.report._diagnostics import per_class_diagnostics
 from probekit.report._format import num, pyplot, save_figure, wrap
 from probekit.report._labels import SETTING_ORDER, method_rank
-from probekit.report._leakage import summarize_leakage, summarize_noise_floor
 from probekit.report._results import finetune_records, render_finetune
-from probekit.stats import summarize_folds
+from probekit.report._tables import Block, blocks_markdown
+from probekit.stats import fold_entries, summarize_run
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["EXTRINSIC_MEASURES", "finetune_groups", "extrinsic_markdown", "plot_tprd_cf", "plot_tprd_vs_cf"]
+__all__ = ["EXTRINSIC_MEASURES", "finetune_groups", "extrinsic_markdown", "extrinsic_blocks", "plot_tprd_cf", "plot_tprd_vs_cf"]
 
 #: Extrinsic measures offered to the correlation analysis: metric name -> display name.
 EXTRINSIC_MEASURES = {"tprd": "TPRD", "cf": "CF", "fprd": "FPRD", "cf_tprd": "CF-TPRD"}
@@ -95,22 +94,12 @@ def finetune_groups(
         encoder, method, dataset, setting = key
         fold_units = [grouped[key][f] for f in sorted(grouped[key], key=lambda f: (f is None, num(f), str(f)))]
         folds = [dict(u["result"]) for u in fold_units]
-        for f, u in zip(folds, fold_units):  # null (NaN saved as JSON null) back to NaN
+        for f, u in zip(folds, fold_units):
             f.setdefault("fold", (u.get("params") or {}).get("fold"))
-            f["metrics"] = {k: (math.nan if v is None else v) for k, v in f["metrics"].items()}
-            f["per_class"] = {m: {c: (math.nan if v is None else v) for c, v in (cells or {}).items()}
-                              for m, cells in (f.get("per_class") or {}).items()}
-        summary = summarize_folds(folds, confidence=confidence)
-        for name, summarize in (("leakage", summarize_leakage), ("noise_floor", summarize_noise_floor)):
-            value = summarize(folds, confidence=confidence)
-            if value is not None:
-                summary[name] = value
+        folds = fold_entries(folds)  # null (NaN saved as JSON null) back to NaN
         first = fold_units[0]
         counts = _label_gender_counts(fold_units)
-        diagnostics = per_class_diagnostics((summary.get("per_class") or {}).get("tprd") or {}, counts or {},
-                                            confidence=confidence)
-        if diagnostics is not None:
-            summary["per_class_diagnostics"] = diagnostics
+        summary = summarize_run(folds, label_gender_counts=counts, confidence=confidence)
         run = {
             "settings": {"data": dataset, "setting": setting, "method": method, "encoder": encoder,
                          **({"label_gender_counts": counts} if counts else {})},
@@ -136,14 +125,21 @@ def _label_gender_counts(units: Sequence[Mapping[str, Any]]) -> dict[str, Any] |
 
 
 def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: int = 2, first_table: int = 3) -> tuple[str, int]:
+    """The Markdown of :func:`extrinsic_blocks` (same arguments) and the number of the next free table."""
+    blocks, number = extrinsic_blocks(groups, heading_level=heading_level, first_table=first_table)
+    return "\n".join(blocks_markdown(blocks)), number
+
+
+def extrinsic_blocks(groups: Sequence[Mapping[str, Any]], *, heading_level: int = 2,
+                     first_table: int = 3) -> tuple[list[Block], int]:
     """Tables 3-4 style: one table per (dataset, encoder), one row per method and setting.
 
     Each table renders the groups' summaries with the fine-tuning report's records and renderer
     (``finetune_records``, ``render_finetune``; cells: mean over folds ± half-width of the
     t-interval); the per-run provenance list is left out (the study's units hold it; notes about
-    undefined per-class cells are kept). Returns the Markdown and the number of the next free table.
+    undefined per-class cells are kept). Returns the report blocks and the number of the next free table.
     """
-    lines: list[str] = []
+    lines: list[Block] = []
     number = first_table
     h = "#" * heading_level
     pairs = list(dict.fromkeys((g["dataset"], g["encoder"]) for g in groups))
@@ -155,7 +151,7 @@ def extrinsic_markdown(groups: Sequence[Mapping[str, Any]], *, heading_level: in
                                  diagnostics=False)  # the study report's own section shows them
         lines.append("")
         number += 1
-    return "\n".join(lines), number
+    return lines, number
 
 
 # ------------------------------------------------------------------------------------------- figures

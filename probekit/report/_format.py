@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
-from probekit.utils import atomic_path
+from probekit.utils import atomic_path, read_json_file
 
 #: What a table cell shows for a value that was not measured.
 DASH = "—"
@@ -162,8 +161,8 @@ def read_saved_json(path: str | os.PathLike, filename: str, what: str) -> dict[s
     if not file.is_file():
         raise InputFileError(f"no {what} at {str(file)!r}")
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return read_json_file(file)
+    except (UnicodeDecodeError, ValueError) as exc:
         raise InputFileError(f"{str(file)!r} is not a valid {filename}: {exc}") from None
 
 

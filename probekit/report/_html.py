@@ -12,8 +12,12 @@ import html
 import os
 import re
 from pathlib import Path
+from typing import Sequence
 
-__all__ = ["markdown_to_html"]
+from probekit.report._tables import Block, html_table, inline_html, table_html
+from probekit.utils import Table
+
+__all__ = ["markdown_to_html", "blocks_html"]
 
 _CSS = """
 body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;font-size:14px;line-height:1.45;color:#222;
@@ -37,13 +41,6 @@ ul{padding-left:22px}li{margin:2px 0}
 _IMAGE = re.compile(r"^!\[(?P<alt>[^\]]*)\]\((?P<src>[^)]+)\)\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-
-
-def _inline(text: str) -> str:
-    out = html.escape(text, quote=False)
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
-    return out
 
 
 def _cells(line: str) -> list[str]:
@@ -74,7 +71,7 @@ def _image(src: str, alt: str, base_dir: Path | None) -> str:
             return f"<p><em>missing figure: {html.escape(src)}</em></p>"
         data_uri = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
     return (f'<figure><img alt="{html.escape(alt)}" src="{data_uri}">'
-            f"<figcaption>{_inline(alt)}</figcaption></figure>")
+            f"<figcaption>{inline_html(alt)}</figcaption></figure>")
 
 
 def markdown_to_html(markdown: str, *, title: str = "probekit report", base_dir: str | os.PathLike | None = None,
@@ -91,8 +88,17 @@ def markdown_to_html(markdown: str, *, title: str = "probekit report", base_dir:
     toc : bool
         Add a table of contents of the second-level headings after the first heading.
     """
+    return blocks_html(markdown.splitlines(), title=title, base_dir=base_dir, toc=toc)
+
+
+def blocks_html(blocks: Sequence[Block], *, title: str = "probekit report", base_dir: str | os.PathLike | None = None,
+                toc: bool = True) -> str:
+    """Render report blocks (Markdown lines and :class:`probekit.utils.Table` objects) as one
+    self-contained HTML document; the tables come from the objects. Arguments as :func:`markdown_to_html`.
+    """
     base = Path(base_dir) if base_dir is not None else None
-    lines = markdown.splitlines()
+    lines: list[Block] = [part for block in blocks
+                          for part in ([block] if isinstance(block, Table) else str(block).splitlines() or [""])]
     body: list[str] = []
     headings: list[tuple[int, str, str]] = []
     taken: set[str] = set()
@@ -101,15 +107,20 @@ def markdown_to_html(markdown: str, *, title: str = "probekit report", base_dir:
 
     def flush() -> None:
         if paragraph:
-            body.append("<p>" + _inline(" ".join(paragraph)) + "</p>")
+            body.append("<p>" + inline_html(" ".join(paragraph)) + "</p>")
             paragraph.clear()
         if items:
-            body.append("<ul>" + "".join(f"<li>{_inline(item)}</li>" for item in items) + "</ul>")
+            body.append("<ul>" + "".join(f"<li>{inline_html(item)}</li>" for item in items) + "</ul>")
             items.clear()
 
     i = 0
     while i < len(lines):
         line = lines[i]
+        if isinstance(line, Table):
+            flush()
+            body.append(table_html(line))
+            i += 1
+            continue
         stripped = line.strip()
         heading = _HEADING.match(stripped)
         image = _IMAGE.match(stripped)
@@ -120,27 +131,20 @@ def markdown_to_html(markdown: str, *, title: str = "probekit report", base_dir:
             level = len(heading.group(1))
             slug = _slug(heading.group(2), taken)
             headings.append((level, heading.group(2), slug))
-            body.append(f'<h{level} id="{slug}">{_inline(heading.group(2))}</h{level}>')
+            body.append(f'<h{level} id="{slug}">{inline_html(heading.group(2))}</h{level}>')
         elif image:
             flush()
             body.append(_image(image.group("src"), image.group("alt"), base))
-        elif stripped.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(lines[i + 1].strip()):
+        elif stripped.startswith("|") and i + 1 < len(lines) and _SEPARATOR.match(str(lines[i + 1]).strip()):
             flush()
             header = _cells(stripped)
-            aligns = ["r" if cell.strip().endswith(":") else "" for cell in _cells(lines[i + 1].strip())]
+            aligns = "".join("r" if cell.strip().endswith(":") else "l" for cell in _cells(lines[i + 1].strip()))
             rows = []
             i += 2
-            while i < len(lines) and lines[i].strip().startswith("|"):
+            while i < len(lines) and isinstance(lines[i], str) and lines[i].strip().startswith("|"):
                 rows.append(_cells(lines[i]))
                 i += 1
-            cls = lambda k, aligns=aligns: f' class="{aligns[k]}"' if k < len(aligns) and aligns[k] else ""  # noqa: E731
-            parts = ["<div class=\"tbl\"><table><thead><tr>"]
-            parts += [f"<th{cls(k)}>{_inline(c)}</th>" for k, c in enumerate(header)]
-            parts.append("</tr></thead><tbody>")
-            for row in rows:
-                parts.append("<tr>" + "".join(f"<td{cls(k)}>{_inline(c)}</td>" for k, c in enumerate(row)) + "</tr>")
-            parts.append("</tbody></table></div>")
-            body.append("".join(parts))
+            body.append(html_table(header, rows, aligns))
             continue
         elif stripped.startswith("- "):
             if paragraph:
@@ -156,7 +160,7 @@ def markdown_to_html(markdown: str, *, title: str = "probekit report", base_dir:
         entries = [(level, text, slug) for level, text, slug in headings if level == 2]
         if len(entries) > 1:
             nav = ('<nav class="toc"><strong>Contents</strong><ul>'
-                   + "".join(f'<li><a href="#{slug}">{_inline(text)}</a></li>' for _, text, slug in entries) + "</ul></nav>")
+                   + "".join(f'<li><a href="#{slug}">{inline_html(text)}</a></li>' for _, text, slug in entries) + "</ul></nav>")
             first = next((k for k, part in enumerate(body) if part.startswith("<h1")), -1)
             body.insert(first + 1, nav)
     return (

@@ -3,8 +3,8 @@
 Built from saved fold results only (``fold.json`` / study units: ``leakage`` and ``noise_floor``,
 written by :mod:`probekit.finetune`); runs saved before these existed render as before.
 
-- :func:`summarize_leakage` / :func:`summarize_noise_floor`: over folds (Student-t intervals); used
-  by ``metrics.json`` and by the study report's groups alike.
+- The summaries over folds (leakage, noise floors) are :func:`probekit.stats.summarize_leakage` and
+  :func:`probekit.stats.summarize_noise_floor`, parts of :func:`probekit.stats.summarize_run`.
 - :func:`leakage_cells`, :func:`floor_rows`: the leakage columns and the noise-floor table.
 - :func:`difference_rows`: differences between settings (and between methods) with whether each
   exceeds the fold-to-fold spread (paired over folds when both runs share their folds).
@@ -19,19 +19,17 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
 from probekit.report._format import DASH, fmt, fmt_ci, fmt_pm, num, pyplot, save_figure
 from probekit.report._labels import METRIC_LABELS
-from probekit.stats import t_interval
+from probekit.report._tables import Block
+from probekit.stats import FLOOR_METRICS, FLOOR_TABLE_METRICS, LEAKAGE_SOURCES, t_interval
+from probekit.utils import Table
 
 __all__ = [
     "FLOOR_METRICS",
     "FLOOR_TABLE_METRICS",
     "LEAKAGE_SOURCES",
     "LEAKAGE_HEADER",
-    "summarize_leakage",
-    "summarize_noise_floor",
     "leakage_cells",
     "fold_values",
     "floor_rows",
@@ -41,13 +39,6 @@ __all__ = [
     "plot_hidden",
 ]
 
-#: Gap metrics that get a shuffled-gender noise floor (CF reads no gender label: its floor is a control).
-FLOOR_METRICS = ("tprd", "fprd", "cf_tprd", "cf_fprd", "tprd_rms", "fprd_rms", "cf_tprd_rms", "cf_fprd_rms")
-#: The metrics with a floor in the tables: the shuffled-gender ones and CF (whose floor is the
-#: same-gender renaming control, ``probekit.finetune.cf_noise_floor``; runs before it have none).
-FLOOR_TABLE_METRICS = ("tprd", "fprd", "cf", *FLOOR_METRICS[2:])
-#: What leakage is measured from: the pooled vector, the output probabilities.
-LEAKAGE_SOURCES = ("representation", "probabilities")
 #: Headers of the leakage columns of the fine-tuning tables.
 LEAKAGE_HEADER = ("Leakage (repr.)", "Leakage MDL", "Leakage (probs)", "Above floor")
 #: Measures compared between settings / methods: key -> display name.
@@ -59,51 +50,6 @@ def _number(value: Any) -> float:
 
 
 # ------------------------------------------------------------------------------------------ over folds
-
-
-def summarize_leakage(folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> dict[str, Any] | None:
-    """Mean and Student-t interval over folds of each leakage number (None when no fold has leakage).
-
-    Returns ``{source: {"balanced_accuracy": t_interval, "mdl_compression": t_interval}}`` for
-    :data:`LEAKAGE_SOURCES` (:func:`probekit.stats.t_interval`).
-    """
-    entries = [f.get("leakage") for f in folds]
-    if not any(entries):
-        return None
-    out: dict[str, Any] = {}
-    for source in LEAKAGE_SOURCES:
-        out[source] = {key: t_interval([_number(((e or {}).get(source) or {}).get(key)) for e in entries], confidence)
-                       for key in ("balanced_accuracy", "mdl_compression")}
-    return out
-
-
-def summarize_noise_floor(folds: Sequence[Mapping[str, Any]], *, confidence: float = 0.95) -> dict[str, Any] | None:
-    """Noise floors over folds, per metric of :data:`FLOOR_TABLE_METRICS` that has one (None when no fold has any).
-
-    ``floor``: t-interval of the fold floors (mean of each fold's permutations); ``excess``:
-    t-interval of the per-fold differences observed − floor; ``exceeds``: the excess interval lies
-    above 0 (one fold: that fold's flag, observed above its permutations' 95th percentile);
-    ``folds_exceeding`` / ``folds``: folds above their 95th percentile, folds with a floor.
-    """
-    entries = [f.get("noise_floor") for f in folds]
-    if not any(entries):
-        return None
-    out: dict[str, Any] = {}
-    for metric in FLOOR_TABLE_METRICS:
-        cells = [(e or {}).get(metric) or {} for e in entries]
-        floors = np.array([_number(c.get("floor_mean")) for c in cells])
-        if not np.isfinite(floors).any():
-            continue  # CF of a run from before its control floor
-        observed = np.array([_number(c.get("observed")) for c in cells])
-        excess = t_interval(observed - floors, confidence)
-        flags = [c.get("exceeds") for c in cells if c.get("exceeds") is not None]
-        if len(folds) == 1:
-            exceeds = bool(flags[0]) if flags else None
-        else:
-            exceeds = bool(excess["low"] > 0) if math.isfinite(_number(excess.get("low"))) else None
-        out[metric] = {"floor": t_interval(floors, confidence), "excess": excess, "exceeds": exceeds,
-                       "folds_exceeding": int(sum(bool(f) for f in flags)), "folds": len(flags)}
-    return out
 
 
 # ------------------------------------------------------------------------------------------ table cells
@@ -242,12 +188,10 @@ def hidden_rows(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[s
 
 
 def hidden_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2, figure: str | None = None,
-                    confidence: float = 0.95) -> list[str]:
-    """The table (and figure link) "Hidden in the encoder, back after fine-tuning?"."""
-    from probekit.report._format import markdown_table
-
+                    confidence: float = 0.95) -> list[Block]:
+    """The table (and figure link) "Hidden in the encoder, back after fine-tuning?", as report blocks."""
     h = "#" * heading_level
-    lines = [f"{h} Hidden in the encoder, back after fine-tuning?", "",
+    lines: list[Block] = [f"{h} Hidden in the encoder, back after fine-tuning?", "",
              "Intrinsic: the gender probe on the encoder's attribute-word embeddings (accuracy, interval; MDL "
              "compression). Downstream: the test examples' gender read by the same probe from the fine-tuned "
              f"classifier's pooled vector and from its output probabilities (balanced accuracy, 0.5 = chance; mean over "
@@ -259,7 +203,7 @@ def hidden_markdown(rows: Sequence[Mapping[str, Any]], *, heading_level: int = 2
               fmt_pm(r["leakage_probs"], r["leakage_probs_margin"], scientific=False)] for r in rows]
     header = ["Method", "Encoder", "Data", "Setting", "Intrinsic probe acc.", "Intrinsic MDL",
               "Leakage (repr.)", "Leakage MDL", "Leakage (probs)"]
-    lines += markdown_table(header, table, "lllllrrrr") + [""]
+    lines += [Table(header, table, align="lllllrrrr"), ""]
     if figure:
         lines += [f"![Intrinsic gender probe vs downstream leakage per method]({figure})", ""]
     return lines

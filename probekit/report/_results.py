@@ -20,9 +20,11 @@ from probekit.report._diagnostics import (
     diagnostics_markdown,
     draw_diagnostics,
 )
-from probekit.report._format import fmt, fmt_stat, markdown_table, num, numeric_align, pyplot, read_saved_json, save_figure
+from probekit.report._format import fmt, fmt_stat, num, numeric_align, pyplot, read_saved_json, save_figure
 from probekit.report._labels import METRIC_LABELS
 from probekit.report._leakage import LEAKAGE_HEADER, difference_rows, floor_rows, has_leakage, leakage_cells
+from probekit.report._tables import Block, blocks_markdown
+from probekit.utils import Table
 
 __all__ = [
     "load_finetune_results", "finetune_records", "render_finetune", "finetune_markdown", "plot_finetune_figure", "run_label",
@@ -144,9 +146,9 @@ _FLOOR_HEADER = ["Model", "Setting", "Metric", "Observed", "Floor", "Excess", "E
 _DIFFERENCE_HEADER = ["Comparison", "Δ TPRD", "Δ CF", "Δ CF-TPRD", "Δ Leakage (repr.)"]
 
 
-def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any, *, diagnostics: bool = True) -> list[str]:
+def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any, *, diagnostics: bool = True) -> list[Block]:
     """Noise floors, differences between settings / methods, per-class diagnostics (new runs only)."""
-    lines: list[str] = []
+    lines: list[Block] = []
     if records.get("paper_accuracy"):
         lines += ["", "ACC-F / ACC-M: as the paper's evaluation code computes them, the mean over classes of the "
                   "one-vs-rest accuracy (1 − 2(1 − acc)/K); the plain per-gender accuracies are the (plain) columns."]
@@ -158,12 +160,12 @@ def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any, *, diagn
                   "excess: observed − floor per fold, mean ± t half-width; exceeds: that interval "
                   "lies above 0. Leakage columns above: gender read from the classifier's pooled vector (balanced "
                   "accuracy, MDL compression) and from its output probabilities; above floor: gap metrics whose "
-                  "excess exceeds fold noise.", "", *table(_FLOOR_HEADER, records["floor_rows"])]
+                  "excess exceeds fold noise.", "", table(_FLOOR_HEADER, records["floor_rows"])]
     if records.get("difference_rows"):
         lines += ["", f"{sub} Differences between settings and methods", "",
                   "Mean difference ± t half-width (paired over shared folds; otherwise the two half-widths combined); "
                   "* marks a difference that exceeds the fold-to-fold spread.", "",
-                  *table(_DIFFERENCE_HEADER, records["difference_rows"])]
+                  table(_DIFFERENCE_HEADER, records["difference_rows"])]
     if diagnostics and records.get("diagnostics"):
         found = diagnostics_markdown(records["diagnostics"], records.get("diagnostics_classes") or [], heading=sub)
         lines += ["", *found] if found else []
@@ -173,8 +175,8 @@ def _evaluation_lines(records: Mapping[str, Any], sub: str, table: Any, *, diagn
 
 
 def render_finetune(records: Mapping[str, Any], *, heading_level: int = 1, title: bool = True, provenance: bool = True,
-                    align_numbers: bool = False, diagnostics: bool = True) -> list[str]:
-    """Markdown lines of :func:`finetune_records`: the intro, the main table, TPRD per class, notes.
+                    align_numbers: bool = False, diagnostics: bool = True) -> list[Block]:
+    """Report blocks (Markdown lines and tables) of :func:`finetune_records`: the intro, the main table, TPRD per class, notes.
 
     ``heading_level`` is the level of the title (sections one deeper); without ``title`` the lines
     start at the intro; without ``provenance`` the "Runs" section keeps only the notes on undefined
@@ -182,22 +184,22 @@ def render_finetune(records: Mapping[str, Any], *, heading_level: int = 1, title
     ``diagnostics`` the per-class diagnostics (TPR gap vs share of women) are left out (the study
     report gives them a section of their own).
     """
-    def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
         align = numeric_align(rows, len(header)) if align_numbers else "l" * len(header)
-        return markdown_table(header, rows, align)
+        return Table(list(header), [list(row) for row in rows], align=align)
 
     sub = "#" * (heading_level + 1)
-    lines = [f"{'#' * heading_level} probekit fine-tuning: extrinsic bias", ""] if title else []
+    lines: list[Block] = [f"{'#' * heading_level} probekit fine-tuning: extrinsic bias", ""] if title else []
     lines.append(
         f"Data: {records['data']}; mean over folds ± half-width of the {records['confidence']:.0%} t-interval. "
         "TPRD/FPRD: female − male per class, aggregated as the mean absolute value over classes; CF: mean "
         "over test examples of |P(ŷ=y|x) − P(ŷ=y|x_cf)|; CF-*: the group metrics on the counterfactually "
         "augmented test set."
     )
-    lines += ["", *table(records["header"], records["rows"])]
+    lines += ["", table(records["header"], records["rows"])]
     lines += _evaluation_lines(records, sub, table, diagnostics=diagnostics)
     if records["class_rows"]:
-        lines += ["", f"{sub} TPRD per class (female − male)", "", *table(records["class_header"], records["class_rows"])]
+        lines += ["", f"{sub} TPRD per class (female − male)", "", table(records["class_header"], records["class_rows"])]
     lines.append("")
     if provenance:
         notes = [line for note in records["notes"] for line in (note["undefined"], note["provenance"]) if line]
@@ -222,7 +224,7 @@ def finetune_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] |
     str
         The Markdown of :func:`render_finetune` over :func:`finetune_records`.
     """
-    return "\n".join(render_finetune(finetune_records(runs, labels))) + "\n"
+    return "\n".join(blocks_markdown(render_finetune(finetune_records(runs, labels)))) + "\n"
 
 
 def plot_finetune_figure(

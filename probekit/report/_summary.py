@@ -1,8 +1,8 @@
 """Tables and plots of intrinsic results, built from saved ``results.json`` content only.
 
-The Markdown tables follow the layout of Tokpo et al. (2023), Table 1 (SEAT test score, SEAT
-effect size, attr-LPBS, target-LPBS) and Table 2 (gender accuracy, stereotype accuracy, stereotype
-confidence, randomization p-value); the chart follows its Figure 4 (probe accuracies and confidence
+Tables 1 and 2 of Tokpo et al. (2023) (SEAT and LPBS; the gender probe) are the comparison's own
+(:mod:`probekit.report._intrinsic_tables`: one renderer for summary.md, the comparison and the
+study report); the chart follows its Figure 4 (probe accuracies and confidence
 per model, with the fair stereotype accuracy of 0.5 marked).
 """
 
@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError
-from probekit.report._format import fmt, fmt_value, markdown_table, pyplot, read_saved_json, save_figure
+from probekit.report._format import fmt, fmt_value, pyplot, read_saved_json, save_figure
+from probekit.report._intrinsic_tables import _standard_tests_table, _table1, _table2, intrinsic_records
+from probekit.report._tables import Block, blocks_markdown
+from probekit.utils import Table
 
 
 def load_results(path: str | os.PathLike) -> dict[str, Any]:
@@ -57,25 +60,22 @@ RANDOMIZATION_NOTE = (
 )
 
 
-def _headline_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = [
-        "## Gender probe on the stereotype words",
-        "",
-        "| Model | Permutation p | Permutation p (balanced) | Stereotype acc. | Balanced stereotype acc. | "
-        "Word-level acc. (balanced) | Per gender F / M | Gender acc. | Randomization p |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+def _headline_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[Block]:
+    rows = []
     for label, run in zip(labels, runs):
         p = run.get("probe") or {}
-        lines.append(
-            f"| {label} | {fmt_value(p.get('permutation_p_value'))} | {fmt_value(p.get('permutation_p_value_balanced'))} | "
-            f"{fmt_value(p.get('stereotype_accuracy'), 2)}{_ci(p.get('stereotype_accuracy_ci'))} | "
-            f"{fmt_value(p.get('stereotype_accuracy_balanced'), 2)}{_ci(p.get('stereotype_accuracy_balanced_ci'))} | "
-            f"{fmt_value(p.get('stereotype_accuracy_word'), 2)} ({fmt_value(p.get('stereotype_accuracy_word_balanced'), 2)}) | "
-            f"{_pair(p.get('stereotype_accuracy_female'), p.get('stereotype_accuracy_male'))} | "
-            f"{fmt_value(p.get('gender_accuracy'), 2)}{_ci(p.get('gender_accuracy_ci'))} | "
-            f"{fmt_value(p.get('randomization_p_value'))} |"
-        )
+        rows.append([
+            label, fmt_value(p.get("permutation_p_value")), fmt_value(p.get("permutation_p_value_balanced")),
+            f"{fmt_value(p.get('stereotype_accuracy'), 2)}{_ci(p.get('stereotype_accuracy_ci'))}",
+            f"{fmt_value(p.get('stereotype_accuracy_balanced'), 2)}{_ci(p.get('stereotype_accuracy_balanced_ci'))}",
+            f"{fmt_value(p.get('stereotype_accuracy_word'), 2)} ({fmt_value(p.get('stereotype_accuracy_word_balanced'), 2)})",
+            _pair(p.get("stereotype_accuracy_female"), p.get("stereotype_accuracy_male")),
+            f"{fmt_value(p.get('gender_accuracy'), 2)}{_ci(p.get('gender_accuracy_ci'))}",
+            fmt_value(p.get("randomization_p_value")),
+        ])
+    lines: list[Block] = ["## Gender probe on the stereotype words", "", Table(
+        ["Model", "Permutation p", "Permutation p (balanced)", "Stereotype acc.", "Balanced stereotype acc.",
+         "Word-level acc. (balanced)", "Per gender F / M", "Gender acc.", "Randomization p"], rows)]
     lines += [
         "",
         f"- {PERMUTATION_NOTE}",
@@ -102,22 +102,17 @@ def _warning_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> 
     return ["", *lines] if lines else []
 
 
-def _calibration_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = [
-        "",
-        "## Probe calibration (held-out attribute words) and MDL",
-        "",
-        "| Model | C | Brier | ECE | Stereotype conf. | MDL online (bits) | MDL uniform (bits) | Compression |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+def _calibration_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[Block]:
+    rows = []
     for label, run in zip(labels, runs):
         p = run.get("probe") or {}
         m = run.get("mdl") or {}
-        lines.append(
-            f"| {label} | {fmt_value(p.get('C'), 4)} | {fmt_value(p.get('brier_score'))} | "
-            f"{fmt_value(p.get('expected_calibration_error'))} | {fmt_value(p.get('stereotype_confidence'), 2)} | "
-            f"{fmt_value(m.get('online_codelength'), 1)} | {fmt_value(m.get('uniform_codelength'), 1)} | {fmt_value(m.get('compression'), 2)} |"
-        )
+        rows.append([label, fmt_value(p.get("C"), 4), fmt_value(p.get("brier_score")),
+                     fmt_value(p.get("expected_calibration_error")), fmt_value(p.get("stereotype_confidence"), 2),
+                     fmt_value(m.get("online_codelength"), 1), fmt_value(m.get("uniform_codelength"), 1),
+                     fmt_value(m.get("compression"), 2)])
+    lines: list[Block] = ["", "## Probe calibration (held-out attribute words) and MDL", "", Table(
+        ["Model", "C", "Brier", "ECE", "Stereotype conf.", "MDL online (bits)", "MDL uniform (bits)", "Compression"], rows)]
     lines += [
         "",
         "Brier = mean (p_female - y)^2 and ECE = sum_b |B_b|/N |mean y - mean p| over 10 equal-width bins, on the "
@@ -129,48 +124,34 @@ def _calibration_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]])
     return lines
 
 
-def _layer_lines(label: str, run: Mapping[str, Any], many: bool) -> list[str]:
+def _layer_lines(label: str, run: Mapping[str, Any], many: bool) -> list[Block]:
     per_layer = run.get("per_layer") or {}
     rows = per_layer.get("rows") or []
     if not rows:
         return []
     title = "## Per layer" + (f": {label}" if many else "")
-    lines = [
-        "",
-        title,
-        "",
-        "| Layer | Gender acc. | Stereotype acc. | Balanced stereotype acc. | Perm. p (balanced) | Conf. | ECE | "
-        "SEAT d | SEAT p | MDL (bits) | Compression |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for row in rows:
-        lines.append(
-            f"| {row.get('layer')} | {fmt_value(row.get('gender_accuracy'), 2)}{_ci(row.get('gender_accuracy_ci'))} | "
-            f"{fmt_value(row.get('stereotype_accuracy'), 2)}{_ci(row.get('stereotype_accuracy_ci'))} | "
-            f"{fmt_value(row.get('stereotype_accuracy_balanced'), 2)}{_ci(row.get('stereotype_accuracy_balanced_ci'))} | "
-            f"{fmt_value(row.get('permutation_p_value'))} ({fmt_value(row.get('permutation_p_value_balanced'))}) | "
-            f"{fmt_value(row.get('stereotype_confidence'), 2)} | {fmt_value(row.get('expected_calibration_error'))} | "
-            f"{fmt_value(row.get('seat_effect_size'))}{_ci(row.get('seat_effect_size_ci'))} | {fmt_value(row.get('seat_p_value'))} | "
-            f"{fmt_value(row.get('mdl_online_codelength'), 1)} | {fmt_value(row.get('mdl_compression'), 2)} |"
-        )
+    cells = [[
+        row.get("layer"), f"{fmt_value(row.get('gender_accuracy'), 2)}{_ci(row.get('gender_accuracy_ci'))}",
+        f"{fmt_value(row.get('stereotype_accuracy'), 2)}{_ci(row.get('stereotype_accuracy_ci'))}",
+        f"{fmt_value(row.get('stereotype_accuracy_balanced'), 2)}{_ci(row.get('stereotype_accuracy_balanced_ci'))}",
+        f"{fmt_value(row.get('permutation_p_value'))} ({fmt_value(row.get('permutation_p_value_balanced'))})",
+        fmt_value(row.get("stereotype_confidence"), 2), fmt_value(row.get("expected_calibration_error")),
+        f"{fmt_value(row.get('seat_effect_size'))}{_ci(row.get('seat_effect_size_ci'))}", fmt_value(row.get("seat_p_value")),
+        fmt_value(row.get("mdl_online_codelength"), 1), fmt_value(row.get("mdl_compression"), 2),
+    ] for row in rows]
+    lines: list[Block] = ["", title, "", Table(
+        ["Layer", "Gender acc.", "Stereotype acc.", "Balanced stereotype acc.", "Perm. p (balanced)", "Conf.", "ECE",
+         "SEAT d", "SEAT p", "MDL (bits)", "Compression"], cells, align="r" * 11)]
     lines += ["", f"Layer 0 is the embedding output, {per_layer.get('num_layers')} the last layer; the headline "
               f"numbers above are layer {per_layer.get('headline_layer')}. Same seeds at every layer."]
     return lines
 
 
-def _evidence_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[str]:
+def _evidence_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) -> list[Block]:
     if not any(run.get("evidence") for run in runs):
         return []
     many = len(runs) > 1
-    head = "| Model | Set |" if many else "| Set |"
-    lines = [
-        "",
-        "## Evidence per word set",
-        "",
-        head + " Listed | Words used | Contexts | Largest word (share) | Dropped: multi-piece | Dropped: no sentence "
-        "| Dropped: excluded | Sentences excluded |",
-        ("|---|---|" if many else "|---|") + "---:|" * 3 + "---|" * 4 + "---:|",
-    ]
+    rows = []
     for label, run in zip(labels, runs):
         for name, entry in (run.get("evidence") or {}).items():
             dropped = entry.get("dropped") or {}
@@ -181,7 +162,12 @@ def _evidence_lines(labels: Sequence[str], runs: Sequence[Mapping[str, Any]]) ->
                 largest, _word_list(dropped.get("multi_piece")), _word_list(dropped.get("no_sentence")),
                 _word_list(dropped.get("excluded")), str(entry.get("sentences_excluded", "")),
             ]
-            lines.append("| " + (f"{label} | " if many else "") + " | ".join(cells) + " |")
+            rows.append(([label] if many else []) + cells)
+    header = ["Model", "Set"] if many else ["Set"]
+    header += ["Listed", "Words used", "Contexts", "Largest word (share)", "Dropped: multi-piece", "Dropped: no sentence",
+               "Dropped: excluded", "Sentences excluded"]
+    lines: list[Block] = ["", "## Evidence per word set", "",
+                          Table(header, rows, align=("ll" if many else "l") + "rrr" + "llll" + "r")]
     lines += ["", "Contexts = embedded occurrences (at most --max-per-word sentences per word). Excluded: attribute "
               "words that are also stereotypes (never trained on). Sentences excluded: stereotype sentences skipped "
               "because they hold an attribute word."]
@@ -202,46 +188,22 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
     the evidence per word set and the standard SEAT tests.
     """
     labels = list(labels) if labels is not None else [model_label(r) for r in runs]
-    lines = ["# probekit intrinsic bias summary", ""]
+    lines: list[Block] = ["# probekit intrinsic bias summary", ""]
     lines += _headline_lines(labels, runs)
     lines += _warning_lines(labels, runs)
-    lines += ["", "## Table 1: SEAT (paper variant) and LPBS", ""]
-    lines += markdown_table(["Model", "SEAT test score", "SEAT effect size", "SEAT p", "attr-LPBS", "target-LPBS"], [
-        [label, fmt_value(seat.get("statistic")), fmt_value(seat.get("effect_size")) + _ci(seat.get("effect_size_ci")),
-         fmt_value(seat.get("p_value")), _lpbs_cell(run, "attr_lpbs"), _lpbs_cell(run, "target_lpbs")]
-        for label, run in zip(labels, runs) for seat in [run.get("seat") or {}]
-    ])
-    lines += ["", "## Table 2: gender probe (the paper's columns)", ""]
-    lines += markdown_table(["Model", "Gender acc.", "Stereotype acc.", "Stereotype conf.", "Randomization p", "Permutation p"], [
-        [label, *(fmt_value(probe.get(key), 2) for key in ("gender_accuracy", "stereotype_accuracy", "stereotype_confidence")),
-         fmt_value(probe.get("randomization_p_value")), fmt_value(probe.get("permutation_p_value"))]
-        for label, run in zip(labels, runs) for probe in [run.get("probe") or {}]
-    ])
+    pairs = list(zip(labels, runs))
+    records = intrinsic_records(pairs)
+    lines += ["", *_table1(records, "##"), *_table2(records, "##")]  # the comparison's Tables 1-2, one renderer
     lines += _calibration_lines(labels, runs)
-    for label, run in zip(labels, runs):
+    for label, run in pairs:
         lines += _layer_lines(label, run, len(runs) > 1)
     lines += _evidence_lines(labels, runs)
-    tests = sorted({name for run in runs for name in ((run.get("seat") or {}).get("standard_tests") or {})})
-    if tests:
-        lines += ["", "## Standard SEAT gender tests (sentence level): effect size (p)", ""]
-        rows = []
-        for label, run in zip(labels, runs):
-            standard = (run.get("seat") or {}).get("standard_tests") or {}
-            rows.append([label, *(
-                f"{fmt_value(standard[t].get('effect_size'))} ({fmt_value(standard[t].get('p_value'))})" if t in standard else "n/a"
-                for t in tests
-            )])
-        lines += markdown_table(["Model", *tests], rows)
+    lines += _standard_tests_table(pairs, "##")
     skipped = [(label, (run.get("lpbs") or {}).get("reason")) for label, run in zip(labels, runs)
                if (run.get("lpbs") or {}).get("status") != "ok"]
     if skipped:
         lines += ["", "LPBS skipped: " + "; ".join(f"{label}: {reason}" for label, reason in skipped)]
-    lines += [
-        "",
-        "SEAT test score = sum_x s(x,A,B) - sum_y s(y,A,B) with X/Y the female/male stereotype terms and A/B the "
-        "female/male attribute terms; effect size uses the sample std (ddof=1), with a 95% bootstrap interval. "
-        "A stereotype accuracy of 0.5 is fair.",
-    ]
+    lines.append("")
     for label, run in zip(labels, runs):
         provenance = run.get("provenance") or {}
         model = provenance.get("model") or {}
@@ -251,7 +213,7 @@ def summary_markdown(runs: Sequence[Mapping[str, Any]], labels: Sequence[str] | 
             f"- {label}: corpus {corpus or 'n/a'}, fingerprint {model.get('fingerprint', 'n/a')}, "
             f"probekit {provenance.get('probekit_version')}, seeds {json.dumps(provenance.get('seeds'))}"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(blocks_markdown(lines)) + "\n"
 
 
 def plot_probe_chart(

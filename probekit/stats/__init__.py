@@ -10,6 +10,9 @@
 - Paired tests over groups: :func:`friedman_test`, :func:`wilcoxon_test` (:class:`TestResult`).
 - Paired significance of a model against its base on the same examples:
   :func:`paired_bootstrap` (:class:`PairedDifference`) and :func:`mcnemar_exact` (:class:`McNemarResult`).
+- Fine-tuning runs over their folds: :func:`summarize_run` (what ``metrics.json`` and the study
+  report both hold; :func:`summarize_folds`, :func:`summarize_leakage`,
+  :func:`summarize_noise_floor`, :func:`per_class_diagnostics`).
 - Permutation p-values: :func:`permutation_p_value` (``(1 + k) / (1 + n)``, or ``k / n`` when
   exact) and :func:`count_extreme` (``k`` for a one- or two-sided alternative).
 - Dose-response studies: :func:`cluster_bootstrap_correlation` (Spearman/Kendall with an interval
@@ -50,6 +53,16 @@ from probekit.stats._ranks import (
     rank_correlation_test,
     spearman_rho,
 )
+from probekit.stats._runs import (
+    FLOOR_METRICS,
+    FLOOR_TABLE_METRICS,
+    LEAKAGE_SOURCES,
+    fold_entries,
+    per_class_diagnostics,
+    summarize_leakage,
+    summarize_noise_floor,
+    summarize_run,
+)
 from probekit.stats._stereoset import stereoset_scores
 from probekit.stats._tests import TestResult, friedman_test, wilcoxon_test
 
@@ -64,6 +77,14 @@ __all__ = [
     "multinomial_bootstrap_counts",
     "t_interval",
     "summarize_folds",
+    "summarize_run",
+    "fold_entries",
+    "summarize_leakage",
+    "summarize_noise_floor",
+    "per_class_diagnostics",
+    "FLOOR_METRICS",
+    "FLOOR_TABLE_METRICS",
+    "LEAKAGE_SOURCES",
     "EXACT_SPEARMAN_MAX",
     "average_ranks",
     "kendall_tau",

@@ -218,6 +218,7 @@ class ConfidenceInterval:
     n_valid: int
 
     def to_dict(self) -> dict:
+        """The interval as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

@@ -36,6 +36,7 @@ class PairedDifference:
     confidence: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 
@@ -49,6 +50,7 @@ class McNemarResult:
     p_value: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

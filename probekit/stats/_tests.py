@@ -31,6 +31,7 @@ class TestResult:
     details: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
+        """The test result as a JSON-ready dict (every field)."""
         return asdict(self)
 
 

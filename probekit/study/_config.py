@@ -372,9 +372,11 @@ class StudyConfig:
                       if f.name != "source" and (f.name in data or f.name not in ("benchmarks", "sweep"))}, source=source)
 
     def encoder(self, label: str) -> dict[str, Any]:
+        """The ``[[encoders]]`` entry labelled ``label``."""
         return next(e for e in self.encoders if e["label"] == label)
 
     def dataset(self, name: str) -> dict[str, Any]:
+        """The ``[[datasets]]`` entry named ``name``."""
         return next(d for d in self.datasets if d["name"] == name)
 
 

@@ -7,61 +7,31 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
-from sklearn.model_selection import train_test_split
-
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune import load_bios, load_jigsaw, make_synthetic_bios
+from probekit.finetune import load_data
 from probekit.intrinsic import read_crows_pairs, read_seat_suite, read_stereoset
 from probekit.study._config import StudyConfig
 from probekit.study._units import Unit, benchmark_data_key
-from probekit.text import Corpus, load_hf_corpus, load_text_corpus, template_corpus
+from probekit.text import load_corpus, load_text_corpus
 
 __all__ = ["StudyInputs", "load_study_corpus", "load_study_dataset", "load_benchmark_data", "check_inputs"]
 
 
 def load_study_corpus(config: StudyConfig) -> Any:
-    """The corpus of the debiasing methods and the intrinsic suite (``[corpus]``)."""
+    """The corpus of the debiasing methods and the intrinsic suite (``[corpus]``; :func:`probekit.text.load_corpus`)."""
     spec = config.corpus
-    if spec.get("hf_dataset"):
-        return load_hf_corpus(spec["hf_dataset"], text_column=spec["text_column"], split=spec["split"])
-    if spec.get("files"):
-        parts = [load_text_corpus(p, mode=spec["mode"], encoding=spec["encoding"]) for p in spec["files"]]
-        if len(parts) == 1:
-            return parts[0]
-        sentences = tuple(s for part in parts for s in part)
-        return Corpus(sentences=sentences, name="+".join(p.name for p in parts), source=", ".join(spec["files"]))
-    frames = spec.get("frames_per_word")
-    if frames is None:
-        return template_corpus()
-    return template_corpus(frames_per_word=int(frames), random_state=int(config.study["seed"]))
-
-
-def subsample(data: Any, maximum: int | None, seed: int) -> Any:
-    """At most ``maximum`` examples, stratified on label x gender (scikit-learn), in their order."""
-    if maximum is None or maximum >= len(data):
-        return data
-    strata = [f"{y}\x1f{g}" for y, g in zip(data["label"], data["gender"])]
-    index = np.arange(len(data))
-    try:
-        keep, _ = train_test_split(index, train_size=int(maximum), stratify=strata, random_state=int(seed))
-    except ValueError:  # a stratum with a single example: a plain random sample
-        keep = np.random.default_rng(seed).permutation(index)[: int(maximum)]
-    return data.select(np.sort(keep).tolist())
+    return load_corpus(files=spec.get("files") or None, hf_dataset=spec.get("hf_dataset"), text_column=spec.get("text_column", "text"),
+                       split=spec.get("split", "train"), mode=spec.get("mode", "lines"), encoding=spec.get("encoding", "utf-8"),
+                       frames_per_word=spec.get("frames_per_word"), random_state=int(config.study["seed"]))
 
 
 def load_study_dataset(config: StudyConfig, name: str) -> Any:
-    """The dataset ``name`` of the study in probekit.finetune's representation."""
+    """The dataset ``name`` of the study in probekit.finetune's representation (:func:`probekit.finetune.load_data`)."""
     spec = dict(config.dataset(name))
-    seed = int(config.study["seed"])
     kind = spec.pop("kind")
     spec.pop("name")
-    if kind == "synthetic":
-        n = spec.pop("n_examples")
-        return make_synthetic_bios(n, 14, random_state=seed, **spec)["train"]
-    path, maximum = spec.pop("path"), spec.pop("max_examples", None)
-    data = load_bios(path, **spec) if kind == "bios" else load_jigsaw(path, **spec)
-    return subsample(data, maximum, seed)
+    data, _ = load_data(kind, random_state=int(config.study["seed"]), **spec)
+    return data
 
 
 def load_benchmark_data(config: StudyConfig, benchmark: str) -> Any:

@@ -28,8 +28,14 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from debias import get_method, read_debias_record
-from probekit.encoders import checkpoint_fingerprint, is_projection_dir, read_projection_dir, read_self_debias_dir
-from probekit.errors import InputFileError, InvalidParameterError, ProbekitError
+from probekit.encoders import (
+    check_checkpoint,
+    checkpoint_fingerprint,
+    is_projection_dir,
+    read_projection_dir,
+    read_self_debias_dir,
+)
+from probekit.errors import InputFileError, InvalidParameterError, ModelLoadError, ProbekitError
 from probekit.finetune import collect_run
 from probekit.report import finetune_markdown
 from probekit.study._backends import BACKEND_BUILDS, BACKEND_RUNS
@@ -43,6 +49,7 @@ from probekit.utils import (
     collect_provenance,
     ensure_writable_dir,
     is_main_process,
+    read_json_file,
     write_json,
 )
 
@@ -89,7 +96,7 @@ def unit_done(out: str | os.PathLike, unit: Unit) -> bool:
     if not path.is_file():
         return False
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("id") == unit.id
+        return read_json_file(path, schema={"id": str})["id"] == unit.id
     except (OSError, ValueError):  # not produced by an atomic write; redo the unit
         logger.warning("unit file %s is unreadable; the unit is run again", path)
         return False
@@ -109,7 +116,7 @@ def _write_manifest(out: Path, config: StudyConfig, units: Sequence[Unit]) -> No
     path = out / MANIFEST_FILE
     if path.is_file():
         try:
-            saved = json.loads(path.read_text(encoding="utf-8"))
+            saved = read_json_file(path, schema={"config": dict})
             old = StudyConfig.from_dict(saved["config"]).identity()
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputFileError(f"cannot read {str(path)!r}: {exc}") from None
@@ -187,6 +194,11 @@ def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
                 and not is_projection_dir(local)):
             raise InvalidParameterError(f"encoders[{index}].model", model, "'default', a Hugging Face id, or a "
                                         "checkpoint directory with config.json (or a projection directory)")
+        if model != DEFAULT_MODEL and _looks_local(model) and not is_projection_dir(local):
+            try:  # a checkpoint a unit would refuse (no usable tokenizer): refused before study.json is written
+                check_checkpoint(model, trust_remote_code=encoder["trust_remote_code"])
+            except ModelLoadError as exc:
+                raise InvalidParameterError(f"encoders[{index}].model", model, "a usable checkpoint", str(exc)) from None
         debiased = {m: p for m, p in encoder["debiased"].items() if (label, m) in needed}
         if not debiased:
             continue
@@ -225,7 +237,7 @@ def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit],
         try:
             result = collect_run(run_dir, save=False)
             write_json(run_dir / "metrics.json", result.to_dict())
-            saved = json.loads((run_dir / "metrics.json").read_text(encoding="utf-8"))
+            saved = read_json_file(run_dir / "metrics.json")
             atomic_write_text(run_dir / "results.md", finetune_markdown([saved], [name]))
             written += 1
         except (ProbekitError, OSError, ValueError) as exc:  # the unit files are the results; this is a convenience

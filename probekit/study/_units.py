@@ -77,9 +77,11 @@ class Unit:
         return self.params["encoder"], self.params["method"]
 
     def describe(self) -> dict[str, Any]:
+        """The unit as saved in ``study.json``: id, kind, params."""
         return {"id": self.id, "kind": self.kind, "params": dict(self.params)}
 
     def label(self) -> str:
+        """One line naming the unit for progress messages (kind, encoder/method and, for a fold, dataset, setting, fold)."""
         p = self.params
         if self.kind == "intrinsic":
             return f"intrinsic {p['encoder']}/{p['method']}"

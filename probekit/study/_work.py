@@ -9,7 +9,6 @@ work built once with locks (:mod:`probekit.study._shared`), and the directory la
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ from probekit.study._layout import RUNS_DIR, SHARED_DIR, UNITS_DIR, StudyPaths
 from probekit.study._points import SweepState, point_unit
 from probekit.study._shared import SharedWork
 from probekit.study._units import Unit, run_key
-from probekit.utils import collect_provenance, is_main_process, wait_for_everyone, write_json
+from probekit.utils import collect_provenance, is_main_process, read_json_file, wait_for_everyone, write_json
 
 __all__ = ["Workspace", "run_fold_unit", "intrinsic_unit", "benchmark_unit", "finetune_unit", "check_inputs",
            "UNITS_DIR", "SHARED_DIR", "RUNS_DIR"]
@@ -129,7 +128,7 @@ def finetune_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], d
     entry = run_fold_unit(encoder, data, int(p["fold"]), setting=p["setting"], folds=int(config.study["folds"]),
                           config=settings, run_dir=run_dir, data_name=p["dataset"], embed=embed,
                           progress=workspace.progress)
-    saved = json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("settings", {})
+    saved = read_json_file(run_dir / "run.json", schema={"settings": dict})["settings"]
     provenance = collect_provenance(
         model=encoder.describe(), seeds={"seed": int(config.study["seed"])},
         parameters={"command": "probekit study", "unit": unit.spec, "run_dir": f"{RUNS_DIR}/{run_dir.name}",

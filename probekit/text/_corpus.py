@@ -105,6 +105,7 @@ class Corpus(Sequence):
 
 
 def as_corpus(corpus: Any) -> Corpus:
+    """``corpus`` as a :class:`Corpus` (a Corpus unchanged, a sequence of sentences wrapped; a path or a string is refused)."""
     if isinstance(corpus, Corpus):
         return corpus
     if isinstance(corpus, (str, bytes, os.PathLike)):
@@ -206,6 +207,7 @@ class SentenceSelection:
         return "\n".join(lines)
 
     def to_dict(self, *, include_sentences: bool = True) -> dict[str, Any]:
+        """The selection as a JSON-ready dict (``include_sentences``: with the sentences of every word)."""
         out: dict[str, Any] = {
             "words": list(self.words),
             "missing": list(self.missing),

@@ -6,13 +6,14 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from probekit.errors import InputFileError, InvalidParameterError, ProbekitError
 from probekit.text._corpus import Corpus
 from probekit.text._sentences import _split_text, split_sentences
+from probekit.text._templates import template_corpus
 from probekit.utils import hub_offline
 from wordlists import read_text
 
@@ -229,3 +230,59 @@ def load_hf_corpus(
         source += f", first {max_sentences} sentences"
     name = path.name if path.exists() else str(name_or_path)
     return Corpus(tuple(sentences), name=name, source=source)
+
+
+def load_corpus(
+    *,
+    files: Sequence[str | os.PathLike[str]] | None = None,
+    hf_dataset: str | os.PathLike[str] | None = None,
+    text_column: str = "text",
+    split: str = "train",
+    mode: str = "lines",
+    encoding: str = "utf-8",
+    frames_per_word: int | None = None,
+    random_state: int | None = None,
+) -> Corpus:
+    """The corpus named by a set of options: text files, a datasets corpus, or the template corpus.
+
+    One home for "corpus from options": the CLI (``--corpus``, ``--hf-dataset``, ...) and a study's
+    ``[corpus]`` table both call it.
+
+    Parameters
+    ----------
+    files : sequence of path, optional
+        Plain-text files (:func:`load_text_corpus` with ``mode`` and ``encoding``); several files
+        make one corpus, in order.
+    hf_dataset : str or path, optional
+        A Hugging Face dataset (:func:`load_hf_corpus` with ``text_column`` and ``split``).
+    text_column, split, mode, encoding
+        As in those loaders.
+    frames_per_word : int, optional
+        Without files or a dataset: the template corpus (:func:`template_corpus`) with this many
+        frames per word, drawn with ``random_state`` (default: every frame).
+    random_state : int, optional
+        Seed of the frame sample.
+
+    Returns
+    -------
+    Corpus
+        Named after its file(s) or dataset; its ``source`` says how it was read.
+
+    Raises
+    ------
+    InvalidParameterError
+        When both ``files`` and ``hf_dataset`` are given.
+    """
+    if files and hf_dataset:
+        raise InvalidParameterError("files/hf_dataset", [list(files), hf_dataset], "one corpus source, not both")
+    if hf_dataset:
+        return load_hf_corpus(hf_dataset, text_column=text_column, split=split)
+    if files:
+        parts = [load_text_corpus(path, mode=mode, encoding=encoding) for path in files]
+        if len(parts) == 1:
+            return parts[0]
+        sentences = tuple(s for part in parts for s in part)
+        return Corpus(sentences=sentences, name="+".join(p.name for p in parts), source=", ".join(str(f) for f in files))
+    if frames_per_word is None:
+        return template_corpus()
+    return template_corpus(frames_per_word=int(frames_per_word), random_state=random_state)

@@ -69,6 +69,7 @@ def _compiled(unique: frozenset[str], case_sensitive: bool) -> re.Pattern[str]:
 
 
 def normalize_word(word: str, *, case_sensitive: bool) -> str:
+    """``word`` with runs of whitespace collapsed to one space, lowercased unless ``case_sensitive``."""
     collapsed = " ".join(word.split())
     return collapsed if case_sensitive else collapsed.lower()
 
@@ -120,9 +121,11 @@ class WordMatcher:
             yield word, m.start(), m.end()
 
     def find(self, sentence: str) -> list[tuple[str, int, int]]:
+        """Every match in ``sentence``: (word as listed, start, end), left to right."""
         return list(self.finditer(sentence))
 
     def contains_any(self, sentence: str) -> bool:
+        """Whether ``sentence`` contains any of the words (whole-word match)."""
         if not self._initial_only:
             return self._pattern.search(sentence) is not None
         return next(iter(self.finditer(sentence)), None) is not None

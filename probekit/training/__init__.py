@@ -6,6 +6,7 @@ settings and :class:`TrainingResult` what it did.
 """
 
 from probekit.training._loop import (
+    NonFiniteLossError,
     TrainingConfig,
     TrainingResult,
     derive_seed,
@@ -14,4 +15,4 @@ from probekit.training._loop import (
     train,
 )
 
-__all__ = ["TrainingConfig", "TrainingResult", "derive_seed", "latest_checkpoint", "shuffled_batches", "train"]
+__all__ = ["NonFiniteLossError", "TrainingConfig", "TrainingResult", "derive_seed", "latest_checkpoint", "shuffled_batches", "train"]

@@ -174,6 +174,7 @@ class TrainingConfig:
             raise InvalidParameterError("seed", self.seed, "an integer")
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings (or the result) as a JSON-ready dict."""
         return dataclasses.asdict(self)
 
 
@@ -220,6 +221,7 @@ class TrainingResult:
     config: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        """The settings (or the result) as a JSON-ready dict."""
         out = dataclasses.asdict(self)
         out["eval_history"] = [list(item) for item in self.eval_history]
         return out
@@ -475,6 +477,30 @@ def _check_resumable(state: Mapping[str, Any], config: TrainingConfig, base_seed
 # the loop
 
 
+class NonFiniteLossError(InvalidParameterError, FloatingPointError):
+    """The training loss became NaN or infinite: the run diverged, most likely because the learning
+    rate (or a loss weight such as an adversary's lambda) is too large. Names ``learning_rate``,
+    which the command line shows as its option (``--lr``).
+
+    Parameters
+    ----------
+    learning_rate : float
+        The configured peak learning rate.
+    description : str
+        What was being trained.
+    loss : float
+        The non-finite loss value.
+    step : int
+        The 1-based step at which it appeared.
+    """
+
+    def __init__(self, learning_rate: float, description: str, loss: float, step: int):
+        super().__init__(
+            "learning_rate", learning_rate, "a smaller learning rate, or smaller loss weights (e.g. lambda)",
+            f"{description}: the loss became {loss} at step {step}; training stopped and its checkpoints were removed",
+        )
+
+
 def _default_loss(module: torch.nn.Module, batch: Any) -> Any:
     output = module(**batch) if isinstance(batch, Mapping) else module(batch)
     return output.loss if hasattr(output, "loss") else output
@@ -566,6 +592,7 @@ def train(
         run.resume_from(directory, resume)
     bar = run.progress_bar(progress)
     started = time.perf_counter()
+    existing = set(_checkpoints(directory)) if directory is not None and directory.is_dir() else set()
     try:
         for step in range(run.start_step, run.total_steps):
             values = run.step(step)
@@ -575,6 +602,11 @@ def train(
             bar.set_postfix(loss=f"{values['loss']:.4g}", refresh=False)
             if callback is not None:
                 callback(done, values)
+    except NonFiniteLossError:
+        if directory is not None and directory.is_dir() and run.accelerator.is_main_process:
+            for path in set(_checkpoints(directory)) - existing:  # a diverged run's checkpoints resume nothing
+                shutil.rmtree(path, ignore_errors=True)
+        raise
     finally:
         bar.close()
         seconds = time.perf_counter() - started
@@ -707,7 +739,7 @@ class _Run:
         with _seeded_global_rng(derive_seed(self.base_seed, _DROPOUT, step, self.rank), accelerator.device):
             loss, extra = _split_loss(self.loss_fn(self.prepared, batch))
             if not torch.isfinite(loss.detach()):
-                raise FloatingPointError(f"{self.description}: the loss is {loss.item()} at step {step + 1}")
+                raise NonFiniteLossError(self.config.learning_rate, self.description, loss.item(), step + 1)
             accelerator.backward(loss)
         if self.config.max_grad_norm is not None:
             accelerator.clip_grad_norm_(self.trainable, self.config.max_grad_norm)

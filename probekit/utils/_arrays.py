@@ -37,6 +37,9 @@ def as_1d(values: Any, name: str) -> np.ndarray:
 
 
 def missing_values_error(name: str, mask: np.ndarray) -> InvalidParameterError:
+    """The error for the missing values of input ``name``: their count and the first few row numbers (``mask``: True where
+    missing).
+    """
     rows = np.flatnonzero(mask)
     shown = ", ".join(str(r) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
     return InvalidParameterError(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
+import errno
 import json
 import math
 import os
@@ -14,28 +16,100 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from probekit.errors import InvalidParameterError
+from probekit.errors import InvalidParameterError, ProbekitError
+
+#: errno values of a disk that cannot take the write: full, read-only, over quota, file too large.
+DISK_ERRNOS = frozenset(
+    code for code in (errno.ENOSPC, errno.EROFS, getattr(errno, "EDQUOT", None), errno.EFBIG) if code is not None
+)
+
+#: Output roots of the running command: path as given -> the option that named it (see confined_writes).
+_WRITE_ROOTS: contextvars.ContextVar[tuple[tuple[str, str], ...]] = contextvars.ContextVar("probekit_write_roots", default=())
+
+
+class DiskWriteError(ProbekitError, OSError):
+    """A write failed because the disk is full, read-only or over quota; nothing was left half-written.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message (:func:`disk_error_message`).
+    code : int, optional
+        The ``errno`` of the failed write.
+    """
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message)
+        self.errno = code
+
+
+def disk_error_message(exc: OSError, path: str | os.PathLike | None = None) -> str:
+    """One line for a failed write: the path, the reason (errno name) and that nothing was left behind."""
+    where = exc.filename if exc.filename is not None else path
+    code = errno.errorcode.get(exc.errno or 0, "")
+    reason = exc.strerror or str(exc)
+    return f"cannot write {str(where)!r}: {reason}{f' ({code})' if code else ''}; nothing was left half-written"
+
+
+@contextlib.contextmanager
+def confined_writes(roots: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, an atomic write to a path that lies inside one of ``roots`` (as written)
+    but resolves outside it -- through a symbolic link inside the root -- is refused.
+
+    ``roots`` maps each output path of a command to the option that named it (``{"OUT": "--out"}``).
+    """
+    token = _WRITE_ROOTS.set(tuple((str(path), str(option)) for path, option in roots.items()))
+    try:
+        yield
+    finally:
+        _WRITE_ROOTS.reset(token)
+
+
+def check_confined(path: str | os.PathLike) -> None:
+    """Refuse ``path`` when it lies inside an output root (:func:`confined_writes`) but a symbolic
+    link inside that root leads it elsewhere.
+    """
+    lexical = Path(os.path.abspath(path))
+    for root, option in _WRITE_ROOTS.get():
+        base = Path(os.path.abspath(root))
+        if lexical != base and base not in lexical.parents:
+            continue
+        real_base = base.resolve()
+        real = lexical.parent.resolve() / lexical.name
+        if real != real_base and real_base not in real.parents:
+            raise InvalidParameterError(
+                option, root, "a directory whose contents stay inside it",
+                f"{str(lexical)!r} leads to {str(real)!r} through a symbolic link; nothing is written outside {root}",
+            )
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it onto ``path`` only if the block succeeds.
 
-    Readers never see a half-written file and a failed write leaves nothing behind.
+    Readers never see a half-written file and a failed write leaves nothing behind. A full,
+    read-only or over-quota disk raises :class:`DiskWriteError` naming the path; a path leaving the
+    command's output directory through a symbolic link is refused (:func:`check_confined`).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=suffix if suffix is not None else target.suffix + ".tmp",
-        dir=target.parent,
-    )
-    os.close(fd)
-    tmp = Path(tmp_name)
+    check_confined(target)
+    tmp = None
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=suffix if suffix is not None else target.suffix + ".tmp",
+            dir=target.parent,
+        )
+        os.close(fd)
+        tmp = Path(tmp_name)
         yield tmp
         os.replace(tmp, target)
+    except OSError as exc:
+        if exc.errno in DISK_ERRNOS and not isinstance(exc, ProbekitError):
+            raise DiskWriteError(disk_error_message(exc, target), exc.errno) from None
+        raise
     finally:
-        if tmp.exists():
+        if tmp is not None and tmp.exists():
             tmp.unlink()
 
 
@@ -50,10 +124,12 @@ def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
     existing ``path`` is allowed (:func:`check_output_dir`).
     """
     target = Path(path)
+    check_confined(target)
     parent = target.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    staging = None
     try:
+        parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
         yield staging
         umask = os.umask(0)
         os.umask(umask)
@@ -65,8 +141,12 @@ def atomic_directory(path: str | os.PathLike) -> Iterator[Path]:
         os.replace(staging, target)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        if exc.errno in DISK_ERRNOS and not isinstance(exc, ProbekitError):
+            raise DiskWriteError(disk_error_message(exc, target), exc.errno) from None
+        raise
     finally:
-        if staging.exists():
+        if staging is not None and staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
 
 

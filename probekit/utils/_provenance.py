@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from probekit._version import __version__
+from wordlists import attribute_digests, get_attribute
 
 _LIBRARIES = ("numpy", "scipy", "scikit-learn", "torch", "transformers", "datasets", "pandas")
 
 
 def toolkit_version() -> str:
+    """The installed probekit version (the source tree's ``__version__`` when it is not installed)."""
     try:
         return importlib.metadata.version("probekit")
     except importlib.metadata.PackageNotFoundError:
@@ -38,6 +40,9 @@ def git_commit() -> str | None:
 
 
 def library_versions() -> dict[str, str | None]:
+    """Python's version and those of the libraries behind the numbers (numpy, scipy, scikit-learn, torch, transformers,
+    datasets, pandas); None where one is not installed.
+    """
     versions: dict[str, str | None] = {"python": platform.python_version()}
     for name in _LIBRARIES:
         try:
@@ -59,6 +64,7 @@ def collect_provenance(
     seeds: Mapping[str, Any] | None = None,
     wordlists: Mapping[str, Iterable[str] | str] | None = None,
     parameters: Mapping[str, Any] | None = None,
+    attribute: Any = None,
 ) -> dict[str, Any]:
     """Build the provenance block stored with a result.
 
@@ -72,6 +78,10 @@ def collect_provenance(
         Word lists by name; lists are hashed with :func:`hash_words`, strings are kept as given hashes.
     parameters : mapping, optional
         Any other parameters needed to reproduce the result.
+    attribute : str or wordlists.Attribute, optional
+        The protected attribute the result is about ("gender", "race", "religion" or a registered
+        one): recorded as ``{"name", "groups", "digest"}``. Whatever it is, ``"attributes"`` holds
+        the digest (16 hex digits) of every known attribute (:func:`attribute_hashes`).
     """
     hashed = None
     if wordlists is not None:
@@ -86,4 +96,21 @@ def collect_provenance(
         "seeds": dict(seeds) if seeds is not None else None,
         "wordlists": hashed,
         "parameters": dict(parameters) if parameters is not None else None,
+        "attribute": describe_attribute(attribute) if attribute is not None else None,
+        "attributes": attribute_hashes(),
     }
+
+
+def describe_attribute(attribute: Any) -> dict[str, Any]:
+    """``{"name", "groups", "digest"}`` of an attribute given by name or as a ``wordlists.Attribute``."""
+    found = get_attribute(attribute)
+    return {"name": found.name, "groups": list(found.groups), "digest": found.digest}
+
+
+def attribute_hashes() -> dict[str, str]:
+    """The hook every provenance calls: digest (16 hex digits) of every known attribute, by name.
+
+    Built-in attributes and those registered with ``wordlists.register_attribute``, so a result
+    records which term lists were current when it was made.
+    """
+    return attribute_digests()

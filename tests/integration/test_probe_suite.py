@@ -74,9 +74,10 @@ def test_compare_cli_one_table_and_reuse(tiny_checkpoints, tmp_path, capsys):
     args = ["compare", str(tiny_checkpoints["base"]), str(tiny_checkpoints["mlm"]), "--out", str(out), *FAST_CLI]
     assert main(args) == 0
     table = (out / "comparison.md").read_text()
-    # one row in Tables 1, 2 and 2b and in the SEAT tests, and one per word set of the evidence table
+    # one row in Tables 1, 2 and 2b, in the SEAT tests and in the readers' verdict, and one per word set of
+    # the evidence table
     assert "Table 1" in table and "Table 2" in table
-    assert table.count("| " + str(tiny_checkpoints["base"]) + " |") == 8
+    assert table.count("| " + str(tiny_checkpoints["base"]) + " |") == 9
     assert (out / "comparison.png").is_file()
     capsys.readouterr()
     assert main(args) == 0

@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -176,21 +175,53 @@ def test_study_runs_end_to_end(study):
     assert {p: p.stat().st_mtime_ns for p in (out / "units").iterdir()} == before
 
 
+
+def test_metrics_json_and_the_study_report_hold_the_same_numbers(study, tmp_path):
+    """One run summary (probekit.stats.summarize_run): each run's metrics.json and the study report's
+    group of the same fold units agree number for number (the report's JSON and its CSV rows)."""
+    from probekit.report import build_report, finetune_groups
+    from probekit.utils import dumps_json
+
+    _, out, _ = study
+    units = [r for r in unit_records(out).values() if r["kind"] == "finetune"]
+    run_dirs = {(u["params"]["encoder"], u["params"]["method"], u["params"]["dataset"], u["params"]["setting"]):
+                u["provenance"]["parameters"]["run_dir"] for u in units}
+    groups = finetune_groups(units)
+    report = build_report(out, out=tmp_path / "report")
+    rows = json.loads((report / "report.json").read_text(encoding="utf-8"))["extrinsic"]
+    assert len(groups) == len(rows) == len(run_dirs) == 2 * 2 * 3
+    for group, row in zip(groups, rows):
+        key = (group["encoder"], group["method"], group["dataset"], group["setting"])
+        assert key == (row["encoder"], row["method"], row["dataset"], row["setting"])
+        saved = json.loads((out / run_dirs[key] / "metrics.json").read_text(encoding="utf-8"))["summary"]
+        assert json.loads(dumps_json(group["run"]["summary"])) == saved
+        assert {"metrics", "per_class", "leakage", "noise_floor"} <= set(saved)
+        for metric, cell in saved["metrics"].items():
+            for part in ("mean", "margin", "low", "high", "std", "n"):
+                assert row[f"{metric}_{part}"] == cell[part], (key, metric, part)
+        for source, cells in saved["leakage"].items():
+            for name, cell in cells.items():
+                assert row[f"leakage_{source}_{name}_mean"] == cell["mean"], (key, source, name)
+
+
 KILLER = """
-import os, sys, time
+import os, signal, sys
 import torch
 torch.set_num_threads(1)
 import probekit.study._work as work
 from probekit.cli.main import main
 
 original, calls = work.run_fold_unit, []
+ready_fd = int(sys.argv[4])
 
 def slow_unit(*args, **kwargs):
     entry = original(*args, **kwargs)   # the fold's predictions and fold.json are written ...
     calls.append(1)
     if len(calls) == int(sys.argv[3]):  # ... but the unit is not finished: SIGKILL arrives here
-        open(sys.argv[4], "w").close()
-        time.sleep(300)
+        os.write(ready_fd, b"ready")      # the event the test waits on
+        os.close(ready_fd)
+        while True:
+            signal.pause()                # until the SIGKILL; no clock involved
     return entry
 
 work.run_fold_unit = slow_unit
@@ -200,28 +231,33 @@ sys.exit(main(["study", sys.argv[1], "--out", sys.argv[2]]))
 
 def test_sigkill_in_the_middle_of_a_unit_then_resume(study, checkpoints, tmp_path):
     """One encoder of the reference study (its units have the same ids: an id does not depend on
-    the other encoders), killed with SIGKILL inside a unit, then resumed."""
+    the other encoders), killed with SIGKILL inside a unit, then resumed.
+
+    The test waits on an event, not on a clock: the study writes to a pipe when it reaches the unit
+    to kill (and the pipe closes if it dies first), so a loaded machine only makes it slower.
+    """
     _, reference, _ = study
     config_path = write_config(tmp_path / "one.toml", checkpoints, n_encoders=1)
-    out, ready = tmp_path / "out", tmp_path / "ready"
+    out = tmp_path / "out"
     script = tmp_path / "killer.py"
     script.write_text(KILLER, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     kill_at = 7  # the 7th fine-tune: the first of the second (encoder, method), after its projection is built
-    process = subprocess.Popen([sys.executable, str(script), str(config_path), str(out), str(kill_at), str(ready)],
-                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    read_end, write_end = os.pipe()
+    with open(tmp_path / "stderr.txt", "wb") as stderr:  # a file: a full stderr pipe could block the study
+        process = subprocess.Popen([sys.executable, str(script), str(config_path), str(out), str(kill_at), str(write_end)],
+                                   env=env, stdout=subprocess.DEVNULL, stderr=stderr, pass_fds=(write_end,))
+    os.close(write_end)
     try:
-        deadline = time.monotonic() + 120
-        while not ready.exists():
-            assert process.poll() is None, process.stderr.read().decode()[-2000:]
-            assert time.monotonic() < deadline, "the study did not reach the unit to kill"
-            time.sleep(0.1)
+        with os.fdopen(read_end, "rb") as ready:
+            signal_seen = ready.read(5)  # blocks until the study reaches the unit, or exits (end of file)
+        assert signal_seen == b"ready", (tmp_path / "stderr.txt").read_text(errors="replace")[-2000:]
         os.kill(process.pid, signal.SIGKILL)
-        assert process.wait(30) == -signal.SIGKILL
+        assert process.wait() == -signal.SIGKILL
     finally:
         if process.poll() is None:
             process.kill()
-        process.stderr.close()
+            process.wait()
     units = plan_units(load_config(config_path))
     done_before = set(unit_records(out))
     assert len(done_before) == (kill_at - 1) + 2  # the fine-tunes before it and the two intrinsic units before it

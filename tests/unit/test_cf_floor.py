@@ -25,7 +25,7 @@ from probekit.finetune import (
     renamed_dataset,
     true_label_probabilities,
 )
-from probekit.report import summarize_noise_floor
+from probekit.stats import summarize_noise_floor
 
 # ------------------------------------------------------------------------------------------ renaming
 

@@ -37,13 +37,13 @@ def test_grouped_folds_never_put_a_word_on_both_sides(seed):
 def test_fixed_C_pipeline_standardizes_inside_and_matches_scikit_learn():
     X, y, words = _rows(10)
     fitted = fit_linear_probe(X, y, words, C=0.3, class_weight="balanced", standardize=True)
-    assert [name for name, _ in fitted.model.steps] == ["scale", "clf"]
+    assert [name for name, _ in fitted.model.steps] == ["drop", "scale", "clf"]
     assert fitted.C == 0.3 and fitted.C_selection == "fixed" and fitted.cv_scores == {}
     scaler = StandardScaler().fit(X)
     reference = LogisticRegression(C=0.3, class_weight="balanced", max_iter=1000).fit(scaler.transform(X), y)
     np.testing.assert_allclose(fitted.model.predict_proba(X), reference.predict_proba(scaler.transform(X)), atol=1e-6)
     raw = fit_linear_probe(X, y, words, C=0.3, class_weight=None, standardize=False)
-    assert [name for name, _ in raw.model.steps] == ["clf"]
+    assert [name for name, _ in raw.model.steps] == ["drop", "clf"]
 
 
 def test_cv_choice_for_both_classifiers_uses_word_grouped_folds():

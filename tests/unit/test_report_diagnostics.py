@@ -20,11 +20,10 @@ from probekit.report import (
     finetune_groups,
     finetune_markdown,
     markdown_to_html,
-    per_class_diagnostics,
     plot_finetune_figure,
 )
 from probekit.report._format import pyplot
-from probekit.stats import summarize_folds, t_interval
+from probekit.stats import per_class_diagnostics, summarize_folds, t_interval
 from tests.unit.test_report import METRICS, PNG, _is_png
 
 #: class -> (women, men) in the training data

@@ -10,16 +10,13 @@ import numpy as np
 import pytest
 
 from probekit.report import (
-    FLOOR_METRICS,
     build_report,
     difference_rows,
     finetune_groups,
     finetune_markdown,
     hidden_rows,
-    summarize_leakage,
-    summarize_noise_floor,
 )
-from probekit.stats import summarize_folds, t_interval
+from probekit.stats import FLOOR_METRICS, summarize_folds, summarize_leakage, summarize_noise_floor, t_interval
 from tests.unit.test_report import fold_result, write_study
 
 METRICS = ("tprd", "fprd", "acc_f", "acc_m", "cf", "cf_tprd", "cf_fprd", "cf_acc_f", "cf_acc_m", "accuracy", "macro_f1")

@@ -14,7 +14,7 @@ from probekit.finetune import (
     SYNTHETIC_FEMALE_DOMINATED,
     SYNTHETIC_MALE_DOMINATED,
     SYNTHETIC_PROFESSIONS,
-    _synthetic,
+    _synthetic_tables,
     make_synthetic_bios,
 )
 
@@ -124,14 +124,14 @@ def test_gender_words_present_and_only_of_the_own_gender(bios):
 def test_phrase_tables_hold_no_gender_words_or_first_names():
     names = {n.lower() for n in _NAMES.female + _NAMES.male}
     gendered = GENDER_WORDS["female"] | GENDER_WORDS["male"] | names
-    pools = [p for prof in _synthetic._PROFESSION_TABLE for v in prof.cues.values() for p in v]
-    pools += [p for d in _synthetic._DOMAIN_CUES.values() for v in d.values() for p in v]
-    pools += [p for v in _synthetic._GENERIC_CUES.values() for p in v]
-    pools += list(_synthetic._CITIES) + list(_synthetic._UNIVERSITIES)
+    pools = [p for prof in _synthetic_tables._PROFESSION_TABLE for v in prof.cues.values() for p in v]
+    pools += [p for d in _synthetic_tables._DOMAIN_CUES.values() for v in d.values() for p in v]
+    pools += [p for v in _synthetic_tables._GENERIC_CUES.values() for p in v]
+    pools += list(_synthetic_tables._CITIES) + list(_synthetic_tables._UNIVERSITIES)
     for phrase in pools:
         assert not {w.lower() for w in _WORD.findall(phrase)} & gendered, phrase
     # Every specific cue belongs to one profession only.
-    specific = [p for prof in _synthetic._PROFESSION_TABLE for v in prof.cues.values() for p in v]
+    specific = [p for prof in _synthetic_tables._PROFESSION_TABLE for v in prof.cues.values() for p in v]
     assert len(specific) == len(set(specific))
 
 
@@ -144,7 +144,7 @@ def test_lengths_are_biography_like(bios):
 
 def _cue_counts(split):
     texts, names, _ = _columns(split)
-    table = {p.name: [c for v in p.cues.values() for c in v] for p in _synthetic._PROFESSION_TABLE}
+    table = {p.name: [c for v in p.cues.values() for c in v] for p in _synthetic_tables._PROFESSION_TABLE}
     return np.array([sum(t.count(c) for c in table[n]) for t, n in zip(texts, names)])
 
 

@@ -1,0 +1,353 @@
+"""Train the her/his disambiguation models of :mod:`debias._pronoun_model` without labels and
+write ``debias/data/pronoun_model.json``, exactly reproducible from ``--seed``.
+
+Training text (public domain or permissively licensed, from Debian packages):
+
+- ``r-cran-janeaustenr``: Jane Austen's six novels (public domain text; package MIT). Read from the
+  package's R data file without R (a small reader of R's serialization below). Documents: chapters.
+- ``dict-devil``: Ambrose Bierce, *The Devil's Dictionary* (public domain). Documents: entries.
+- ``fortunes``, ``fortunes-min``: the fortune cookies (BSD licence of the fortune files).
+  Documents: cookies.
+
+Evaluation text *not* used for training (``--write-eval DIR``; run
+``scripts/check_swap_real_text.py`` on the files): the quoted examples of ``wordnet-base``
+(WordNet 3.0 licence) and the quotations and definitions of ``dict-gcide`` (GPL; read, not
+shipped).
+
+The packages need not be installed: ``apt-get download fortunes fortunes-min dict-devil
+r-cran-janeaustenr wordnet-base dict-gcide`` and ``dpkg-deb -x PKG.deb ROOT`` for each, then
+``--root ROOT`` (``r-cran-janeaustenr`` installed pulls in all of R; its data file is all we read).
+
+Labels come from unambiguous slots (the slot word is masked; only its context is a feature):
+"her" object/determiner from them/their, me/my, us/our, him/his; "his" determiner/standalone from
+their/theirs, my/mine, your/yours, our/ours and hers. Documents are split into training and
+held-out sets by ``--seed``; the held-out accuracy of the model, of the grammar alone and of the
+two combined (as :func:`debias._pronoun_model.resolve` does) is recorded in the JSON with the
+sha256 of the texts and of the weights.
+
+Usage::
+
+    python scripts/train_pronoun_model.py --root /tmp/debs [--seed 0] [--out debias/data/pronoun_model.json]
+        [--write-eval /tmp/eval] [--write-sample tests/unit/data/pronoun_heldout_sample.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import gzip
+import hashlib
+import json
+import re
+import struct
+import sys
+import zlib
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's debias, not an installed one
+
+from debias import PronounModel, pronoun_slot_features  # noqa: E402
+
+HER_OBJECT = {"them": 1, "me": 1, "us": 1, "him": 1, "their": 0, "my": 0, "our": 0, "his": 0}
+HIS_STANDALONE = {"theirs": 1, "mine": 1, "yours": 1, "ours": 1, "hers": 1, "their": 0, "my": 0, "your": 0, "our": 0}
+_SLOT = re.compile(r"(?<![\w'’])(" + "|".join(sorted(set(HER_OBJECT) | set(HIS_STANDALONE))) + r")(?![\w'’-])",
+                   re.IGNORECASE)
+_WINDOW = 200
+HELD_OUT_SHARE = 0.15
+MIN_COUNT = 2
+C = 0.5
+PRUNE = 0.005
+
+
+# --- reading the Debian packages ---------------------------------------------------------------
+
+def _r_strings(blob: bytes) -> list[str]:
+    """The strings of one serialized R character vector (XDR format, as R's lazy-load data)."""
+    assert blob[:2] == b"X\n", "not an XDR R serialization"
+    pos = 2 + 12
+    if struct.unpack(">i", blob[2:6])[0] == 3:  # version 3 names the native encoding
+        n = struct.unpack(">i", blob[pos:pos + 4])[0]
+        pos += 4 + n
+    flags, length = struct.unpack(">ii", blob[pos:pos + 8])
+    assert flags & 0xFF == 16, "not a character vector"
+    pos += 8
+    out = []
+    for _ in range(length):
+        _, n = struct.unpack(">ii", blob[pos:pos + 8])
+        pos += 8
+        out.append("" if n < 0 else blob[pos:pos + n].decode("utf-8", "replace"))
+        pos += max(n, 0)
+    return out
+
+
+def read_austen(root: Path) -> list[tuple[str, str]]:
+    """(document id, text) per chapter of the six novels; paragraphs joined by newlines."""
+    data = (root / "usr/lib/R/site-library/janeaustenr/data/Rdata.rdb").read_bytes()
+    docs, pos, book = [], 0, 0
+    while pos < len(data):
+        decompressor = zlib.decompressobj()
+        blob = decompressor.decompress(data[pos + 4:])
+        pos = len(data) - len(decompressor.unused_data)
+        lines, chapter, paragraph, paragraphs = _r_strings(blob), 0, [], []
+        for line in lines + ["CHAPTER END"]:
+            if re.match(r"\s*(CHAPTER|Chapter)\b", line):
+                if paragraphs:
+                    docs.append((f"austen/{book}/{chapter}", "\n".join(paragraphs)))
+                chapter, paragraphs = chapter + 1, []
+            elif line.strip():
+                paragraph.append(line.strip().replace("_", ""))
+                continue
+            if paragraph:
+                paragraphs.append(" ".join(paragraph))
+                paragraph = []
+        book += 1
+    return docs
+
+
+def _dictd_entries(root: Path, name: str) -> list[tuple[str, str]]:
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    body = gzip.decompress((root / f"usr/share/dictd/{name}.dict.dz").read_bytes())
+
+    def number(s: str) -> int:
+        value = 0
+        for ch in s:
+            value = value * 64 + alphabet.index(ch)
+        return value
+
+    entries = []
+    for line in (root / f"usr/share/dictd/{name}.index").read_text(encoding="utf-8", errors="replace").splitlines():
+        word, offset, length = line.split("\t")[:3]
+        if not word.startswith("00"):
+            start = number(offset)
+            entries.append((f"{name}/{word}", body[start:start + number(length)].decode("utf-8", "replace")))
+    return entries
+
+
+def read_devil(root: Path) -> list[tuple[str, str]]:
+    out = []
+    for doc_id, entry in _dictd_entries(root, "devil"):
+        paragraphs = [" ".join(p.split()).replace("_", "") for p in re.split(r"\n\s*\n", entry) if p.strip()]
+        out.append((doc_id, "\n".join(paragraphs[1:] if len(paragraphs) > 1 else paragraphs)))
+    return out
+
+
+def read_fortunes(root: Path) -> list[tuple[str, str]]:
+    seen, out = set(), []
+    for path in sorted(glob.glob(str(root / "usr/share/games/fortunes/*"))):
+        if path.endswith((".dat", ".u8")) or not Path(path).is_file():
+            continue
+        try:
+            data = Path(path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for i, cookie in enumerate(data.split("\n%\n")):
+            text = " ".join(cookie.split())
+            if text and text not in seen:
+                seen.add(text)
+                out.append((f"fortunes/{Path(path).name}/{i}", text))
+    return out
+
+
+def write_eval(root: Path, out: Path) -> None:
+    """WordNet's quoted examples and GCIDE's text blocks with a pronoun, one per line."""
+    out.mkdir(parents=True, exist_ok=True)
+    examples = set()
+    for name in ("data.noun", "data.verb", "data.adj", "data.adv"):
+        for line in (root / f"usr/share/wordnet/{name}").read_text(encoding="latin-1").splitlines():
+            if not line.startswith("  ") and "|" in line:
+                examples.update(m.strip() for m in re.findall(r'"([^"]+)"', line.split("|", 1)[1]))
+    (out / "wordnet_examples.txt").write_text("\n".join(sorted(examples)) + "\n", encoding="utf-8")
+    blocks = []
+    for _, entry in _dictd_entries(root, "gcide"):
+        for block in re.split(r"\n\s*\n|\[[^\]]*Webster\]|\[PJC\]|\[WordNet[^\]]*\]", entry):
+            text = " ".join(block.split())
+            if re.search(r"\b(?:him|his|her|hers)\b", text, re.IGNORECASE):
+                blocks.append(text)
+    (out / "gcide_blocks.txt").write_text("\n".join(dict.fromkeys(blocks)) + "\n", encoding="utf-8")
+    print(f"wrote {len(examples)} WordNet examples and {len(blocks)} GCIDE blocks to {out}")
+
+
+def write_verbs(root: Path, out: Path) -> int:
+    """The base forms WordNet tags as verbs at least twice as often as nouns (sense counts of
+    SemCor in ``index.verb``/``index.noun``) and the irregular forms of its tagged verbs (other
+    than -ed/-ing), one per line, for :func:`debias.pronoun_slot_features`.
+    """
+    tags: dict[str, dict[str, int]] = {}
+    for pos in ("verb", "noun"):
+        for line in (root / f"usr/share/wordnet/index.{pos}").read_text(encoding="latin-1").splitlines():
+            if line.startswith(" "):
+                continue
+            parts = line.split()
+            pointers = int(parts[3])
+            tags.setdefault(parts[0], {})[pos] = int(parts[5 + pointers])
+    verbs = {w for w, t in tags.items() if "verb" in t and w.isalpha() and w.isascii()
+             and t["verb"] >= 1 and t["verb"] >= 2 * t.get("noun", 0)}
+    # the irregular forms of any tagged verb ("took", "knew", "met"), from verb.exc
+    for line in (root / "usr/share/wordnet/verb.exc").read_text(encoding="latin-1").splitlines():
+        form, base = line.split()[:2]
+        if form.isalpha() and form.isascii() and not form.endswith(("ed", "ing")) and tags.get(base, {}).get("verb", 0) >= 1:
+            verbs.add(form)
+    verbs = sorted(verbs)
+    header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
+              "# tagged as verbs at least twice as often as nouns, and irregular verb forms (verb.exc);\n"
+              "# written by scripts/train_pronoun_model.py\n")
+    text = header + "\n".join(verbs) + "\n"
+    if not out.exists() or out.read_text(encoding="utf-8") != text:  # a rebuild leaves the package alone
+        out.write_text(text, encoding="utf-8")
+    return len(verbs)
+
+
+# --- slots, features, training -----------------------------------------------------------------
+
+def _substitute(word: str, target: str) -> str:
+    if word.isupper() and len(word) > 1:
+        return target.upper()
+    return target.capitalize() if word[:1].isupper() else target
+
+
+def slots(doc_id: str, text: str):
+    """Every unambiguous slot: (which model, label, window with the slot written as "her"/"his",
+    start, end); "US" (the country) and "mine" after a determiner are left out.
+    """
+    for m in _SLOT.finditer(text):
+        word, low = m.group(), m.group().lower()
+        if word == "US" or low == "mine" and re.search(r"\b(?:a|the|this|that|gold|coal)\s+\Z", text[max(0, m.start() - 8):m.start()], re.I):
+            continue
+        ws = max(0, m.start() - _WINDOW)
+        for which, table in (("her", HER_OBJECT), ("his", HIS_STANDALONE)):
+            if low in table:
+                sub = _substitute(word, which)
+                window = text[ws:m.start()] + sub + text[m.end():m.end() + _WINDOW]
+                yield which, table[low], window, m.start() - ws, m.start() - ws + len(sub)
+
+
+def collect(docs: list[tuple[str, str]], held_out: set[str]) -> dict[str, dict[str, list]]:
+    data = {w: {s: {"x": [], "y": [], "vote": [], "certain": [], "slot": []} for s in ("train", "test")} for w in ("her", "his")}
+    for doc_id, text in docs:
+        split = "test" if doc_id in held_out else "train"
+        for which, label, window, start, end in slots(doc_id, text):
+            features, vote, certain = pronoun_slot_features(which, window, start, end)
+            d = data[which][split]
+            d["x"].append(features)
+            d["y"].append(label)
+            d["vote"].append(vote)
+            d["certain"].append(certain)
+            d["slot"].append((window, start, end))
+    return data
+
+
+def fit(train: dict[str, list], seed: int, c: float = C) -> dict[str, float]:
+    counts = Counter(f for features in train["x"] for f in set(features))
+    index = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= MIN_COUNT))}
+    rows, cols = [], []
+    for r, features in enumerate(train["x"]):
+        for column in sorted({index[f] for f in features if f in index}):
+            rows.append(r)
+            cols.append(column)
+    x = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(train["x"]), len(index)))
+    model = LogisticRegression(C=c, fit_intercept=False, solver="lbfgs", max_iter=2000, tol=1e-6, random_state=seed)
+    model.fit(x, np.asarray(train["y"]))
+    names = sorted(index, key=index.get)
+    return {f: round(float(w), 4) for f, w in zip(names, model.coef_[0]) if abs(w) >= PRUNE}
+
+
+def _prior_shift(docs: list[tuple[str, str]], labels: list[int]) -> float:
+    """The correction of the "her" model's bias from the share of objects among its training
+    slots (them, me, us, him) to the share of "him" among him/his in the training texts, the
+    prior of an object where a "her" stands: :math:`\\operatorname{logit}(\\pi_{text}) -
+    \\operatorname{logit}(\\pi_{slots})`.
+    """
+    counts = Counter(m.lower() for _, text in docs for m in re.findall(r"\b(?:him|his)\b", text, re.IGNORECASE))
+    text_share = counts["him"] / (counts["him"] + counts["his"])
+    slot_share = float(np.mean(labels))
+    return float(np.log(text_share / (1 - text_share)) - np.log(slot_share / (1 - slot_share)))
+
+
+def evaluate(model: PronounModel, which: str, test: dict[str, list]) -> dict[str, object]:
+    y = np.asarray(test["y"])
+    p = np.array([model.probability(which, f) for f in test["x"]])
+    model_pred = p >= 0.5
+    vote = np.asarray(test["vote"])
+    certain = np.array([c is not None for c in test["certain"]])
+    rule_pred = np.array([vote[i] if c is None else c for i, c in enumerate(test["certain"])])
+    confident = np.maximum(p, 1 - p) >= PronounModel.OVERRIDE
+    combined = np.where(certain, rule_pred, np.where(confident | (model_pred == vote), model_pred, vote))
+    acc = lambda pred, mask=slice(None): round(float(np.mean(pred[mask] == y[mask])), 4)  # noqa: E731
+    return {
+        "slots": len(y), "positives": int(y.sum()), "model": acc(model_pred), "grammar": acc(vote),
+        "combined": acc(combined), "rule_certain_slots": int(certain.sum()),
+        "on_certain_slots": {"rule": acc(rule_pred, certain), "model": acc(model_pred, certain)},
+        "on_uncertain_slots": {"grammar": acc(vote, ~certain), "model": acc(model_pred, ~certain)},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", default="/", help="where the Debian packages are installed or extracted")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "debias/data/pronoun_model.json"))
+    parser.add_argument("--C", type=float, default=C, help="inverse L2 strength of the logistic regressions")
+    parser.add_argument("--no-vote", action="store_true", help="leave the grammar's reading out of the features")
+    parser.add_argument("--write-eval", metavar="DIR", help="also write the evaluation texts (not used for training)")
+    parser.add_argument("--write-sample", metavar="FILE", help="also write 300 held-out slots of each model (JSON lines)")
+    args = parser.parse_args(argv)
+    root = Path(args.root)
+    if args.write_eval:
+        write_eval(root, Path(args.write_eval))
+    # the verb lexicon is package data that the features read: written before any is computed
+    verbs_path = REPO / "debias" / "data" / "wordnet_verbs.txt"
+    n_verbs = write_verbs(root, verbs_path)
+    sources = {"r-cran-janeaustenr (Jane Austen's novels; public domain text, package MIT)": read_austen(root),
+               "dict-devil (Bierce, The Devil's Dictionary; public domain)": read_devil(root),
+               "fortunes, fortunes-min (fortune cookies; BSD licence)": read_fortunes(root)}
+    docs = [d for source in sources.values() for d in source]
+    rng = np.random.RandomState(args.seed)
+    order = rng.permutation(len(docs))
+    held_out = {docs[i][0] for i in order[: int(HELD_OUT_SHARE * len(docs))]}
+    data = collect(docs, held_out)
+    if args.no_vote:
+        for split in (s for w in data.values() for s in w.values()):
+            split["x"] = [[f for f in x if not f.startswith("g")] for x in split["x"]]
+    models = {which: {"weights": fit(data[which]["train"], args.seed, args.C)} for which in ("her", "his")}
+    prior_shift = _prior_shift([d for d in docs if d[0] not in held_out], data["her"]["train"]["y"])
+    models["her"]["weights"]["b"] = round(models["her"]["weights"].get("b", 0.0) + prior_shift, 4)
+    document = {"format": PronounModel.FORMAT, "seed": args.seed, "models": models}
+    model = PronounModel(document, "", "in memory")
+    digest = hashlib.sha256("\n".join(f"{i}\t{t}" for i, t in docs).encode()).hexdigest()
+    document["training"] = {
+        "sources": {k: len(v) for k, v in sources.items()}, "documents": len(docs), "held_out_documents": len(held_out),
+        "texts_sha256": digest,
+        "wordnet_verbs": {"words": n_verbs, "sha256": hashlib.sha256(verbs_path.read_bytes()).hexdigest()}, "slots": {w: len(data[w]["train"]["y"]) for w in data},
+        "held_out_accuracy": {w: evaluate(model, w, data[w]["test"]) for w in data},
+        "hyperparameters": {"C": args.C, "min_count": MIN_COUNT, "prune": PRUNE, "held_out_share": HELD_OUT_SHARE,
+                            "grammar_vote_feature": not args.no_vote,
+                            "her_prior_shift": round(prior_shift, 4)},
+        "weights_sha256": PronounModel.weights_digest(models),
+    }
+    Path(args.out).write_text(json.dumps(document, sort_keys=True, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps(document["training"], indent=1))
+    if args.write_sample:
+        write_sample(data, Path(args.write_sample), args.seed)
+    return 0
+
+
+def write_sample(data: dict, out: Path, seed: int) -> None:
+    rng = np.random.RandomState(seed)
+    rows = []
+    for which in ("her", "his"):
+        test = data[which]["test"]
+        for i in sorted(rng.choice(len(test["y"]), size=min(300, len(test["y"])), replace=False)):
+            window, start, end = test["slot"][i]
+            rows.append({"which": which, "label": test["y"][i], "text": window, "start": start, "end": end})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The learned reading of "her" and "his" (debias._pronoun_model, issue 27): the constructions a
+rule list misses, swapped and swapped back; the audit trail in the spans; the shipped weights
+(JSON only, their recorded digest, a rebuild where the Debian texts are at hand); and the held-out
+accuracy on unambiguous slots of texts the model was not trained on."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from debias import PronounModel, describe_swap, load_pronoun_model, pronoun_slot_features, resolve_pronoun, swap
+
+HERE = Path(__file__).resolve().parent
+SAMPLE = HERE / "data" / "pronoun_heldout_sample.jsonl"
+# Floors for the held-out slots (the sample of documents kept out of training); the training
+# script measured 0.978 ("her") and 0.995 ("his") on all of them.
+HER_FLOOR = 0.95
+HIS_FLOOR = 0.97
+
+# (input, expected once) with names="builtin"; each must also swap back to its input.
+CONSTRUCTIONS = [
+    # double objects
+    ("They were teaching him chess.", "They were teaching her chess."),
+    ("The treaty granted him 200 hectares of land.", "The treaty granted her 200 hectares of land."),
+    ("The goal earned him a place in the squad.", "The goal earned her a place in the squad."),
+    ("The council awarded him a pension.", "The council awarded her a pension."),
+    ("The film won him an award in 1998.", "The film won her an award in 1998."),
+    ("The mistake cost him dearly.", "The mistake cost her dearly."),
+    ("They offered him the chair of physics.", "They offered her the chair of physics."),
+    ("His mother bought him a violin.", "Her father bought her a violin."),
+    ("The club paid him 5,000 pounds a year.", "The club paid her 5,000 pounds a year."),
+    ("Her uncle taught her Latin and Greek.", "His aunt taught him Latin and Greek."),
+    # bare infinitives after let/help/have/watch/make/see/hear
+    ("They let him leave after a week.", "They let her leave after a week."),
+    ("Friends helped him find a publisher.", "Friends helped her find a publisher."),
+    ("We watched him sing at the festival.", "We watched her sing at the festival."),
+    ("The coach made him run laps.", "The coach made her run laps."),
+    ("The director had him rewrite the ending.", "The director had her rewrite the ending."),
+    ("Nobody heard him speak again.", "Nobody heard her speak again."),
+    ("The doctors let him go home.", "The doctors let her go home."),
+    ("Her sister helped her move to Boston.", "His brother helped him move to Boston."),
+    ("Her parents made her practise every day.", "His parents made him practise every day."),
+    ("I saw him climb the wall.", "I saw her climb the wall."),
+    # an object before a particle, a predicative or a resultative
+    ("The surgeons put him back together.", "The surgeons put her back together."),
+    ("The final race left him third overall.", "The final race left her third overall."),
+    ("The rebels held him prisoner for a year.", "The rebels held her prisoner for a year."),
+    ("The voters elected him mayor in 1990.", "The voters elected her mayor in 1990."),
+    ("The fall knocked him unconscious.", "The fall knocked her unconscious."),
+    ("The board appointed him chairman.", "The board appointed her chairwoman."),
+    ("The scandal drove him out of office.", "The scandal drove her out of office."),
+    ("They painted him green for the play.", "They painted her green for the play."),
+    ("The news made him furious.", "The news made her furious."),
+    ("The jury found him guilty of fraud.", "The jury found her guilty of fraud."),
+    # gerund subjects
+    ("The film ends with him laughing.", "The film ends with her laughing."),
+    ("The story closes with him walking away.", "The story closes with her walking away."),
+    ("I remember him singing in the choir.", "I remember her singing in the choir."),
+    ("They caught him sleeping on duty.", "They caught her sleeping on duty."),
+    # a possessive before a noun phrase: "her", never "hers"
+    ("She married him against her will.", "He married her against his will."),
+    ("He married her against his will.", "She married him against her will."),
+    ("He arrived with his ever loyal wife.", "She arrived with her ever loyal husband."),
+    ("She arrived with her ever loyal husband.", "He arrived with his ever loyal wife."),
+    ("He kept his will in a drawer.", "She kept her will in a drawer."),
+    ("She lost her only son in the war.", "He lost his only daughter in the war."),
+    ("He spent his early years in Lyon.", "She spent her early years in Lyon."),
+    ("She gave her support to the bill.", "He gave his support to the bill."),
+    ("He did his best to help.", "She did her best to help."),
+    ("She made her debut at La Scala.", "He made his debut at La Scala."),
+    # standalone "his"/"hers"
+    ("The decision was his alone.", "The decision was hers alone."),
+    ("The fault is hers, not mine.", "The fault is his, not mine."),
+    ("A friend of his from school called.", "A friend of hers from school called."),
+]
+
+
+# Misses the model and the rules still make (each would pass if fixed: strict xfail).
+KNOWN_MISSES = [
+    ("I saw him cross the street.", "I saw her cross the street."),  # "cross": a noun as often as a verb
+    ("The king granted him lands in Kent.", "The queen granted her lands in Kent."),  # "granted his lands" reads as well
+]
+
+
+def test_table_is_large_enough():
+    assert len(CONSTRUCTIONS) >= 40
+
+
+@pytest.mark.xfail(strict=True, reason="known misses of issue 27's constructions")
+@pytest.mark.parametrize("text,expected", KNOWN_MISSES)
+def test_known_miss_swaps_back(text, expected):
+    assert swap(expected, names="builtin").text == text
+
+
+@pytest.mark.parametrize("text,expected", CONSTRUCTIONS)
+def test_construction_swaps(text, expected):
+    assert swap(text, names="builtin").text == expected
+
+
+@pytest.mark.parametrize("text,expected", CONSTRUCTIONS)
+def test_construction_swaps_back(text, expected):
+    assert swap(expected, names="builtin").text == text
+
+
+def test_hers_is_never_written_before_a_noun_phrase():
+    for text in ("He acted against his will.", "He came with his ever loyal wife.", "his just reward",
+                 "He wrote his will.", "his rather unstable convictions", "He bent his will to theirs."):
+        assert "hers" not in swap(text, names="builtin").text.lower().split(), text
+
+
+def test_spans_say_how_her_and_his_were_read():
+    result = swap("I met her mother. Her book is his.", names="builtin")
+    assert result.text == "I met his father. His book is hers."
+    readings = [(s.original, s.decision, s.source) for s in result.spans if s.decision is not None]
+    assert readings == [("her", "determiner", "model"), ("Her", "determiner", "rule"), ("his", "standalone", "rule")]
+    model_span = result.spans[0]
+    assert 0.5 <= model_span.confidence <= 1.0
+    assert result.spans[2].confidence == 1.0
+    assert model_span == (6, 9, "her", "his")  # the audit is no part of the tuple
+    assert "decision='determiner'" in repr(model_span)
+    audit = result.to_dict()["her_his"]
+    assert [a["span"] for a in audit] == [0, 2, 3]  # span 1 is "mother"
+    assert audit[0]["source"] == "model" and audit[0]["decision"] == "determiner"
+    other = swap("She left.", names="builtin").spans[0]
+    assert (other.decision, other.source, other.confidence) == (None, None, None)
+
+
+def test_resolve_pronoun_agrees_with_swap():
+    text = "The jury found her guilty."
+    resolution = resolve_pronoun("her", text, 15, 18)
+    span = swap(text, names="builtin").spans[0]
+    assert (span.decision, span.source, span.confidence) == tuple(resolution)
+
+
+def test_features_never_see_the_slot_word():
+    text_a, text_b = "They gave them a book.", "They gave her a book."
+    features_a = pronoun_slot_features("her", text_a, 10, 14)[0]
+    features_b = pronoun_slot_features("her", text_b, 10, 13)[0]
+    assert features_a == features_b
+    assert not any("them" in f or "her" in f for f in features_a)
+
+
+def _sample() -> list[dict]:
+    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+
+
+def test_fast_scorer_equals_the_sum_over_features():
+    model = load_pronoun_model()
+    for row in _sample():
+        features, vote, _ = pronoun_slot_features(row["which"], row["text"], row["start"], row["end"])
+        slow = model.probability(row["which"], features)
+        fast = model.slot_probability(row["which"], row["text"], row["start"], row["end"], vote)
+        assert fast == pytest.approx(slow, abs=1e-12)
+
+
+@pytest.mark.parametrize("which,floor", [("her", HER_FLOOR), ("his", HIS_FLOOR)])
+def test_held_out_accuracy_on_unambiguous_slots(which, floor):
+    rows = [r for r in _sample() if r["which"] == which]
+    assert len(rows) >= 200
+    model = load_pronoun_model()
+    correct = 0
+    for row in rows:
+        features, _, _ = pronoun_slot_features(which, row["text"], row["start"], row["end"])
+        correct += (model.probability(which, features) >= 0.5) == bool(row["label"])
+    assert correct / len(rows) >= floor
+    assert model.training["held_out_accuracy"][which]["model"] >= floor
+
+
+def test_shipped_weights_match_the_digest_the_training_script_recorded():
+    data = resources.files("debias").joinpath("data", "pronoun_model.json").read_bytes()
+    document = json.loads(data)
+    assert PronounModel.weights_digest(document["models"]) == document["training"]["weights_sha256"]
+    model = load_pronoun_model()
+    assert model.sha256 == hashlib.sha256(data).hexdigest()
+    assert model.seed == document["seed"]
+
+
+def test_describe_swap_names_the_model_file_and_its_hash():
+    data = resources.files("debias").joinpath("data", "pronoun_model.json").read_bytes()
+    described = describe_swap("builtin")["her_his_model"]
+    assert described["file"] == "debias/data/pronoun_model.json"
+    assert described["sha256"] == hashlib.sha256(data).hexdigest()
+    assert set(described["held_out_accuracy"]) == {"her", "his"}
+
+
+@pytest.mark.parametrize("document", [
+    [],
+    {"format": "something else", "models": {}},
+    {"format": PronounModel.FORMAT, "models": {"her": {"weights": {"b": 1.0}}}},
+    {"format": PronounModel.FORMAT, "models": {"her": {"weights": {"b": "1"}}, "his": {"weights": {}}}},
+    {"format": PronounModel.FORMAT, "models": {"her": {"weights": {"b": float("nan")}}, "his": {"weights": {}}}},
+    {"format": PronounModel.FORMAT, "models": {"her": {"weights": {"b": True}}, "his": {"weights": {}}}},
+])
+def test_a_malformed_model_file_is_refused(document):
+    with pytest.raises(ValueError, match="pronoun-model"):
+        PronounModel(document, "0" * 64, "test.json")
+
+
+def test_the_model_file_is_plain_json():
+    data = resources.files("debias").joinpath("data", "pronoun_model.json").read_bytes()
+    assert data[:1] == b"{"  # a JSON object, read with json.loads: nothing in it is ever run
+    assert json.loads(data)["format"] == PronounModel.FORMAT
+
+
+ROOT = os.environ.get("PROBEKIT_PRONOUN_TEXTS", "/")
+_AUSTEN = Path(ROOT) / "usr/lib/R/site-library/janeaustenr/data/Rdata.rdb"
+
+
+@pytest.mark.skipif(not _AUSTEN.exists(), reason="the Debian training texts are not installed (see scripts/train_pronoun_model.py)")
+def test_the_training_script_rebuilds_the_shipped_weights(tmp_path):
+    out = tmp_path / "model.json"
+    script = HERE.parents[1] / "scripts" / "train_pronoun_model.py"
+    subprocess.run([sys.executable, str(script), "--root", ROOT, "--out", str(out)], check=True, capture_output=True)
+    shipped = json.loads(resources.files("debias").joinpath("data", "pronoun_model.json").read_bytes())
+    assert json.loads(out.read_bytes())["models"] == shipped["models"]
