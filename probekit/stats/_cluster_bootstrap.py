@@ -148,6 +148,7 @@ class DoseResponseSlope:
     confidence: float
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready types."""
         return asdict(self)
 
 
