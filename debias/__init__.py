@@ -61,12 +61,18 @@ if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
         swap_groups,
         swap_to_group,
     )
+    from debias._inlp import INLP
     from debias._interventions_io import FileInterventionResult, scrub_dataset, scrub_file, swap_dataset, swap_file
-    from debias._projection import INLP, LEACE, LinearEraser, SentDebias, apply_projection
+    from debias._leace import LEACE
+    from debias._leace_oracle import OracleLEACE, QuadraticLEACE
+    from debias._projection_base import LinearEraser, apply_projection
     from debias._pronoun_model import PronounModel, Resolution, load_pronoun_model, pronoun_slot_features, resolve_pronoun
     from debias._rename import describe_rename, rename, rename_dataset, rename_texts, same_gender_partners
+    from debias._rlace import RLACE
     from debias._scrub import ScrubResult, describe_scrub, scrub, scrub_texts
+    from debias._scrubbing import ConceptScrubbing
     from debias._self_debias import DEFAULT_DEBIASING_PREFIXES, SelfDebias, self_debiased_log_probs
+    from debias._sent_debias import SentDebias
     from debias._swap import Span, SwapResult, describe_swap, swap, swap_texts, unambiguous_words
     from probekit.training import TrainingConfig, TrainingResult, latest_checkpoint, shuffled_batches, train
 
@@ -97,11 +103,15 @@ _LAZY = {
     "scrub_file": "debias._interventions_io",
     "swap_dataset": "debias._interventions_io",
     "swap_file": "debias._interventions_io",
-    "INLP": "debias._projection",
-    "LEACE": "debias._projection",
-    "LinearEraser": "debias._projection",
-    "SentDebias": "debias._projection",
-    "apply_projection": "debias._projection",
+    "INLP": "debias._inlp",
+    "LEACE": "debias._leace",
+    "OracleLEACE": "debias._leace_oracle",
+    "QuadraticLEACE": "debias._leace_oracle",
+    "RLACE": "debias._rlace",
+    "ConceptScrubbing": "debias._scrubbing",
+    "LinearEraser": "debias._projection_base",
+    "SentDebias": "debias._sent_debias",
+    "apply_projection": "debias._projection_base",
     "DEFAULT_DEBIASING_PREFIXES": "debias._self_debias",
     "SelfDebias": "debias._self_debias",
     "self_debiased_log_probs": "debias._self_debias",
@@ -146,7 +156,7 @@ __all__ = [
     "DEBIAS_METHODS", "PROJECTION_METHODS", "TRAINING_METHODS", "INFERENCE_METHODS", "METHOD_KINDS", "DebiasBuild", "DebiasMethod",
     "build_debiased", "get_method", "is_debiased_dir",
     # projections
-    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection",
+    "INLP", "LEACE", "LinearEraser", "SentDebias", "apply_projection", "OracleLEACE", "QuadraticLEACE", "RLACE", "ConceptScrubbing",
     # inference-time
     "SelfDebias", "DEFAULT_DEBIASING_PREFIXES", "self_debiased_log_probs",
     # text interventions

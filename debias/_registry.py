@@ -100,6 +100,16 @@ DEBIAS_METHODS: dict[str, DebiasMethod] = {
             "LEACE (Belrose et al. 2023): closed-form least-squares concept erasure of gender",
         ),
         DebiasMethod(
+            "rlace", "RLACE", "projection", "Ravfogel et al. 2022, Linear Adversarial Concept Erasure (ICML)",
+            "RLACE (Ravfogel et al. 2022): rank-k projection from a relaxed minimax game against a linear adversary",
+        ),
+        DebiasMethod(
+            "concept-scrubbing", "ConceptScrubbing", "projection", "Belrose et al. 2023, LEACE: Perfect linear "
+            "concept erasure in closed form (section 6, concept scrubbing)",
+            "Concept scrubbing (Belrose et al. 2023): LEACE at every layer inside the encoder, each fitted on "
+            "activations scrubbed below",
+        ),
+        DebiasMethod(
             "cda", "CDA", "training", "Webster et al. 2020, Measuring and Reducing Gendered Correlations "
             "in Pre-trained Models (two-sided counterfactual data augmentation)",
             "CDA: continued masked-LM training on the corpus and its gender-swapped counterfactuals",

@@ -22,6 +22,19 @@ __all__ = ["ProbekitParser", "add_declared", "resolve_declared", "declared_optio
 _REGISTRY_KEY = "_declared_options"
 
 
+def _default_of(cls: Any, parameter: str) -> Any:
+    """The library default of ``parameter``: the owner's signature (``__init__``), else the signature of
+    its fitting method (``fit_from_encoder``, ``fit``), whose keywords a class declares too."""
+    from probekit.utils import declared_defaults
+
+    defaults = declared_defaults(cls)
+    for method in ("fit_from_encoder", "fit"):
+        if parameter in defaults or not isinstance(cls, type) or not hasattr(cls, method):
+            break
+        defaults = {**declared_defaults(getattr(cls, method)), **defaults}
+    return defaults.get(parameter)
+
+
 def owner_class(owner: str) -> Any:
     """The class or function named ``"module:attribute"`` (imported on first use)."""
     module, _, attribute = owner.partition(":")
@@ -37,10 +50,10 @@ class _DeclaredHelp(str):
         return instance
 
     def __mod__(self, params: Any) -> str:
-        from probekit.utils import declared_constraints, declared_defaults, describe_constraints
+        from probekit.utils import declared_constraints, describe_constraints
 
         cls = owner_class(self.owner)
-        default = self.default if self.default is not _LIBRARY else declared_defaults(cls).get(self.parameter)
+        default = self.default if self.default is not _LIBRARY else _default_of(cls, self.parameter)
         valid = describe_constraints(declared_constraints(cls)[self.parameter])
         return f"{str(self)} ({valid}; default {default})"
 
@@ -58,6 +71,7 @@ def add_declared(
     default: Any = _LIBRARY,
     none_text: Sequence[str] = ("none",),
     metavar: str | None = None,
+    allocation: float | None = None,
 ) -> None:
     """Add ``option`` for ``parameter`` of ``owner`` (``"module:Class"``) to an argparse group.
 
@@ -77,20 +91,23 @@ def add_declared(
     none_text : sequence of str
         Texts that mean ``None`` when the declaration allows it (``("0",)`` for "0: all").
     metavar : str, optional
+    allocation : float, optional
+        Bytes one unit of the value needs (resamples, permutations, examples): the value is checked
+        against the available memory before anything runs (:func:`probekit.utils.check_allocation`).
     """
     dest = option.lstrip("-").replace("-", "_")
     group.add_argument(option, dest=dest, default=None, metavar=metavar or dest.upper(),
                        help=_DeclaredHelp(help, owner, parameter, default))
     parser = getattr(group, "_container", group)  # argument groups add to their parser's defaults
     registry = dict(parser.get_default(_REGISTRY_KEY) or {})
-    registry[dest] = (option, owner, parameter, default, tuple(none_text))
+    registry[dest] = (option, owner, parameter, default, tuple(none_text), allocation)
     parser.set_defaults(**{_REGISTRY_KEY: registry})
 
 
 def declared_options(parser: argparse.ArgumentParser) -> dict[str, tuple[str, str, str, tuple[str, ...]]]:
     """``dest -> (option, owner, parameter, texts meaning None)`` of the options a (sub)command's parser declares."""
     registry = parser.get_default(_REGISTRY_KEY) or {}
-    return {dest: (option, owner, parameter, none_text) for dest, (option, owner, parameter, _, none_text) in registry.items()}
+    return {dest: (option, owner, parameter, none_text) for dest, (option, owner, parameter, _, none_text, _) in registry.items()}
 
 
 def _parse(text: str, option: str, constraints: list[Any], none_text: Sequence[str]) -> Any:
@@ -121,18 +138,20 @@ def resolve_declared(args: argparse.Namespace) -> argparse.Namespace:
     InvalidParameterError
         A value outside its declaration; the message names the option as typed.
     """
-    from probekit.utils import check_parameter, declared_constraints, declared_defaults
+    from probekit.utils import check_allocation, check_parameter, declared_constraints
 
     registry = getattr(args, _REGISTRY_KEY, None) or {}
-    for dest, (option, owner, parameter, default, none_text) in registry.items():
+    for dest, (option, owner, parameter, default, none_text, allocation) in registry.items():
         cls = owner_class(owner)
         constraints = declared_constraints(cls)[parameter]
         text = getattr(args, dest)
         if text is None:
-            value = declared_defaults(cls).get(parameter) if default is _LIBRARY else default
+            value = _default_of(cls, parameter) if default is _LIBRARY else default
             setattr(args, dest, check_parameter(value, option, constraints))
         elif isinstance(text, str):
             setattr(args, dest, _parse(text, option, constraints, none_text))
+        if allocation is not None and getattr(args, dest) is not None:
+            check_allocation(getattr(args, dest), allocation, option)
     return args
 
 

@@ -24,37 +24,38 @@ _RATE = Interval(float, 0, 10, closed="right")
 _FRACTION = Interval(float, 0, 1, closed="neither")
 _WEIGHT = Interval(float, 0, 1e6)
 
+#: Ranges of the typed numeric options whose library owner declares no constraint (benchmarks,
+#: extrinsic metrics, the synthetic data, Ray resources, ...). An option that sets a declared
+#: parameter is added with :func:`probekit.cli._declared.add_declared` instead and checked against
+#: the owner's declaration, and its entry here goes (``tests/unit/test_declarations.py`` fails on an
+#: entry no typed option uses).
 #: Option destination -> its stated range. Options not listed: any finite number.
 RANGES: dict[str, list[Any]] = {
     "seed": ["random_state"],
     "layer": [Interval(int, -10**4, 10**4)],
     "max_per_word": [Interval(int, 0, 10**7), None],
-    "permutations": [Interval(int, 0, 10**8)], "n_permutations": [Interval(int, 0, 10**8)],
-    "bootstrap": [_COUNT], "n_bootstrap": [_COUNT], "n_resamples": [_COUNT],
-    "randomizations": [Interval(int, 0, 10**5)],
-    "k": [Interval(int, 1, 10**5)], "iterations": [Interval(int, 1, 10**5)],
-    "max_sentences": [_POSITIVE, None], "batch_tokens": [Interval(int, 1, 2**31 - 1), None],
-    "C": [Interval(float, 0, 1e12, closed="right")], "tol": [Interval(float, 0, 1e6, closed="right")],
-    "steps": [Interval(int, 0, 10**8)], "batch_size": [Interval(int, 1, 10**6)],
-    "lr": [_RATE], "head_lr": [_RATE], "adversary_lr": [_RATE],
-    "max_length": [Interval(int, 1, 10**6)], "head_warmup_steps": [Interval(int, 0, 10**8)],
-    "checkpoint_every": [Interval(int, 1, 10**8)], "eval_every": [Interval(int, 1, 10**8), None],
-    "dev_size": [Interval(int, 0, 10**7)],
-    "alpha": [_WEIGHT], "beta": [_WEIGHT], "adversarial_lambda": [_WEIGHT], "smoothing": [_WEIGHT],
-    "decay_constant": [Interval(float, 0, 1e6, closed="right")], "epsilon": [Interval(float, 0, 1, closed="right")],
-    "hidden_dropout": [Interval(float, 0, 1, closed="left")], "attention_dropout": [Interval(float, 0, 1, closed="left")],
-    "confidence_level": [_FRACTION], "confidence": [_FRACTION],
-    "n_examples": [Interval(int, 1, 10**8), None], "folds": [Interval(int, 0, 10**4)],
-    "epochs": [Interval(int, 1, 10**4)],
-    "train_gender_skew": [Interval(float, 0, 1)], "cue_strength": [Interval(float, 0, 1)],
-    "ray_cpus_per_unit": [Interval(float, 0, 1e4)], "ray_gpus_per_unit": [Interval(float, 0, 1e4)],
+    "n_permutations": [Interval(int, 0, 10**8)],
+    "bootstrap": [_COUNT],
+    "n_bootstrap": [_COUNT],
+    "n_resamples": [_COUNT],
+    "max_sentences": [_POSITIVE, None],
+    "batch_tokens": [Interval(int, 1, 2**31 - 1), None],
+    "smoothing": [_WEIGHT],
+    "confidence_level": [_FRACTION],
+    "confidence": [_FRACTION],
+    "n_examples": [Interval(int, 1, 10**8), None],
+    "folds": [Interval(int, 0, 10**4)],
+    "train_gender_skew": [Interval(float, 0, 1)],
+    "cue_strength": [Interval(float, 0, 1)],
+    "ray_cpus_per_unit": [Interval(float, 0, 1e4)],
+    "ray_gpus_per_unit": [Interval(float, 0, 1e4)],
 }
 
 #: Counts that size an allocation -> bytes one unit of the count needs at least (a float per
 #: resample or permutation; a synthetic example's text, label and group).
 ALLOCATIONS: dict[str, int] = {
-    "bootstrap": 8, "n_bootstrap": 8, "n_resamples": 8, "permutations": 8, "n_permutations": 8,
-    "randomizations": 8, "n_examples": 1024,
+    "bootstrap": 8, "n_bootstrap": 8, "n_resamples": 8, "n_permutations": 8,
+    "n_examples": 1024,
 }
 
 

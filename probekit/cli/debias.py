@@ -27,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
 
-# --- post-hoc projections: sent-debias, inlp, leace ---------------------------------------------
+# --- post-hoc projections: sent-debias, inlp, leace, rlace, concept-scrubbing --------------------
 
 #: Each method's description (its help line and citation are in debias.DEBIAS_METHODS).
 _DESCRIPTIONS = {
@@ -44,9 +44,49 @@ _DESCRIPTIONS = {
     "leace": (
         "Embed the paper's female and male attribute words in corpus sentences (selected as `probekit probe` "
         "selects them) and fit the closed-form eraser after which no linear classifier predicts gender "
-        "better than a constant on those embeddings."
+        "better than a constant on those embeddings (--leace-method orth: the orthogonal projection instead; "
+        "--shrinkage: shrunk covariance)."
+    ),
+    "rlace": (
+        "Embed the paper's female and male attribute words in corpus sentences (selected as `probekit probe` "
+        "selects them) and play RLACE's relaxed minimax game (a rank --rank projection against a linear gender "
+        "adversary, alternating SGD, projection onto the Fantope); the rounding whose fresh held-out adversary "
+        "(unseen words) is closest to the majority rate is kept."
+    ),
+    "concept-scrubbing": (
+        "Fit a LEACE eraser at every hidden state of a BERT-family encoder (the embedding output and each "
+        "layer), each on the attribute-word occurrences with the layers below already scrubbed, and apply them "
+        "inside the encoder (one pass of the encoder per hidden state to fit)."
     ),
 }
+
+#: Owner ("module:Class") of each projection method's declared parameters.
+_OWNERS = {"sent-debias": "debias:SentDebias", "inlp": "debias:INLP", "leace": "debias:LEACE",
+           "rlace": "debias:RLACE", "concept-scrubbing": "debias:ConceptScrubbing"}
+
+
+def _add_eraser_options(fitting: argparse._ArgumentGroup, name: str) -> None:
+    """Options of the newer erasers (#25): checks, defaults and help from each class's declaration."""
+
+    owner = _OWNERS[name]
+    add_declared(fitting, "--alpha", owner, "alpha", help="strength of the erasure: x + alpha (T(x) - x); 0 is the identity")
+    if name in ("leace", "concept-scrubbing"):
+        # not --method: that is the subcommand's own dest (the method's name)
+        add_declared(fitting, "--leace-method", owner, "method", help="leace (whitened, least-squares) or orth (orthogonal projection)")
+        fitting.add_argument("--shrinkage", action=argparse.BooleanOptionalAction, default=None,
+                             help="shrunk covariance estimate (default: the class's; on for concept-scrubbing)")
+        fitting.add_argument("--constrain-cov-trace", action=argparse.BooleanOptionalAction, default=None,
+                             help="keep the covariance trace from growing (default: the class's; on for concept-scrubbing)")
+    if name == "rlace":
+        for option, parameter, text in (
+            ("--rank", "rank", "dimension of the removed subspace"),
+            ("--max-iter", "max_iter", "outer iterations of the game"),
+            ("--batch-size", "batch_size", "rows per SGD step"),
+            ("--learning-rate", "learning_rate", "SGD step of both players"),
+            ("--evaluate-every", "evaluate_every", "iterations between fresh-adversary evaluations"),
+            ("--epsilon", "epsilon", "stop when the held-out accuracy is this close to the majority rate"),
+        ):
+            add_declared(fitting, option, owner, parameter, help=text)
 
 
 def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
@@ -64,21 +104,25 @@ def _add_projection_methods(methods: argparse._SubParsersAction) -> None:
         add_model_arguments(parser)
         add_corpus_arguments(parser)
         fitting = parser.add_argument_group("fitting")
+        declared = functools.partial(add_declared, fitting, owner=_OWNERS[name])
         if name == "sent-debias":
             fitting.add_argument("--layer", default="-1", help="hidden layer, or comma-separated layers pooled into one subspace (default -1)")
-            fitting.add_argument("--k", type=int, default=1, help="dimension of the bias subspace (default 1)")
-            fitting.add_argument("--max-sentences", type=int, default=5000,
-                                 help="sentences with gender words used, sampled with --seed (default 5000; 0: all)")
-        else:
+            declared("--k", parameter="k", help="dimension of the bias subspace")
+            declared("--max-sentences", parameter="max_sentences", none_text=("0", "none"),
+                     help="sentences with gender words used, sampled with --seed (0: all)")
+        elif name != "concept-scrubbing":  # scrubbing erases every hidden state
             fitting.add_argument("--layer", default="-1", help="hidden layer of the word embeddings (default -1, the last)")
-            fitting.add_argument("--max-per-word", type=int, default=100, help="sentences per attribute word, sampled with --seed (0: all)")
+        if name != "sent-debias":
+            declared("--max-per-word", parameter="max_per_word", none_text=("0", "none"),
+                     help="sentences per attribute word, sampled with --seed (0: all)")
             fitting.add_argument("--all-wordpieces", action="store_true", help="keep attribute words of several wordpieces")
         if name == "inlp":
-            fitting.add_argument("--iterations", type=int, default=35, help="most classifiers to project out (default 35)")
-            fitting.add_argument("--classifier", default="logistic", choices=["logistic", "linear_svm"], help="linear classifier")
-            fitting.add_argument("--C", type=float, default=1.0, help="inverse regularization strength of the classifiers")
-        if name == "leace":
-            fitting.add_argument("--tol", type=float, default=0.01, help="singular values of the whitened cross-covariance treated as zero")
+            declared("--iterations", parameter="n_iterations", help="most classifiers to project out")
+            declared("--classifier", parameter="classifier", help="linear classifier")
+            declared("--C", parameter="C", help="inverse regularization strength of the classifiers")
+        if name in ("leace", "concept-scrubbing"):
+            declared("--tol", parameter="tol", help="singular values of the whitened cross-covariance treated as zero")
+        _add_eraser_options(fitting, name)
         fitting.add_argument("--seed", type=int, default=0, help="one seed for the sentence sample and the method")
         fitting.add_argument("--batch-tokens", type=int, default=None, help="padded tokens per forward pass")
         fitting.add_argument("--cache-dir", default=None, help="embedding cache (default: none)")
@@ -96,33 +140,33 @@ def _projection_options(method: str, args: argparse.Namespace) -> dict:
     from probekit.cli._common import parse_layers
     from probekit.errors import InvalidParameterError
 
-    layer = parse_layers(args.layer)
+    layer = parse_layers(getattr(args, "layer", "-1"))
     if args.seed < 0:
         raise InvalidParameterError("--seed", args.seed, "a non-negative integer")
     if method == "sent-debias":
-        if args.k < 1:
-            raise InvalidParameterError("--k", args.k, "a positive integer")
-        if args.max_sentences < 0:
-            raise InvalidParameterError("--max-sentences", args.max_sentences, "a positive integer, or 0 for all")
-        return {"k": args.k, "layer": layer, "max_sentences": args.max_sentences or None, "batch_tokens": args.batch_tokens}
+        return {"k": args.k, "layer": layer, "max_sentences": args.max_sentences, "batch_tokens": args.batch_tokens,
+                **_eraser_options(args)}
     if not isinstance(layer, int):
         raise InvalidParameterError("--layer", args.layer, "one integer layer for inlp and leace")
-    if args.max_per_word < 0:
-        raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
-    options: dict = {"layer": layer, "max_per_word": args.max_per_word or None, "single_piece_only": not args.all_wordpieces}
+    options: dict = {"layer": layer, "max_per_word": args.max_per_word, "single_piece_only": not args.all_wordpieces,
+                     **_eraser_options(args)}
     if method == "inlp":
-        if args.iterations < 1:
-            raise InvalidParameterError("--iterations", args.iterations, "a positive integer")
-        if not args.C > 0:
-            raise InvalidParameterError("--C", args.C, "a positive number")
         return {**options, "n_iterations": args.iterations, "classifier": args.classifier, "C": args.C}
-    if not args.tol > 0:
-        raise InvalidParameterError("--tol", args.tol, "a positive number")
+    if method == "rlace":
+        return options
     return {**options, "tol": args.tol}
 
 
+def _eraser_options(args: argparse.Namespace) -> dict:
+    """The declared eraser options given on the command line (already checked by the parser)."""
+    names = {"alpha": "alpha", "leace_method": "method", "shrinkage": "shrinkage", "constrain_cov_trace": "constrain_cov_trace",
+             "rank": "rank", "max_iter": "max_iter", "batch_size": "batch_size", "learning_rate": "learning_rate",
+             "evaluate_every": "evaluate_every", "epsilon": "epsilon"}
+    return {parameter: getattr(args, dest) for dest, parameter in names.items() if getattr(args, dest, None) is not None}
+
+
 def _projection_summary(eraser: object) -> str:
-    from debias import INLP, SentDebias
+    from debias import INLP, RLACE, ConceptScrubbing, SentDebias
 
     fitting = getattr(eraser, "fitting_", {})
     if isinstance(eraser, SentDebias):
@@ -133,6 +177,12 @@ def _projection_summary(eraser: object) -> str:
         return (f"{eraser.directions_.shape[0]} directions removed in {eraser.n_iterations_} iterations on "
                 f"{fitting.get('n_occurrences')} occurrences; held-out accuracy {eraser.accuracies_[0]:.3f} -> "
                 f"{eraser.accuracies_[-1]:.3f} (chance {eraser.chance_:.3f}, {state})")
+    if isinstance(eraser, RLACE):
+        return (f"rank {eraser.rank} projection after {eraser.n_iter_} iterations on {fitting.get('n_occurrences')} "
+                f"occurrences; fresh held-out adversary {eraser.best_accuracy_:.3f} (majority {eraser.chance_:.3f})")
+    if isinstance(eraser, ConceptScrubbing):
+        return (f"{len(eraser.ranks_)} hidden states scrubbed (ranks {eraser.ranks_}) from "
+                f"{fitting.get('n_occurrences')} occurrences")
     return f"rank {eraser.rank_} erasure from {fitting.get('n_occurrences')} occurrences"
 
 
@@ -366,8 +416,8 @@ def _add_inference_methods(methods: argparse._SubParsersAction) -> None:
         settings = parser.add_argument_group("settings")
         settings.add_argument("--prefix", action="append", default=None, metavar="TEXT",
                               help="a debiasing prefix (repeatable; default: the survey's gender prefix)")
-        settings.add_argument("--decay-constant", type=float, default=50.0, help="lambda (default %(default)s, as published)")
-        settings.add_argument("--epsilon", type=float, default=0.01, help="smallest scaling factor (default %(default)s)")
+        add_declared(settings, "--decay-constant", "debias:SelfDebias", "decay_constant", help="lambda (as published)")
+        add_declared(settings, "--epsilon", "debias:SelfDebias", "epsilon", help="smallest scaling factor")
         parser.add_argument("--out", required=True, metavar="DIR", help="output directory (must be new or empty)")
         parser.add_argument("--overwrite", action="store_true", help="replace a Self-Debias directory already at --out")
         from probekit.cli._outputs import declare_output

@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import functools
 
 from probekit.cli._common import add_corpus_arguments, add_model_arguments, load_corpus, load_model
+from probekit.cli._declared import add_declared
 
 
 def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("suite")
-    group.add_argument("--layer", type=int, default=-1, help="hidden layer of the headline numbers (default -1, the last)")
+    declared = functools.partial(add_declared, group, owner="probekit.intrinsic:run_probe_suite")
+    declared("--layer", parameter="layer", help="hidden layer of the headline numbers (-1: the last)")
     group.add_argument("--layers", default=None, metavar="all|L1,L2,...",
                        help="also run the probe, the paper's SEAT and MDL at these hidden layers ('all': every layer, "
                        "0 = embedding output), from one extraction pass; adds a per-layer table and probe_layers.png")
-    group.add_argument("--max-per-word", type=int, default=100, help="sentences per word, sampled with --seed (0: all)")
+    declared("--max-per-word", parameter="max_per_word", none_text=("0", "none"),
+             help="sentences per word, sampled with --seed (0: all)")
     group.add_argument("--all-wordpieces", action="store_true",
                        help="keep words of several wordpieces (the paper keeps single-wordpiece words only)")
     group.add_argument("--seat-tests", default="weat6,weat6b,weat7,weat7b,weat8,weat8b",
                        help="comma-separated standard SEAT tests at sentence level, on the published sentences "
                        "(NAME-templates: the words in probekit's templates; '' for none)")
-    group.add_argument("--permutations", type=int, default=100_000, help="SEAT permutation test size")
-    group.add_argument("--bootstrap", type=int, default=1000, help="bootstrap replicates of the SEAT effect-size interval")
-    group.add_argument("--randomizations", type=int, default=100, help="probe randomization test size")
+    declared("--permutations", parameter="n_permutations", allocation=8, help="SEAT permutation test size")
+    declared("--bootstrap", parameter="n_bootstrap", allocation=8, help="bootstrap replicates of the SEAT effect-size interval")
+    declared("--randomizations", parameter="n_randomizations", allocation=8, help="probe randomization test size")
     group.add_argument("--classifier", default="logistic", choices=["logistic", "linear_svm"], help="gender probe classifier")
     group.add_argument("--C", default=None,
                        help="inverse regularization strength of the probe, or 'cv' (default): chosen by "
@@ -36,7 +40,7 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
                        "(balanced accuracy, word-bootstrap interval), beside its control task on word-type random labels "
                        "(selectivity) and, unless --no-mdl, the MLP family's online code. Default: the verdict from the "
                        "linear gender probe alone (no extra fit)")
-    group.add_argument("--seed", type=int, default=0, help="one seed for every random step")
+    declared("--seed", parameter="random_state", help="one seed for every random step")
     group.add_argument("--cache-dir", default=None, help="embedding cache (default: OUT/cache)")
     group.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -79,14 +83,7 @@ def _probe_C(text: str | None, paper: bool) -> float | str:
 
 def suite_options(args: argparse.Namespace) -> dict:
     from probekit.errors import InvalidParameterError
-    from probekit.intrinsic import PAPER_PROBE
-
-    for name in ("permutations", "bootstrap", "randomizations"):
-        if getattr(args, name) < 1:
-            raise InvalidParameterError(f"--{name}", getattr(args, name), "a positive integer")
-    if args.max_per_word < 0:
-        raise InvalidParameterError("--max-per-word", args.max_per_word, "a positive integer, or 0 for all sentences")
-    from probekit.intrinsic import seat_word_sets
+    from probekit.intrinsic import PAPER_PROBE, seat_word_sets
 
     tests = [t.strip() for t in args.seat_tests.split(",") if t.strip()]
     for name in tests:  # an unknown test fails here, before any model loads
@@ -105,7 +102,7 @@ def suite_options(args: argparse.Namespace) -> dict:
     return dict(
         layer=args.layer,
         layers=args.layers,
-        max_per_word=args.max_per_word or None,
+        max_per_word=args.max_per_word,
         single_piece_only=not args.all_wordpieces,
         standard_tests=tests,
         n_permutations=args.permutations,

@@ -11,6 +11,8 @@ built on the fly or taken from a path) x data settings (the paper's original, sc
 the task-time baselines balanced, adversarial) x datasets x folds, plus the intrinsic suite and any
 [benchmarks] once per (encoder, method). Without CONFIG
 the default study runs (the embedded encoder, the built-in corpus, synthetic biographies; offline).
+A [sweep] table (or --preset dose-response) makes it a dose-response study: strength axes x seeds,
+one point unit per model, analysed in DIR/dose_response.json (probekit report DIR renders it).
 
 Each unit is written atomically to DIR/units/<id>.json; a rerun skips finished units and redoes
 interrupted ones. Shared work (debiased encoders, embeddings) is built once under DIR/shared/.
@@ -30,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("config", nargs="?", default=None, metavar="CONFIG.toml",
                         help="study configuration (default: the default study shipped with probekit)")
+    parser.add_argument("--preset", default=None, choices=["default", "dose-response"],
+                        help="a study shipped with probekit instead of CONFIG: default (the paper's grid on the embedded "
+                        "encoder) or dose-response (153 sweep points: does intrinsic bias predict downstream bias?)")
     parser.add_argument("--out", required=True, metavar="DIR", help="study directory (new, or the same study to continue)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print one line per unit (id, parameters, done|todo) to stdout and run nothing")
@@ -67,10 +72,13 @@ def _data_paths(items: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
-    from probekit.study import dry_run_lines, load_config, parse_shard, run_study
+    from probekit.study import dry_run_lines, load_config, parse_shard, preset_path, run_study
 
     shard = parse_shard(args.shard)
-    config = load_config(args.config)
+    if args.preset is not None and args.config is not None:
+        raise InvalidParameterError("--preset", args.preset, "either CONFIG or --preset, not both",
+                                    f"CONFIG {args.config!r} was given too")
+    config = load_config(preset_path(args.preset) if args.preset else args.config)
     paths = _data_paths(args.data_path)
     if paths:
         config = config.with_data_paths(paths)

@@ -24,6 +24,7 @@ from probekit.encoders._mlm_head import check_mlm_head, masked_lm_logits_at
 from probekit.encoders._projection import (
     CONFIG_FILE,
     WEIGHTS_FILE,
+    LayerwiseProjection,
     OutputProjection,
     active_projection_digests,
     projected_fingerprint,
@@ -31,6 +32,7 @@ from probekit.encoders._projection import (
 )
 from probekit.encoders._projection_dir import (
     base_record,
+    check_installable,
     check_output_dir,
     is_projection_dir,
     read_projection_dir,
@@ -59,10 +61,12 @@ __all__ = [
     "load_projected_encoder",
     "weight_files",
     "OutputProjection",
+    "LayerwiseProjection",
     "active_projection_digests",
     "projected_fingerprint",
     "projection_applied",
     "base_record",
+    "check_installable",
     "check_output_dir",
     "is_projection_dir",
     "read_projection_dir",

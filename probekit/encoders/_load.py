@@ -11,7 +11,7 @@ import torch
 
 from probekit.encoders._encoder import DEFAULT_MODEL_NAME, Encoder, default_model_path, fingerprint, resolve_device, resolve_dtype
 from probekit.encoders._projection import CONFIG_FILE
-from probekit.encoders._projection_dir import is_projection_dir, read_projection_dir
+from probekit.encoders._projection_dir import check_installable, is_projection_dir, read_projection_dir
 from probekit.encoders._self_debias_dir import (
     attach_self_debias,
     is_self_debias_dir,
@@ -317,6 +317,7 @@ def load_projected_encoder(
     """
     path = Path(directory).expanduser()
     projection, config, _ = read_projection_dir(path)
+    check_installable(config, path)
     base = config.get("base_model")
     if base and not isinstance(base, Mapping):
         raise ModelLoadError(f"{str(path / CONFIG_FILE)!r}: base_model is {type(base).__name__}, not a table "

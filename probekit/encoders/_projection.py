@@ -41,7 +41,9 @@ logger = logging.getLogger(__name__)
 CONFIG_FILE = "projection.json"
 WEIGHTS_FILE = "projection.safetensors"
 FORMAT_NAME = "probekit-output-projection"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: one map per hidden state (concept scrubbing); plain maps are still written as 1
+PLAIN_FORMAT_VERSION = 1
+LAYER_PREFIX = "layer."
 STATE_PREFIX = "state."
 CONVENTION = "x' = matrix @ x + offset for a column vector x; rows: H' = H @ matrix.T + offset"
 _HOOK_MARK = "_probekit_output_projection"
@@ -106,6 +108,66 @@ class OutputProjection:
         digest = hashlib.sha256(f"affine:{self.dimension}".encode())
         digest.update(np.ascontiguousarray(self.matrix).tobytes())
         digest.update(np.ascontiguousarray(self.offset).tobytes())
+        return digest.hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class LayerwiseProjection(OutputProjection):
+    r"""One affine map per hidden state, applied *inside* the model (concept scrubbing).
+
+    ``layers[0]`` maps the embedding output, ``layers[l]`` the output of transformer layer ``l``
+    (``None``: left as it is). Each map is applied by a forward hook on that module, so layer
+    ``l + 1`` reads the mapped output of layer ``l`` and every hidden state the model returns is the
+    mapped one (Belrose et al. 2023, concept scrubbing). ``matrix``/``offset`` are the identity (no
+    map acts on the outputs afterwards). Build it with :meth:`from_layers`.
+
+    Parameters
+    ----------
+    matrix, offset
+        The identity of the hidden size (from :meth:`from_layers`).
+    layers : tuple of OutputProjection or None
+        One entry per hidden state: ``num_hidden_layers + 1`` of them.
+    """
+
+    layers: tuple = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        layers = tuple(self.layers)
+        if not layers or not all(m is None or isinstance(m, OutputProjection) for m in layers):
+            raise InvalidParameterError("layers", type(self.layers).__name__, "a non-empty sequence of OutputProjection or None")
+        if any(isinstance(m, LayerwiseProjection) for m in layers):
+            raise InvalidParameterError("layers", "a layerwise projection inside one", "plain OutputProjection maps")
+        if any(m is not None and m.dimension != self.dimension for m in layers):
+            raise InvalidParameterError("layers", [None if m is None else m.dimension for m in layers],
+                                        f"maps of dimension {self.dimension}")
+        object.__setattr__(self, "layers", layers)
+
+    @classmethod
+    def from_layers(cls, layers: Any) -> "LayerwiseProjection":
+        """The layerwise projection of ``layers`` (one OutputProjection or None per hidden state)."""
+        layers = tuple(layers)
+        dimensions = {m.dimension for m in layers if m is not None}
+        if len(dimensions) != 1:
+            raise InvalidParameterError("layers", sorted(dimensions), "at least one map, all of one dimension")
+        (dimension,) = dimensions
+        return cls(np.eye(dimension), np.zeros(dimension), layers)
+
+    def apply(self, hidden: np.ndarray) -> np.ndarray:
+        """Refused: the maps act inside the model, layer by layer, not on its outputs."""
+        raise ProbekitError("a layerwise projection acts inside the model (each layer's map changes what the next "
+                            "layer reads); run the model with it applied (Encoder.inference()) instead of apply()")
+
+    def then(self, outer: "OutputProjection") -> "OutputProjection":
+        """Refused: a layerwise projection does not compose with another projection."""
+        raise ProbekitError("a layerwise (concept-scrubbing) projection cannot be composed with another projection; "
+                            "fit the second one on the base encoder instead")
+
+    def digest(self) -> str:
+        """SHA-256 over every layer's map (``"none"`` for a layer left as it is)."""
+        digest = hashlib.sha256(f"layerwise:{self.dimension}:{len(self.layers)}".encode())
+        for layer in self.layers:
+            digest.update(b"none" if layer is None else layer.digest().encode())
         return digest.hexdigest()
 
 
@@ -214,8 +276,54 @@ def projection_applied(model: Any, projection: OutputProjection | None) -> Itera
             "another output projection is already applied to this model "
             f"({active[0][:12]}, asked for {digest[:12]}); encoders sharing a model cannot nest their projections"
         )
-    handle = model.register_forward_hook(_make_hook(projection))
+    if isinstance(projection, LayerwiseProjection):
+        handles = _register_layer_hooks(model, projection)
+    else:
+        handles = [model.register_forward_hook(_make_hook(projection))]
     try:
         yield
     finally:
-        handle.remove()
+        for handle in handles:
+            handle.remove()
+
+
+def _layer_modules(model: Any) -> list[Any]:
+    """The embedding module and every transformer layer of a BERT-family base model, in order."""
+    embeddings = getattr(model, "embeddings", None)
+    for stack in ("encoder", "transformer"):  # BERT/RoBERTa/ELECTRA/MiniLM; DistilBERT
+        layers = getattr(getattr(model, stack, None), "layer", None)
+        if embeddings is not None and layers is not None:
+            return [embeddings, *layers]
+    raise ProbekitError(
+        f"a layerwise (concept-scrubbing) projection needs a BERT-family encoder with .embeddings and "
+        f".encoder.layer (or .transformer.layer); {type(model).__name__} has neither"
+    )
+
+
+def _register_layer_hooks(model: Any, projection: LayerwiseProjection) -> list[Any]:
+    """Hooks of a layerwise projection: one per mapped hidden state, plus a no-op marker on the
+    model so that :func:`active_projection_digests` sees it. Each is registered *first*
+    (``prepend``) so that output-recording hooks of the model library see the mapped states.
+    """
+    modules = _layer_modules(model)
+    if len(modules) != len(projection.layers):
+        raise InvalidParameterError(
+            "projection", f"{len(projection.layers)} layer maps",
+            f"one map per hidden state of this model ({len(modules)}: the embeddings and {len(modules) - 1} layers)",
+        )
+
+    def marker(module: Any, args: Any, output: Any) -> None:
+        return None
+
+    setattr(marker, _HOOK_MARK, projection.digest())
+    handles = []
+    try:
+        for module, layer in zip(modules, projection.layers):
+            if layer is not None:
+                handles.append(module.register_forward_hook(_make_hook(layer), prepend=True))
+        handles.append(model.register_forward_hook(marker))
+    except BaseException:
+        for handle in handles:
+            handle.remove()
+        raise
+    return handles

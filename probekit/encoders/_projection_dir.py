@@ -24,8 +24,11 @@ from probekit.encoders._projection import (
     CONVENTION,
     FORMAT_NAME,
     FORMAT_VERSION,
+    LAYER_PREFIX,
+    PLAIN_FORMAT_VERSION,
     STATE_PREFIX,
     WEIGHTS_FILE,
+    LayerwiseProjection,
     OutputProjection,
 )
 from probekit.errors import ModelLoadError, ProbekitError
@@ -142,9 +145,11 @@ def write_projection_dir(
     base_info = dict(base) if base is not None else None
     if base_info is not None and base_info.get("kind") == "local" and base_info.get("path"):
         base_info["relative_path"] = _relative_to(base_info["path"], target)
+    layerwise = isinstance(projection, LayerwiseProjection)
     config = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        # Plain maps keep version 1 so that earlier probekit releases still read them.
+        "format_version": FORMAT_VERSION if layerwise else PLAIN_FORMAT_VERSION,
         "convention": CONVENTION,
         "dimension": projection.dimension,
         "digest": projection.digest(),
@@ -154,12 +159,50 @@ def write_projection_dir(
         "provenance": dict(provenance or {}),
     }
     tensors = {"matrix": np.ascontiguousarray(projection.matrix), "offset": np.ascontiguousarray(projection.offset)}
+    if layerwise:
+        config["layers"] = [layer is not None for layer in projection.layers]
+        for index, layer in enumerate(projection.layers):
+            if layer is not None:
+                tensors[f"{LAYER_PREFIX}{index}.matrix"] = np.ascontiguousarray(layer.matrix)
+                tensors[f"{LAYER_PREFIX}{index}.offset"] = np.ascontiguousarray(layer.offset)
     for name, value in (state or {}).items():
         tensors[STATE_PREFIX + name] = np.ascontiguousarray(np.asarray(value))
     with atomic_directory(target) as staging:  # a projection directory being overwritten was checked above
         save_file(tensors, str(staging / WEIGHTS_FILE))
         (staging / CONFIG_FILE).write_text(dumps_json(config), encoding="utf-8")
     return target
+
+
+def check_installable(config: Mapping[str, Any], directory: str | os.PathLike) -> None:
+    """Refuse a projection directory whose eraser cannot be installed in an encoder (an oracle
+    eraser, which needs the concept label of every input): :class:`~probekit.errors.ModelLoadError`
+    with the reason recorded in it.
+    """
+    method = config.get("method") or {}
+    if method.get("installable", True) is False:
+        raise ModelLoadError(
+            f"projection directory {str(directory)!r} holds {method.get('name', 'an eraser')}, which cannot be loaded "
+            f"as an encoder: {method.get('not_installable') or 'it needs the concept label at transform time'}"
+        )
+
+
+def _projection_of(tensors: Mapping[str, np.ndarray], config: Mapping[str, Any], path: Path) -> OutputProjection:
+    """The stored map: plain, or one per hidden state (``config["layers"]``, format version 2)."""
+    layers = config.get("layers")
+    if layers is None:
+        return OutputProjection(tensors["matrix"], tensors["offset"])
+    if not isinstance(layers, list) or not all(isinstance(flag, bool) for flag in layers):
+        raise ModelLoadError(f"{str(path / CONFIG_FILE)!r}: 'layers' is not a list of true/false (damaged or edited file)")
+    maps = []
+    for index, present in enumerate(layers):
+        if not present:
+            maps.append(None)
+            continue
+        key = f"{LAYER_PREFIX}{index}"
+        if f"{key}.matrix" not in tensors or f"{key}.offset" not in tensors:
+            raise ModelLoadError(f"projection directory {str(path)!r} lacks the map of hidden state {index}")
+        maps.append(OutputProjection(tensors[f"{key}.matrix"], tensors[f"{key}.offset"]))
+    return LayerwiseProjection(tensors["matrix"], tensors["offset"], tuple(maps))
 
 
 def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection, dict[str, Any], dict[str, np.ndarray]]:
@@ -198,7 +241,7 @@ def read_projection_dir(directory: str | os.PathLike) -> tuple[OutputProjection,
         raise ModelLoadError(f"could not read {str(weights_path)!r}: {exc}") from exc
     if "matrix" not in tensors or "offset" not in tensors:
         raise ModelLoadError(f"{str(weights_path)!r} lacks the 'matrix' and 'offset' tensors")
-    projection = OutputProjection(tensors["matrix"], tensors["offset"])
+    projection = _projection_of(tensors, config, path)
     if config.get("digest") != projection.digest():
         raise ModelLoadError(
             f"projection in {str(path)!r} does not match the digest recorded in {CONFIG_FILE} (damaged or edited files)"

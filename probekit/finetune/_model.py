@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from probekit.encoders import LayerwiseProjection, projection_applied
 from probekit.errors import InvalidParameterError
 
 logger = logging.getLogger(__name__)
@@ -178,6 +179,12 @@ class EncoderClassifier(torch.nn.Module):
             weight = torch.randn(self.classifier.weight.shape, generator=generator) * std
             self.classifier.weight.copy_(weight.to(self.classifier.weight.device))
             self.classifier.bias.zero_()
+        # A layerwise (concept-scrubbing) projection acts inside the encoder: its hooks are entered
+        # around every forward pass (pooled); a plain one maps the pooled vector (affine maps commute
+        # with mean pooling).
+        self.layerwise_projection = projection if isinstance(projection, LayerwiseProjection) else None
+        if self.layerwise_projection is not None:
+            projection = None
         self.has_projection = projection is not None
         if projection is not None:
             if projection.dimension != hidden:
@@ -204,7 +211,8 @@ class EncoderClassifier(torch.nn.Module):
         kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
         if token_type_ids is not None:
             kwargs["token_type_ids"] = token_type_ids
-        hidden = self.encoder(**kwargs).last_hidden_state
+        with projection_applied(self.encoder, self.layerwise_projection):
+            hidden = self.encoder(**kwargs).last_hidden_state
         if self.pooling == "cls":
             vector = hidden[:, 0]
         else:

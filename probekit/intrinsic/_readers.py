@@ -261,7 +261,9 @@ class MLPReader(_Reader):
         Candidate architectures (one or two hidden layers).
     alphas : sequence of float
         Candidate L2 strengths.
-    max_epochs, patience, batch_size : int
+    max_epochs, patience : int
+    batch_size : int
+        Smallest minibatch; larger data get ``ceil(n / 100)`` rows per step (about 100 steps per epoch).
     learning_rate : float
         Adam's initial step.
     n_folds : int
@@ -315,7 +317,10 @@ class MLPReader(_Reader):
         """
         from sklearn.neural_network import MLPClassifier
 
-        model = MLPClassifier(hidden_layer_sizes=hidden, alpha=alpha, batch_size=min(int(self.batch_size), y.size),
+        # At least batch_size rows per step and at most ~100 steps per epoch: on 15,000 occurrences the
+        # epoch costs the same arithmetic in 100 steps as in 470, without the per-step overhead.
+        batch = min(y.size, max(int(self.batch_size), -(-y.size // 100)))
+        model = MLPClassifier(hidden_layer_sizes=hidden, alpha=alpha, batch_size=batch,
                               learning_rate_init=float(self.learning_rate), random_state=int(self.random_state))
         weights = balanced_sample_weight(y, self.class_weight)
         classes = np.arange(n_classes)

@@ -14,6 +14,9 @@
 - The field's standard benchmarks (SEAT suite, StereoSet, CrowS-Pairs) over several checkpoints, each
   debiased one tested against its base: :func:`find_benchmark_runs`, :func:`benchmark_tables`,
   :func:`benchmark_markdown`.
+- The dose-response study (a ``[sweep]`` study's ``dose_response.json``): :func:`dose_response_markdown`
+  (plain-language paragraph, correlations with cluster-bootstrap intervals, Holm/BH, power, slopes),
+  :func:`plot_dose_response_matrix` (scatter matrix coloured by method).
 - LaTeX (booktabs) of every table: :func:`latex_table`, :func:`write_latex_tables`.
 - Removed or hidden? The readers' verdict per layer: :func:`verdict_markdown`, across checkpoints
   :func:`verdict_comparison_markdown` (with :func:`raised_reader_flags`) and :func:`plot_verdict_layers`.
@@ -45,6 +48,13 @@ from probekit.report._diagnostics import (
     diagnostics_markdown,
     draw_diagnostics,
     plot_diagnostics,
+)
+from probekit.report._dose_response import (
+    DOSE_RESPONSE_FIGURE,
+    DOSE_RESPONSE_FILE,
+    dose_response_markdown,
+    dose_response_paragraph,
+    plot_dose_response_matrix,
 )
 from probekit.report._extrinsic import (
     EXTRINSIC_MEASURES,
@@ -95,6 +105,11 @@ from probekit.report._verdict import (
 )
 
 __all__ = [
+    "DOSE_RESPONSE_FIGURE",
+    "DOSE_RESPONSE_FILE",
+    "dose_response_markdown",
+    "dose_response_paragraph",
+    "plot_dose_response_matrix",
     # standard benchmarks and LaTeX
     "BENCHMARK_FILES",
     "BenchmarkTable",

@@ -42,6 +42,12 @@ from probekit.report._diagnostics import (
     diagnostics_markdown,
     plot_diagnostics,
 )
+from probekit.report._dose_response import (
+    DOSE_RESPONSE_FIGURE,
+    DOSE_RESPONSE_FILE,
+    dose_response_markdown,
+    plot_dose_response_matrix,
+)
 from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_blocks, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
 from probekit.report._html import blocks_html
 from probekit.report._intrinsic import intrinsic_blocks
@@ -91,6 +97,8 @@ class StudyResults:
     problems: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     benchmarks: list[dict[str, Any]] = field(default_factory=list)
+    dose_response: dict[str, Any] | None = None  # DIR/dose_response.json of a [sweep] study
+    n_points: int = 0  # finished sweep points
 
     @property
     def planned_units(self) -> int | None:
@@ -146,6 +154,8 @@ def _load_units(root: Path, result: StudyResults) -> None:
                                      "results": unit["result"], "unit_id": unit.get("id")})
         elif kind == "finetune":
             result.finetune.append(unit)
+        elif kind == "point":  # a sweep point: read through DIR/dose_response.json
+            result.n_points += 1
         elif kind == "benchmark":
             run = study_benchmark_run(unit)
             if run is not None:  # a skipped benchmark (no masked-LM head) is stated in its unit, not tabled
@@ -218,6 +228,8 @@ def load_study(directory: str | os.PathLike) -> StudyResults:
             result.manifest = _read_json(root / "study.json", result.problems)
         if (root / "units").is_dir():
             _load_units(root, result)
+        if (root / DOSE_RESPONSE_FILE).is_file():
+            result.dose_response = _read_json(root / DOSE_RESPONSE_FILE, result.problems)
     elif (root / "results.json").is_file() and not _is_benchmark(root / "results.json"):
         result = StudyResults(root=root, source="probe")
         results = _read_json(root / "results.json", result.problems)
@@ -228,7 +240,7 @@ def load_study(directory: str | os.PathLike) -> StudyResults:
         result = StudyResults(root=root, source="compare")
         _load_compare(root, result)
     result.benchmarks += find_benchmark_runs(root)
-    if not result.intrinsic and not result.finetune and not result.benchmarks:
+    if not result.intrinsic and not result.finetune and not result.benchmarks and not result.dose_response:
         raise InputFileError(
             f"DIR: nothing to report in {str(directory)!r}: expected finished study units (DIR/units/*.json), a "
             "probekit compare output (DIR/comparison.json or DIR/*/results.json) or a probekit probe output "
@@ -398,7 +410,7 @@ def _header_lines(study: StudyResults, title: str, *, version: str, confidence: 
     summary = (f"Source: `{study.root}` ({kinds[study.source]}): {len(study.intrinsic)} intrinsic result(s), "
                f"{len(study.finetune)} fine-tuning fold(s)")
     if study.planned_units is not None:
-        summary += f"; {len(study.intrinsic) + len(study.finetune)} of {study.planned_units} planned units finished"
+        summary += f"; {len(study.intrinsic) + len(study.finetune) + study.n_points} of {study.planned_units} planned units finished"
     if study.wall_s:
         summary += f" ({study.wall_s / 3600:.2f} h of unit wall time)" if study.wall_s >= 360 else f" ({study.wall_s:.0f} s of unit wall time)"
     lines += [summary + f". Built by probekit {version} from the saved JSON alone; every interval is "
@@ -512,6 +524,7 @@ def _write_tables(out: Path, study: StudyResults, records: list[dict[str, Any]],
         "source": str(study.root), "kind": study.source, "probekit_version": version, "settings": dict(settings),
         "intrinsic": records, "extrinsic": extrinsic_rows, "correlations": correlations, "problems": study.problems,
         **({"hidden_vs_leakage": list(hidden)} if hidden else {}),
+        **({"dose_response": {k: v for k, v in study.dose_response.items() if k != "points"}} if study.dose_response else {}),
         **({"per_class_diagnostics": dict(diagnostics)} if diagnostics and diagnostics.get("correlations") else {}),
     }), encoding="utf-8")
     return ["## Files", "",
@@ -541,6 +554,9 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
     settings = {"n_bootstrap": n_bootstrap, "confidence": confidence, "random_state": random_state}
     lines = _header_lines(study, title, version=version, confidence=confidence)
+    if study.dose_response:  # the dose-response study's answer comes first
+        figure = plot_dose_response_matrix(study.dose_response, figures_dir / DOSE_RESPONSE_FIGURE)
+        lines += dose_response_markdown(study.dose_response, figure=f"figures/{figure.name}")
     answers_at = len(lines)
     intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
     lines += intrinsic_lines

@@ -18,7 +18,7 @@ from probekit.utils import read_json_file
 __all__ = ["METRIC_LABELS", "METHOD_ORDER", "SETTING_ORDER", "DEFAULT_LABEL", "checkpoint_method", "checkpoint_label", "method_rank"]
 
 #: Methods in the order tables list them (the study's identifiers; "none" is the pretrained encoder).
-METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "cda", "context-debias", "dropout", "self-debias")
+METHOD_ORDER = ("none", "pretrained", "sent-debias", "inlp", "leace", "rlace", "concept-scrubbing", "cda", "context-debias", "dropout", "self-debias")
 
 #: Training-data settings in the paper's order.
 SETTING_ORDER = ("original", "scrubbed", "swapped", "balanced", "adversarial")
@@ -37,7 +37,8 @@ METRIC_LABELS = {
 DEFAULT_LABEL = "pretrained (all-MiniLM-L6-v2, embedded default)"
 
 # Class names written by the projection estimators -> the CLI's method names.
-_PROJECTION_METHODS = {"sentdebias": "sent-debias", "inlp": "inlp", "leace": "leace"}
+_PROJECTION_METHODS = {"sentdebias": "sent-debias", "inlp": "inlp", "leace": "leace", "rlace": "rlace",
+                       "conceptscrubbing": "concept-scrubbing"}
 
 
 def method_rank(method: str | None) -> tuple[int, str]:

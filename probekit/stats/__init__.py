@@ -15,8 +15,19 @@
   :func:`summarize_noise_floor`, :func:`per_class_diagnostics`).
 - Permutation p-values: :func:`permutation_p_value` (``(1 + k) / (1 + n)``, or ``k / n`` when
   exact) and :func:`count_extreme` (``k`` for a one- or two-sided alternative).
+- Dose-response studies: :func:`cluster_bootstrap_correlation` (Spearman/Kendall with an interval
+  from resampling clusters, e.g. methods), :func:`dose_response_slope` (:class:`DoseResponseSlope`),
+  :func:`holm_adjust` and :func:`bh_adjust` (adjusted p-values over a family of tests),
+  :func:`correlation_power` and :func:`min_detectable_correlation` (Fisher z approximation).
 """
 
+from probekit.stats._cluster_bootstrap import (
+    RANK_STATISTICS,
+    DoseResponseSlope,
+    cluster_bootstrap_correlation,
+    cluster_resamples,
+    dose_response_slope,
+)
 from probekit.stats._folds import summarize_folds
 from probekit.stats._intervals import (
     ConfidenceInterval,
@@ -29,8 +40,10 @@ from probekit.stats._intervals import (
     multinomial_bootstrap_counts,
     t_interval,
 )
+from probekit.stats._multiple_testing import MULTIPLE_TESTING_METHODS, adjust_p_values, bh_adjust, holm_adjust
 from probekit.stats._paired import McNemarResult, PairedDifference, mcnemar_exact, paired_bootstrap
 from probekit.stats._permutation import count_extreme, permutation_p_value
+from probekit.stats._power import CORRELATION_KINDS, correlation_power, min_detectable_correlation
 from probekit.stats._ranks import (
     EXACT_SPEARMAN_MAX,
     average_ranks,
@@ -89,4 +102,16 @@ __all__ = [
     "paired_bootstrap",
     "mcnemar_exact",
     "stereoset_scores",
+    "RANK_STATISTICS",
+    "cluster_bootstrap_correlation",
+    "cluster_resamples",
+    "DoseResponseSlope",
+    "dose_response_slope",
+    "MULTIPLE_TESTING_METHODS",
+    "adjust_p_values",
+    "holm_adjust",
+    "bh_adjust",
+    "CORRELATION_KINDS",
+    "correlation_power",
+    "min_detectable_correlation",
 ]

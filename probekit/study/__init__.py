@@ -7,6 +7,11 @@ skipped when a rerun finds it; shared work (debiased encoders, embeddings) is bu
 ``DIR/shared/``. Scale-out: a deterministic share per process (:func:`shard_units`, ``--shard
 i/n``, e.g. a SLURM job array) or a Ray cluster (``backend="ray"``). ``probekit report DIR`` turns
 the unit files into the paper's tables and figures.
+
+A ``[sweep]`` table makes the study a dose-response study (:mod:`probekit.study._sweep`): strength
+axes and seeds expand into point units (:func:`plan_points`), each computed on the cheap frozen
+path (:func:`interpolate` on cached embeddings); :func:`analyze_sweep` writes the analysis
+(``dose_response.json``; :func:`dose_response_analysis`) that the report renders.
 """
 
 from probekit.study._config import (
@@ -18,10 +23,35 @@ from probekit.study._config import (
     load_config,
     parse_config,
 )
+from probekit.study._dose_response import ANALYSIS_FILE, analyze_sweep, collect_points, dose_response_analysis
+from probekit.study._points import (
+    EXTRINSIC_MEASURES,
+    INTRINSIC_MEASURES,
+    extract_words,
+    interpolate,
+    interpolated_projection,
+    point_intrinsic,
+)
 from probekit.study._runner import MANIFEST_FILE, StudySummary, dry_run_lines, run_study, unit_done
-from probekit.study._units import Unit, parse_shard, plan_units, shard_units
+from probekit.study._sweep import PRESETS, preset_path
+from probekit.study._units import Unit, parse_shard, plan_points, plan_units, shard_units
+from probekit.study._work import Workspace
 
 __all__ = [
+    "ANALYSIS_FILE",
+    "EXTRINSIC_MEASURES",
+    "INTRINSIC_MEASURES",
+    "analyze_sweep",
+    "collect_points",
+    "dose_response_analysis",
+    "interpolate",
+    "interpolated_projection",
+    "extract_words",
+    "point_intrinsic",
+    "Workspace",
+    "plan_points",
+    "PRESETS",
+    "preset_path",
     "DATASET_KINDS",
     "METHODS",
     "SETTINGS",

@@ -55,6 +55,7 @@ from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
 from probekit.intrinsic import CROWS_SCORINGS, SEAT_ALTERNATIVES, STEREOSET_DOMAINS
+from probekit.study._sweep import parse_sweep
 from probekit.utils import check_annotated_type, check_number, check_parameter, declared_constraints
 
 __all__ = [
@@ -79,7 +80,7 @@ SETTINGS = DATA_SETTINGS  # the settings table of probekit.finetune
 DATASET_KINDS = ("synthetic", "bios", "jigsaw")
 DEFAULT_MODEL = "default"
 
-_TABLES = ("study", "encoders", "datasets", "corpus", "finetune", "intrinsic", "methods", "benchmarks", "run")
+_TABLES = ("study", "encoders", "datasets", "corpus", "finetune", "intrinsic", "methods", "benchmarks", "run", "sweep")
 _NO_DEFAULT = object()
 
 
@@ -303,6 +304,9 @@ class StudyConfig:
     benchmarks : dict
         ``[benchmarks]``: the data of CrowS-Pairs, StereoSet, the SEAT suite and pseudo-perplexity
         and their options (:func:`enabled_benchmarks`); empty when the file has no such table.
+    sweep : dict
+        ``[sweep]`` checked by :func:`probekit.study._sweep.parse_sweep` (strength axes and seeds of
+        a dose-response study); empty when the file has no such table.
     source : str or None
         The file read.
     """
@@ -316,15 +320,19 @@ class StudyConfig:
     methods: dict[str, dict[str, Any]]
     run: dict[str, Any]
     benchmarks: dict[str, Any] = dataclasses.field(default_factory=dict)
+    sweep: dict[str, Any] = dataclasses.field(default_factory=dict)
     source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved configuration (what ``study.json`` records)."""
-        return copy.deepcopy({
+        out = {
             "study": self.study, "encoders": self.encoders, "datasets": self.datasets, "corpus": self.corpus,
             "finetune": self.finetune, "intrinsic": self.intrinsic, "methods": self.methods, "run": self.run,
             "benchmarks": self.benchmarks,
-        })
+        }
+        if self.sweep:  # a study without [sweep] keeps the record (and identity) it had before the table existed
+            out["sweep"] = self.sweep
+        return copy.deepcopy(out)
 
     def identity(self) -> dict[str, Any]:
         """What decides the results: the configuration without data locations and run options.
@@ -361,7 +369,7 @@ class StudyConfig:
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> "StudyConfig":
         """Rebuild a configuration from :meth:`to_dict` (already checked; e.g. in a Ray worker)."""
         return cls(**{f.name: copy.deepcopy(data[f.name]) for f in dataclasses.fields(cls)
-                      if f.name != "source" and (f.name in data or f.name != "benchmarks")}, source=source)
+                      if f.name != "source" and (f.name in data or f.name not in ("benchmarks", "sweep"))}, source=source)
 
     def encoder(self, label: str) -> dict[str, Any]:
         """The ``[[encoders]]`` entry labelled ``label``."""
@@ -563,8 +571,10 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> Study
     methods = _parse_methods(data.get("methods"), study["methods"])
     benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")
+    sweep = parse_sweep(data.get("sweep"), study, method_schema=_method_schema, finetune_schema=_finetune_schema(),
+                        check=_check_like_library)
     config = StudyConfig(study=study, encoders=encoders, datasets=datasets, corpus=corpus, finetune=finetune,
-                         intrinsic=intrinsic, methods=methods, run=run, benchmarks=benchmarks, source=source)
+                         intrinsic=intrinsic, methods=methods, run=run, benchmarks=benchmarks, sweep=sweep, source=source)
     if not (study["intrinsic"] or study["finetune"] or enabled_benchmarks(config)):
         raise InvalidParameterError("study.intrinsic/study.finetune", False,
                                     "at least one of them true (or a [benchmarks] table naming a benchmark)")

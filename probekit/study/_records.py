@@ -17,6 +17,11 @@ def describe_result(record: dict[str, Any]) -> str:
     if record.get("kind") == "finetune":
         m = result.get("metrics") or {}
         return f"accuracy {_fmt(m.get('accuracy'))}, TPRD {_fmt(m.get('tprd'))}, CF {_fmt(m.get('cf'))}"
+    if record.get("kind") == "point":
+        i, e = result.get("intrinsic") or {}, result.get("extrinsic") or {}
+        return (f"|SEAT d| {_fmt(i.get('seat_effect_size_abs'))}, probe {_fmt(i.get('probe_gender_accuracy'))}, "
+                f"TPRD {_fmt(e.get('tprd'))}, CF {_fmt(e.get('cf'))}, leakage {_fmt(e.get('leakage'))}, "
+                f"accuracy {_fmt(e.get('accuracy'))}")
     if record.get("kind") == "benchmark":
         o = result.get("overall") or {}
         if result.get("skipped"):

@@ -40,6 +40,7 @@ from probekit.finetune import collect_run
 from probekit.report import finetune_markdown
 from probekit.study._backends import BACKEND_BUILDS, BACKEND_RUNS
 from probekit.study._config import DEFAULT_MODEL, StudyConfig
+from probekit.study._dose_response import analyze_sweep
 from probekit.study._units import Unit, needs_debiased_build, plan_units, run_key, shard_units
 from probekit.study._work import UNITS_DIR, check_inputs
 from probekit.utils import (
@@ -309,7 +310,7 @@ def run_study(
     where = f"shard {shard[0]}/{shard[1]}: " if shard else ""
     say(f"{where}{len(units)} units in the study, {len(selected)} in this run, {summary.n_already_done} already done, "
         f"{len(todo)} to run ({sum(u.kind == 'intrinsic' for u in todo)} intrinsic, "
-        f"{sum(u.kind == 'finetune' for u in todo)} fine-tunes) with the {backend} backend")
+        f"{sum(u.kind == 'finetune' for u in todo)} fine-tunes, {sum(u.kind == 'point' for u in todo)} sweep points) with the {backend} backend")
     options = {"address": ray_address, "cpus_per_unit": ray_cpus_per_unit, "gpus_per_unit": ray_gpus_per_unit,
                "progress": progress}
     if todo and prepare:
@@ -320,6 +321,10 @@ def run_study(
         n = collect_finished_runs(config, out_dir, units, only=selected)  # runs with a fold in this shard
         if n:
             say(f"aggregated {n} finished fine-tuning run(s) under {out_dir / 'runs'} (metrics.json, results.md)")
+        if config.sweep and sum(unit_done(out_dir, u) for u in units) >= 3:
+            path = analyze_sweep(out_dir, n_bootstrap=int(config.sweep["n_bootstrap"]), n_planned=len(units),
+                                 random_state=int(config.study["seed"]))
+            say(f"dose-response analysis of the finished points: {path}")
     summary.seconds = time.perf_counter() - started
     done = sum(unit_done(out_dir, u) for u in units)
     say(f"{where}finished {summary.n_run} unit(s) in {summary.seconds:.0f} s; {len(summary.failed)} failed; "

@@ -32,11 +32,12 @@ from typing import Any, Mapping, Sequence
 
 from probekit.errors import InvalidParameterError
 from probekit.study._config import BENCHMARK_PATHS, PROJECTION_METHODS, StudyConfig, enabled_benchmarks
+from probekit.study._sweep import sweep_points
 
-__all__ = ["Unit", "plan_units", "shard_units", "parse_shard", "canonical_hash", "method_spec", "debiased_key",
-           "benchmark_spec"]
+__all__ = ["Unit", "plan_units", "plan_points", "shard_units", "parse_shard", "canonical_hash", "method_spec",
+           "debiased_key", "benchmark_spec", "point_method_spec"]
 
-KINDS = ("intrinsic", "benchmark", "finetune")
+KINDS = ("intrinsic", "benchmark", "finetune", "point")
 
 
 def canonical_hash(value: Any, length: int = 12) -> str:
@@ -68,7 +69,11 @@ class Unit:
 
     @property
     def group(self) -> tuple[str, str]:
-        """(encoder, method): the units that share one (debiased) encoder."""
+        """(encoder, method): the units that share one (debiased) encoder. A sweep point of a
+        projection method needs only the base encoder (its projection is fitted in the unit).
+        """
+        if self.kind == "point" and is_projection(self.params["method"]):
+            return self.params["encoder"], "none"
         return self.params["encoder"], self.params["method"]
 
     def describe(self) -> dict[str, Any]:
@@ -82,6 +87,9 @@ class Unit:
             return f"intrinsic {p['encoder']}/{p['method']}"
         if self.kind == "benchmark":
             return f"benchmark {p['benchmark']} {p['encoder']}/{p['method']}"
+        if self.kind == "point":
+            strength = " ".join(f"{k}={v}" for k, v in p["strength"].items())
+            return f"point {p['encoder']}/{p['method']}/{p['dataset']} seed {p['seed']} {strength}".rstrip()
         return f"finetune {p['encoder']}/{p['method']}/{p['dataset']}/{p['setting']}/fold {p['fold']}"
 
 
@@ -177,12 +185,57 @@ def _unit_id(kind: str, params: Mapping[str, Any], spec: Mapping[str, Any]) -> s
         parts.append(params["benchmark"])
     if kind == "finetune":
         parts += [params["dataset"], params["setting"], f"fold{params['fold']}"]
+    if kind == "point":
+        parts += [params["dataset"], f"s{params['seed']}"]
+        parts += [f"{name.rsplit('.', 1)[-1]}{value}" for name, value in params["strength"].items()]
     readable = "-".join(_SAFE.sub("-", str(p)) for p in parts)
     return f"{readable}-{canonical_hash(spec)}"
 
 
+def point_method_spec(config: StudyConfig, label: str, method: str, strength: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    """How a sweep point's method is made: a projection fitted with the point's options and seed, or
+    (``none``, training methods) the grid's :func:`method_spec`.
+    """
+    if not is_projection(method) or method in config.encoder(label)["debiased"]:
+        return method_spec(config, label, method)
+    options = dict(config.methods.get(method, {}))
+    options.update({name.split(".", 1)[1]: value for name, value in strength.items() if name.startswith(f"{method}.")})
+    return {"name": method, "options": dict(sorted(options.items())), "corpus": corpus_spec(config), "seed": int(seed)}
+
+
+def plan_points(config: StudyConfig) -> list[Unit]:
+    """The point units of a ``[sweep]`` study: encoder x method x dataset x seed x strengths
+    (:func:`probekit.study._sweep.sweep_points`), in that order.
+    """
+    units: list[Unit] = []
+    sweep = config.sweep
+    for encoder in config.encoders:
+        label = encoder["label"]
+        for method in config.study["methods"]:
+            for dataset in config.datasets:
+                for seed in sweep["seeds"]:
+                    for strength in sweep_points(config, method):
+                        params = {"encoder": label, "method": method, "dataset": dataset["name"],
+                                  "setting": sweep["setting"], "seed": int(seed), "strength": strength}
+                        finetune = {**config.finetune, **{k.split(".", 1)[1]: v for k, v in strength.items()
+                                                          if k.startswith("finetune.")}}
+                        spec = {"kind": "point", "params": params, "encoder": encoder_spec(config, label),
+                                "method": point_method_spec(config, label, method, strength, seed),
+                                "dataset": dataset_spec(config, dataset["name"]), "folds": int(config.study["folds"]),
+                                "finetune": dict(sorted(finetune.items())), "intrinsic": dict(config.intrinsic),
+                                "corpus": corpus_spec(config), "selection_seed": int(config.study["seed"])}
+                        units.append(Unit(_unit_id("point", params, spec), "point", params, spec))
+    return units
+
+
 def plan_units(config: StudyConfig) -> list[Unit]:
-    """Every unit of the study, in grid order (encoder, method, [intrinsic], [benchmarks], dataset, setting, fold)."""
+    """Every unit of the study, in grid order (encoder, method, [intrinsic], [benchmarks], dataset, setting, fold);
+    for a study with ``[sweep]``, its points (:func:`plan_points`) instead of the grid.
+    """
+    if config.sweep:
+        units = plan_points(config)
+        assert len({u.id for u in units}) == len(units), "unit ids must be unique"
+        return units
     units: list[Unit] = []
     seed = int(config.study["seed"])
     benchmarks = {name: benchmark_spec(config, name) for name in enabled_benchmarks(config)}

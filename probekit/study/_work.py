@@ -24,6 +24,7 @@ from probekit.study._config import StudyConfig, finetune_config
 from probekit.study._encoders import StudyEncoders
 from probekit.study._inputs import StudyInputs, check_inputs
 from probekit.study._layout import RUNS_DIR, SHARED_DIR, UNITS_DIR, StudyPaths
+from probekit.study._points import SweepState, point_unit
 from probekit.study._shared import SharedWork
 from probekit.study._units import Unit, run_key
 from probekit.utils import collect_provenance, is_main_process, read_json_file, wait_for_everyone, write_json
@@ -136,7 +137,7 @@ def finetune_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], d
     return entry, provenance
 
 
-_UNIT_KINDS = {"intrinsic": intrinsic_unit, "benchmark": benchmark_unit, "finetune": finetune_unit}
+_UNIT_KINDS = {"intrinsic": intrinsic_unit, "benchmark": benchmark_unit, "finetune": finetune_unit, "point": point_unit}
 
 
 class Workspace:
@@ -159,6 +160,7 @@ class Workspace:
         self.inputs = StudyInputs(config)
         self.shared = SharedWork(config, self.paths, progress=progress)
         self.encoders = StudyEncoders(config, self.shared, self.inputs.corpus)
+        self.sweep = SweepState()  # sweep points: fitted projections and word embeddings kept between points
 
     @property
     def cache_dir(self) -> Path:

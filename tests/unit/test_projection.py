@@ -95,7 +95,7 @@ def test_sent_debias_default_normalizes_sentence_vectors_as_the_published_code()
     np.testing.assert_allclose(eraser.explained_variance_ratio_, reference.explained_variance_ratio_, atol=1e-12)
     raw = SentDebias(k=2, normalize=False).fit(female, male)
     assert np.abs(np.abs(np.sum(raw.subspace_ * reference.components_, axis=1)) - 1.0).max() > 1e-3
-    assert SentDebias().get_params() == {"k": 1, "normalize": True}
+    assert SentDebias().get_params() == {"k": 1, "normalize": True, "alpha": 1.0}
     with pytest.raises(InvalidParameterError, match="normalize"):
         SentDebias(normalize="yes").fit(female, male)
     with pytest.raises(InvalidParameterError, match="zero vector"):

@@ -19,14 +19,15 @@ from tests.conftest import REPO_ROOT
 
 def test_every_entry_is_complete():
     # dropout (and self-debias) added by issue #17
-    assert list(DEBIAS_METHODS)[:5] == ["sent-debias", "inlp", "leace", "cda", "context-debias"]
-    assert list(DEBIAS_METHODS)[5:] == ["dropout", "self-debias"]
+    # rlace and concept-scrubbing added by issue #25
+    assert list(DEBIAS_METHODS)[:7] == ["sent-debias", "inlp", "leace", "rlace", "concept-scrubbing", "cda", "context-debias"]
+    assert list(DEBIAS_METHODS)[7:] == ["dropout", "self-debias"]
     for name, method in DEBIAS_METHODS.items():
         assert method.name == name and method.kind in debias.METHOD_KINDS
         assert method.marker == {"projection": "projection.json", "training": "debias.json",
                                  "inference": "self_debias.json"}[method.kind]
         assert method.citation and method.help and method.estimator is getattr(debias, method.class_name)
-    assert PROJECTION_METHODS == ("sent-debias", "inlp", "leace") and TRAINING_METHODS == ("cda", "context-debias", "dropout")
+    assert PROJECTION_METHODS == ("sent-debias", "inlp", "leace", "rlace", "concept-scrubbing") and TRAINING_METHODS == ("cda", "context-debias", "dropout")
     assert getattr(debias.CDA, "method", "cda") == "cda" and debias.ContextDebias.method == "context-debias"
 
 

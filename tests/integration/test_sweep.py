@@ -1,0 +1,187 @@
+"""A [sweep] study on a tiny random encoder: alpha = 0 is the base exactly, alpha = 1 the full
+method, the cached path equals re-extraction, resume, the analysis and its report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from debias import LinearEraser, apply_projection
+from probekit import load_encoder
+from probekit.embedding import embed_sentences
+from probekit.finetune import FinetuneConfig, run_fold
+from probekit.report import build_report
+from probekit.study import (
+    ANALYSIS_FILE,
+    Workspace,
+    extract_words,
+    interpolate,
+    interpolated_projection,
+    load_config,
+    plan_units,
+    point_intrinsic,
+    run_study,
+)
+from tests.conftest import build_tiny_model
+
+CONFIG = """
+[study]
+name = "tiny-sweep"
+methods = ["none", "sent-debias", "leace"]
+settings = ["original"]
+folds = 2
+
+[[encoders]]
+label = "tiny"
+model = "{model}"
+
+[[datasets]]
+name = "synth"
+kind = "synthetic"
+n_examples = 40
+professions = ["nurse", "surgeon", "dietitian", "architect"]
+
+[corpus]
+frames_per_word = 2
+
+[finetune]
+frozen = true
+max_length = 24
+
+[intrinsic]
+max_per_word = 4
+n_permutations = 100
+n_randomizations = 2
+n_bootstrap = 0
+C = 1.0
+
+[methods.sent-debias]
+max_sentences = 40
+
+[methods.leace]
+max_per_word = 4
+
+[sweep]
+seeds = [0]
+alpha = [0.0, 0.5, 1.0]
+n_bootstrap = 200
+
+[run]
+device = "cpu"
+"""
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory, one_thread):
+    root = tmp_path_factory.mktemp("sweep")
+    model, tokenizer = build_tiny_model("base", seed=0)
+    model.save_pretrained(root / "enc")
+    tokenizer.save_pretrained(root / "enc")
+    path = root / "study.toml"
+    path.write_text(CONFIG.format(model=(root / "enc").as_posix()), encoding="utf-8")
+    config = load_config(path)
+    out = root / "out"
+    summary = run_study(config, out)
+    records = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (out / "units").glob("*.json")}
+    return config, out, summary, records
+
+
+def _point(records, method, alpha=None):
+    for record in records.values():
+        if record["params"]["method"] == method and record["params"]["strength"].get("alpha") == alpha:
+            return record
+    raise KeyError((method, alpha))
+
+
+def _eraser(out: Path, method: str, base):
+    (directory,) = [d for d in (out / "shared" / "sweep").iterdir() if f"-{method}-" in d.name]
+    return LinearEraser.load(directory, encoder=base)
+
+
+def test_every_point_runs_and_alpha_0_is_the_base_exactly(sweep):
+    config, out, summary, records = sweep
+    assert summary.n_run == len(plan_units(config)) == 7 and not summary.failed
+    base = _point(records, "none")["result"]
+    for method in ("sent-debias", "leace"):
+        zero = _point(records, method, 0.0)["result"]
+        assert zero["intrinsic"] == base["intrinsic"] and zero["extrinsic"] == base["extrinsic"]
+        assert zero["folds"] == base["folds"]
+        assert _point(records, method, 1.0)["result"]["intrinsic"] != base["intrinsic"]
+    assert run_study(config, out).n_already_done == 7  # resumable: a rerun skips every point
+
+
+def test_alpha_1_is_the_full_method_and_cached_equals_re_extraction(sweep):
+    config, out, _, records = sweep
+    workspace = Workspace(config, out)
+    base = load_encoder(config.encoders[0]["model"], device="cpu")
+    options = dict(config.intrinsic)
+    for method in ("sent-debias", "leace"):
+        eraser = _eraser(out, method, base)
+        full = apply_projection(base, eraser)
+        # the full method re-extracted (the grid's encoder) gives the alpha = 1 point's numbers
+        words = extract_words(full, workspace.corpus(), max_per_word=4, selection_seed=_selection_seed(), layer=-1,
+                              cache_dir=None, progress=False)
+        expected = point_intrinsic(words, None, 1.0, seed=0, options=options)
+        got = _point(records, method, 1.0)["result"]["intrinsic"]
+        assert got["seat_effect_size"] == pytest.approx(expected["seat_effect_size"], abs=1e-5)
+        assert got["probe_gender_accuracy"] == pytest.approx(expected["probe_gender_accuracy"], abs=1e-9)
+        # cached vectors mapped with alpha = 0.5 equal an encoder with the interpolated map, re-extracted
+        half = base.with_output_projection(interpolated_projection(eraser, 0.5))
+        texts = list(workspace.dataset("synth")["text"][:12])
+        cached = embed_sentences(base, texts, progress=False)
+        assert np.allclose(interpolate(cached, eraser.transform, 0.5), embed_sentences(half, texts, progress=False),
+                           atol=1e-5)
+        cached_words = extract_words(base, workspace.corpus(), max_per_word=4, selection_seed=_selection_seed(),
+                                     layer=-1, cache_dir=None, progress=False)
+        direct = extract_words(half, workspace.corpus(), max_per_word=4, selection_seed=_selection_seed(), layer=-1,
+                               cache_dir=None, progress=False)
+        assert np.allclose(interpolate(cached_words["attributes"].embeddings, eraser.transform, 0.5),
+                           direct["attributes"].embeddings, atol=1e-5)
+
+
+def test_extrinsic_cached_path_equals_re_extraction(sweep, tmp_path):
+    config, out, _, records = sweep
+    workspace = Workspace(config, out)
+    base = load_encoder(config.encoders[0]["model"], device="cpu")
+    eraser = _eraser(out, "leace", base)
+    half = base.with_output_projection(interpolated_projection(eraser, 0.5))
+    settings = FinetuneConfig(**config.finetune, seed=0, device="cpu")  # as the point builds it
+    point = _point(records, "leace", 0.5)["result"]
+    for fold in range(2):  # embed=None: the fold embeds its texts through the interpolated encoder itself
+        entry = run_fold(half, workspace.dataset("synth"), fold, setting="original", folds=2, config=settings,
+                         out_dir=tmp_path / "direct", progress=False, data_name="synth")
+        for metric in ("tprd", "fprd", "cf", "accuracy"):
+            assert entry["metrics"][metric] == pytest.approx(point["folds"][fold][metric], abs=1e-6)
+
+
+def _selection_seed() -> int:
+    from probekit.embedding import suite_seeds
+
+    return suite_seeds(0)["sentence_selection"]
+
+
+def test_analysis_and_report(sweep):
+    _, out, _, _ = sweep
+    analysis = json.loads((out / ANALYSIS_FILE).read_text(encoding="utf-8"))
+    assert analysis["n_points"] == 7 and len(analysis["pairs"]) == 20
+    pair = analysis["pairs"][0]
+    assert {"estimate", "low", "high", "p_value", "p_holm", "p_bh", "min_detectable_80"} <= set(pair["spearman"])
+    report = build_report(out)
+    text = (report / "report.md").read_text(encoding="utf-8")
+    assert "Does intrinsic bias predict downstream bias?" in text
+    assert (report / "figures" / "dose_response_matrix.png").is_file()
+    assert any("rank_correlations" in p.name for p in (report / "tables").glob("*.tex"))
+    assert "dose_response" in json.loads((report / "report.json").read_text(encoding="utf-8"))
