@@ -38,8 +38,8 @@ from probekit.lazy import lazy_exports
 if TYPE_CHECKING:  # what the lazy names resolve to, for type checkers and IDEs
     from debias._cda import CDA, MaskedLMCollator, MaskedLMObjective, add_mlm_head, mask_tokens
     from debias._checkpoint import check_output_dir, read_debias_record
-    from debias._context_debias import (
-        ContextDebias,
+    from debias._context_debias import ContextDebias
+    from debias._context_objective import (
         ContextDebiasCollator,
         ContextDebiasObjective,
         attribute_vectors,
@@ -89,13 +89,13 @@ _LAZY = {
     "set_dropout_rates": "debias._dropout",
     "read_debias_record": "debias._checkpoint",
     "ContextDebias": "debias._context_debias",
-    "ContextDebiasCollator": "debias._context_debias",
-    "ContextDebiasObjective": "debias._context_debias",
-    "attribute_vectors": "debias._context_debias",
-    "context_debias_dev_loss": "debias._context_debias",
-    "context_debias_layers": "debias._context_debias",
-    "orthogonality_term": "debias._context_debias",
-    "pad_token_id": "debias._context_debias",
+    "ContextDebiasCollator": "debias._context_objective",
+    "ContextDebiasObjective": "debias._context_objective",
+    "attribute_vectors": "debias._context_objective",
+    "context_debias_dev_loss": "debias._context_objective",
+    "context_debias_layers": "debias._context_objective",
+    "orthogonality_term": "debias._context_objective",
+    "pad_token_id": "debias._context_objective",
     "ANY": "debias._gendered_words",
     "get_vocabulary": "debias._gendered_words",
     "FileInterventionResult": "debias._interventions_io",

@@ -8,13 +8,13 @@
 
 from probekit.embedding._cache import EmbeddingCache, cache_key
 from probekit.embedding._extraction import (
-    WordEmbeddings,
     default_batch_tokens,
     embed_sentences,
     embed_words,
     extraction_meta,
     normalize_layers,
 )
+from probekit.embedding._word_embeddings import WordEmbeddings
 from probekit.embedding._word_sets import attribute_embeddings, embed_selected_words, paper_word_sets, suite_seeds
 
 __all__ = [

@@ -9,22 +9,23 @@ Work is streamed in chunks of sentences: memory holds one chunk's tokens plus th
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import logging
 import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 import torch
 
 from probekit.embedding._cache import EmbeddingCache, cache_key
+from probekit.embedding._last_layer import _last_layer_rows, _last_layer_shortcut, _without_last_layer
+from probekit.embedding._word_embeddings import WordEmbeddings
 from probekit.encoders import Encoder, is_blank_piece
 from probekit.errors import InvalidParameterError, MissingSentencesError
 from probekit.text import WordMatcher
-from probekit.utils import atomic_path, check_choice, check_layer_index, dumps_json
+from probekit.utils import check_choice, check_layer_index
 
 logger = logging.getLogger(__name__)
 
@@ -39,124 +40,6 @@ _CHUNK_SENTENCES = 4096
 def default_batch_tokens(device: torch.device) -> int:
     """Token budget per batch: large enough for efficient matmuls, small enough for memory."""
     return 16384 if device.type != "cpu" else 4096
-
-
-@dataclass
-class WordEmbeddings:
-    """Contextual embeddings of word occurrences, one row per occurrence.
-
-    Attributes
-    ----------
-    embeddings : ndarray of float32, shape (n_occurrences, hidden) or (n_occurrences, n_layers, hidden)
-        The second form when several layers were asked for.
-    words : ndarray of str, shape (n_occurrences,)
-        The word (as written in the word list) of each occurrence.
-    sentence_ids : ndarray of int64, shape (n_occurrences,)
-        Index of the sentence (in the ``sentences`` passed) holding the occurrence.
-    spans : ndarray of int64, shape (n_occurrences, 2)
-        Character offsets ``[start, end)`` of the occurrence in its sentence.
-    n_pieces : ndarray of int32, shape (n_occurrences,)
-        Number of wordpieces pooled for the occurrence.
-    layers : tuple of int
-        Hidden-state indices used (0 = embedding layer output, ``num_layers`` = last layer).
-    pooling : str
-        ``"first"``, ``"mean"`` or ``"last"`` over the occurrence's wordpieces.
-    missing : tuple of str
-        Words of the word list with no occurrence in the sentences.
-    meta : dict
-        Provenance: model fingerprint, text digest, dtype, engine version.
-    """
-
-    embeddings: np.ndarray
-    words: np.ndarray
-    sentence_ids: np.ndarray
-    spans: np.ndarray
-    n_pieces: np.ndarray
-    layers: tuple[int, ...]
-    pooling: str
-    missing: tuple[str, ...] = ()
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return int(self.embeddings.shape[0])
-
-    @property
-    def vocabulary(self) -> list[str]:
-        """Distinct words with at least one occurrence, in first-seen order."""
-        return list(dict.fromkeys(self.words.tolist()))
-
-    def for_word(self, word: str) -> np.ndarray:
-        """Embeddings of every occurrence of ``word``."""
-        return self.embeddings[self.words == word]
-
-    def mean_per_word(self) -> tuple[list[str], np.ndarray]:
-        """(words, array of the mean embedding of each word's occurrences)."""
-        vocabulary = self.vocabulary
-        if not vocabulary:
-            return vocabulary, np.zeros((0,) + self.embeddings.shape[1:], dtype=np.float32)
-        return vocabulary, np.stack([self.for_word(w).mean(axis=0) for w in vocabulary])
-
-    def subset(self, mask: np.ndarray) -> "WordEmbeddings":
-        """The occurrences selected by a boolean mask or index array."""
-        return WordEmbeddings(
-            embeddings=self.embeddings[mask],
-            words=self.words[mask],
-            sentence_ids=self.sentence_ids[mask],
-            spans=self.spans[mask],
-            n_pieces=self.n_pieces[mask],
-            layers=self.layers,
-            pooling=self.pooling,
-            missing=self.missing,
-            meta=dict(self.meta),
-        )
-
-    def restrict_to(self, selection: Any) -> "WordEmbeddings":
-        """Only the occurrences of each word in the sentences selected *for that word*.
-
-        ``selection`` is a :class:`probekit.SentenceSelection` whose ``sentences`` were embedded. A
-        sentence selected for one word may hold another listed word whose own sentences were capped;
-        keeping that occurrence would break the per-word cap and its random sample.
-        """
-        allowed = {(word, int(index)) for word, indices in selection.indices.items() for index in indices}
-        keep = np.fromiter(
-            ((w, int(s)) in allowed for w, s in zip(self.words.tolist(), self.sentence_ids)), dtype=bool, count=len(self)
-        )
-        return self.subset(keep)
-
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        """The embeddings with their words, sentence ids, spans and wordpiece counts as NumPy arrays (``np.savez``, no pickle)."""
-        return {
-            "embeddings": self.embeddings,
-            "words": self.words.astype(str),
-            "sentence_ids": self.sentence_ids,
-            "spans": self.spans,
-            "n_pieces": self.n_pieces,
-        }
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write to ``path`` as npz (no pickle), atomically, with the metadata as JSON."""
-        meta = {"layers": list(self.layers), "pooling": self.pooling, "missing": list(self.missing), **self.meta}
-        with atomic_path(path, suffix=".tmp.npz") as tmp:
-            np.savez(tmp, **self.to_arrays(), meta=np.asarray(dumps_json(meta)))
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> "WordEmbeddings":
-        """Read a file written by :meth:`save`."""
-        import json
-
-        from probekit.errors import InputFileError
-        from probekit.utils import load_npz
-
-        stored = load_npz(path)  # a regular file; sizes checked before anything is allocated
-        try:
-            meta = json.loads(str(stored["meta"]))
-            arrays = {k: stored[k] for k in ("embeddings", "words", "sentence_ids", "spans", "n_pieces")}
-            layers = tuple(meta.pop("layers"))
-            pooling = meta.pop("pooling")
-            missing = tuple(meta.pop("missing"))
-        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
-            raise InputFileError(f"{str(path)!r} is not a file written by WordEmbeddings.save ({exc!r})") from None
-        return cls(**arrays, layers=layers, pooling=pooling, missing=missing, meta=meta)
 
 
 @dataclass
@@ -271,85 +154,6 @@ def _batches(units: list[_Unit], batch_tokens: int) -> Iterator[list[_Unit]]:
         per_batch = max(1, batch_tokens // length)
         for start in range(0, len(group), per_batch):
             yield group[start : start + per_batch]
-
-
-_POST_LN_LAYERS = {"BertLayer", "RobertaLayer", "XLMRobertaLayer", "CamembertLayer", "ElectraLayer"}
-
-
-def _last_layer_shortcut(model: Any) -> Any | None:
-    """The last encoder layer when the engine may compute it for selected tokens only, else None.
-
-    Only the states of the pooled tokens are read from the last layer, and in a post-LN BERT-style
-    layer everything after attention (output projection, feed-forward, both layer norms) is
-    per-token: it can be skipped for every other token. Keys and values still come from all tokens.
-    Applies to the BERT family with absolute positions and no decoder parts; other models run the
-    full forward.
-    """
-    config = getattr(model, "config", None)
-    layers = getattr(getattr(model, "encoder", None), "layer", None)
-    if config is None or not isinstance(layers, torch.nn.ModuleList) or len(layers) < 1:
-        return None
-    if _has_forward_hooks(model):
-        return None  # a hook (e.g. a debiasing wrapper) must see the real forward of every module
-    last = layers[-1]
-    if (
-        type(last).__name__ not in _POST_LN_LAYERS
-        or getattr(config, "is_decoder", False)
-        or getattr(config, "add_cross_attention", False)
-        or getattr(config, "position_embedding_type", "absolute") != "absolute"
-        or not hasattr(last, "attention")
-        or not all(hasattr(last.attention.self, name) for name in ("query", "key", "value", "num_attention_heads"))
-    ):
-        return None
-    return last
-
-
-def _has_forward_hooks(model: torch.nn.Module) -> bool:
-    """Whether any user hook watches the model's forward. transformers' own output-capturing hooks
-    (installed once ``output_hidden_states`` is used) only record outputs and are not counted.
-    """
-    from torch.nn.modules import module as torch_module
-
-    def foreign(hooks: Any) -> bool:
-        return any(not getattr(h, "__module__", "").startswith("transformers.") for h in hooks.values())
-
-    for name in ("_global_forward_hooks", "_global_forward_pre_hooks"):
-        hooks = getattr(torch_module, name, None)
-        if hooks and foreign(hooks):
-            return True
-    return any(foreign(m._forward_hooks) or foreign(m._forward_pre_hooks) for m in model.modules())
-
-
-@contextlib.contextmanager
-def _without_last_layer(model: Any) -> Iterator[None]:
-    """Temporarily drop the model's last encoder layer; always restored."""
-    layers = model.encoder.layer
-    model.encoder.layer = torch.nn.ModuleList(list(layers)[:-1])
-    try:
-        yield
-    finally:
-        model.encoder.layer = layers
-
-
-def _last_layer_rows(last: Any, hidden: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-    """Output of ``last`` at the flat positions ``rows`` of ``hidden`` (batch x length x width).
-
-    Same arithmetic as the layer's own forward in eval mode: scaled dot-product attention of every
-    token (queries at all positions keep one kernel call), then the per-token output projection,
-    feed-forward and layer norms only at ``rows``.
-    """
-    attention = last.attention.self
-    batch, length, width = hidden.shape
-    heads = attention.num_attention_heads
-
-    def split(x: torch.Tensor) -> torch.Tensor:
-        return x.view(batch, length, heads, width // heads).transpose(1, 2)
-
-    q, k, v = (split(layer(hidden)) for layer in (attention.query, attention.key, attention.value))
-    context = torch.nn.functional.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(batch * length, width)
-    residual = hidden.reshape(batch * length, width)
-    attended = last.attention.output(context.index_select(0, rows), residual.index_select(0, rows))
-    return last.output(last.intermediate(attended), attended)
 
 
 def _encode_units(
