@@ -36,6 +36,7 @@ from probekit.intrinsic._crows_pairs import (
     read_crows_pairs,
     score_crows_pairs,
 )
+from probekit.intrinsic._evidence import evidence_report
 from probekit.intrinsic._gender_probe import PAPER_PROBE, GenderProbe, GenderProbeResult, gender_probe
 from probekit.intrinsic._linear_probe import (
     DegenerateColumnFilter,
@@ -62,7 +63,6 @@ from probekit.intrinsic._probe_suite import (
     RESULTS_FILE,
     VERDICT_CHART_FILE,
     ProbeSuiteResult,
-    evidence_report,
     resolve_layers,
     run_probe_suite,
 )
