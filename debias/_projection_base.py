@@ -283,7 +283,8 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             raise InvalidParameterError("encoder", base.get("hidden_size"), f"an encoder of hidden size {self.dimension_}")
         method = {
             "name": type(self).__name__,
-            "hyperparameters": self.get_params(deep=False),
+            # alpha is recorded on its own below: the strength the stored map was blended at
+            "hyperparameters": {k: v for k, v in self.get_params(deep=False).items() if k != "alpha"},
             "attributes": {name: getattr(self, name) for name in self._state_values},
             # The strength the stored matrix/offset were blended at (1: the full eraser).
             "alpha": self._check_alpha(),
@@ -327,7 +328,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
                 "directory", str(directory), f"a {cls.__name__} projection directory", f"it holds a {name!r} projection"
             )
         try:
-            eraser = target(**(method.get("hyperparameters") or {}))
+            eraser = target(**{"alpha": method.get("alpha", 1.0), **(method.get("hyperparameters") or {})})
         except TypeError as exc:
             raise InvalidParameterError("directory", str(directory), f"hyperparameters that {name} accepts", str(exc)) from exc
         eraser._restore_map(projection, arrays)

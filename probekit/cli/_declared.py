@@ -36,9 +36,22 @@ def _default_of(cls: Any, parameter: str) -> Any:
 
 
 def owner_class(owner: str) -> Any:
-    """The class or function named ``"module:attribute"`` (imported on first use)."""
+    """The class or function named ``"module:attribute"`` (imported on first use).
+
+    Where the package's name has been replaced by a stand-in without a declaration (a test's fake
+    suite, a wrapper), the declaring object is taken from the package's submodule that defines it.
+    """
+    import sys
+
     module, _, attribute = owner.partition(":")
-    return getattr(importlib.import_module(module), attribute)
+    found = getattr(importlib.import_module(module), attribute)
+    if getattr(found, "_parameter_constraints", None) is not None:
+        return found
+    for name, submodule in list(sys.modules.items()):
+        candidate = getattr(submodule, attribute, None) if name.startswith(module + ".") else None
+        if getattr(candidate, "_parameter_constraints", None) is not None:
+            return candidate
+    return found
 
 
 class _DeclaredHelp(str):

@@ -170,12 +170,14 @@ def _check_directory(kind: OutputKind, path: str, args: argparse.Namespace) -> N
         others = [k for k in found if k is not kind]
         detail = (f"it holds {others[0].what}; nothing there is replaced" if others
                   else "it holds other files; nothing there is replaced")
-        raise InvalidParameterError("--out", path, f"a new or empty directory, or {kind.what} to reuse",
+        flags = " or ".join(f"--{flag}" for flag in kind.reuse if flag in vars(args))
+        reuse = f" (with {flags})" if flags else ""
+        raise InvalidParameterError("--out", path, f"a new or empty directory, or {kind.what} to reuse{reuse}",
                                     f"{detail}; choose another directory")
     if "always" not in kind.reuse and not any(getattr(args, flag, False) for flag in kind.reuse):
         flags = " or ".join(f"--{flag}" for flag in kind.reuse if flag in vars(args))
         raise InvalidParameterError("--out", path, "a new or empty directory",
-                                    f"it holds {kind.what} already; pass {flags} to reuse it, or choose another directory")
+                                    f"it already holds files ({kind.what}); pass {flags} to reuse it, or choose another directory")
     link = escaping_links(target)
     if link is not None:
         raise InvalidParameterError("--out", path, "a directory whose contents stay inside it",

@@ -36,6 +36,7 @@ from probekit.report._answers import answers_markdown
 from probekit.report._benchmarks import (
     BENCHMARK_FILES,
     BenchmarkTable,
+    benchmark_blocks,
     benchmark_markdown,
     benchmark_models,
     benchmark_tables,
@@ -117,6 +118,7 @@ __all__ = [
     "benchmark_models",
     "benchmark_tables",
     "benchmark_markdown",
+    "benchmark_blocks",
     "latex_escape",
     "latex_table",
     "markdown_tables",

@@ -320,7 +320,7 @@ class _FakeSuiteResult:
         return directory
 
 
-def _fake_comparison(runs, out, sources=None, random_state=None):
+def _fake_comparison(runs, out, sources=None, random_state=None, **_):
     out = Path(out)
     paths = {"markdown": out / "comparison.md", "overview": out / "comparison.png", "records": out / "comparison.json"}
     for path in paths.values():
