@@ -19,8 +19,6 @@ from probekit.errors import InvalidParameterError
 from probekit.utils import Interval, check_allocation, check_parameter
 
 _COUNT = Interval(int, 0, 10**7)  # resamples and bootstraps: 10**7 already gives p-values to 1e-7
-_POSITIVE = Interval(int, 1, 10**9)
-_RATE = Interval(float, 0, 10, closed="right")
 _FRACTION = Interval(float, 0, 1, closed="neither")
 _WEIGHT = Interval(float, 0, 1e6)
 
@@ -34,14 +32,9 @@ RANGES: dict[str, list[Any]] = {
     "seed": ["random_state"],
     "layer": [Interval(int, -10**4, 10**4)],
     "max_per_word": [Interval(int, 0, 10**7), None],
-    "n_permutations": [Interval(int, 0, 10**8)],
     "bootstrap": [_COUNT],
-    "n_bootstrap": [_COUNT],
-    "n_resamples": [_COUNT],
-    "max_sentences": [_POSITIVE, None],
     "batch_tokens": [Interval(int, 1, 2**31 - 1), None],
     "smoothing": [_WEIGHT],
-    "confidence_level": [_FRACTION],
     "confidence": [_FRACTION],
     "n_examples": [Interval(int, 1, 10**8), None],
     "folds": [Interval(int, 0, 10**4)],
@@ -54,7 +47,7 @@ RANGES: dict[str, list[Any]] = {
 #: Counts that size an allocation -> bytes one unit of the count needs at least (a float per
 #: resample or permutation; a synthetic example's text, label and group).
 ALLOCATIONS: dict[str, int] = {
-    "bootstrap": 8, "n_bootstrap": 8, "n_resamples": 8, "n_permutations": 8,
+    "bootstrap": 8,
     "n_examples": 1024,
 }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from probekit.cli._declared import add_declared
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -28,8 +30,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "shared: Nangia et al.'s original, summed log-prob of the shared tokens")
     parser.add_argument("--bias-type", action="append", default=None, metavar="TYPE",
                         help="only this bias type (repeatable), e.g. gender")
-    parser.add_argument("--confidence-level", type=float, default=0.95, help="level of the intervals")
-    parser.add_argument("--batch-tokens", type=int, default=None, help="tokens per forward pass")
+    add_declared(parser, "--confidence-level", "probekit.intrinsic:crows_pairs", "confidence_level", help="level of the intervals")
+    add_declared(parser, "--batch-tokens", "probekit.intrinsic:crows_pairs", "batch_tokens", help="tokens per forward pass (None: automatic)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _common.declare_output(parser, "crows-pairs")
     parser.set_defaults(func=run)

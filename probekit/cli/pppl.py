@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from probekit.cli._declared import add_declared
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -22,8 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="output directory: new, empty, or an earlier output of this command (with --overwrite)")
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier output of this command at --out")
-    parser.add_argument("--max-sentences", type=int, default=None, help="score only the first N sentences")
-    parser.add_argument("--batch-tokens", type=int, default=None, help="tokens per forward pass")
+    add_declared(parser, "--max-sentences", "probekit.intrinsic:pseudo_perplexity", "max_sentences", help="score only the first N sentences (None: all)")
+    add_declared(parser, "--batch-tokens", "probekit.intrinsic:pseudo_perplexity", "batch_tokens", help="tokens per forward pass (None: automatic)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _common.declare_output(parser, "pppl")
     parser.set_defaults(func=run)

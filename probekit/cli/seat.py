@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from probekit.cli._declared import add_declared
+
 _DEFAULT_KEYS = {"x": "X", "y": "Y", "a": "A", "b": "B"}
 _NPZ_ROLES = {"x": "targ1", "y": "targ2", "a": "attr1", "b": "attr2"}
 
@@ -55,11 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     model.add_argument("--layer", type=int, default=-1, help="hidden layer (default -1, the last)")
     model.add_argument("--no-progress", action="store_true", help="no progress bar")
     stats = parser.add_argument_group("test")
-    stats.add_argument("--n-permutations", type=int, default=100_000,
-                       help="exact when the number of re-partitions is at most this, else Monte Carlo draws")
+    add_declared(stats, "--n-permutations", "probekit.intrinsic:run_seat_suite", "n_permutations", allocation=8,
+                 help="exact when the number of re-partitions is at most this, else Monte Carlo draws")
     stats.add_argument("--seed", type=int, default=None, help="random seed (default: drawn and recorded)")
-    stats.add_argument("--n-bootstrap", type=int, default=1000, help="bootstrap replicates of the effect size (0: none)")
-    stats.add_argument("--confidence-level", type=float, default=0.95, help="bootstrap interval level")
+    add_declared(stats, "--n-bootstrap", "probekit.intrinsic:run_seat_suite", "n_bootstrap", allocation=8,
+                 help="bootstrap replicates of the effect size (0: none)")
+    add_declared(stats, "--confidence-level", "probekit.intrinsic:run_seat_suite", "confidence_level", help="bootstrap interval level")
     parser.add_argument("--out", default=None, metavar="FILE.json|DIR",
                         help="write the result there (atomically); with --suite a directory: new, empty, or an "
                         "earlier suite output (with --overwrite)")

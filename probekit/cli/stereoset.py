@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from probekit.cli._declared import add_declared
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -25,10 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--overwrite", action="store_true", help="replace an earlier output of this command at --out")
     parser.add_argument("--domain", action="append", default=None, choices=["gender", "profession", "race", "religion"],
                         help="only this domain (repeatable)")
-    parser.add_argument("--n-resamples", type=int, default=1000, help="bootstrap replicates (0: no intervals)")
-    parser.add_argument("--confidence-level", type=float, default=0.95, help="level of the intervals")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    parser.add_argument("--batch-tokens", type=int, default=None, help="tokens per forward pass")
+    add_declared(parser, "--n-resamples", "probekit.intrinsic:stereoset", "n_resamples", allocation=8, help="bootstrap replicates (0: no intervals)")
+    add_declared(parser, "--confidence-level", "probekit.intrinsic:stereoset", "confidence_level", help="level of the intervals")
+    add_declared(parser, "--seed", "probekit.intrinsic:stereoset", "random_state", help="bootstrap seed")
+    add_declared(parser, "--batch-tokens", "probekit.intrinsic:stereoset", "batch_tokens", help="tokens per forward pass (None: automatic)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _common.declare_output(parser, "stereoset")
     parser.set_defaults(func=run)

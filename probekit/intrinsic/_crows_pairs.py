@@ -33,7 +33,7 @@ from probekit.errors import InputFileError, InvalidParameterError
 from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
 from probekit.report import table_markdown
-from probekit.utils import Table, atomic_path, atomic_write_text, collect_provenance, write_json
+from probekit.utils import Interval, Table, atomic_path, atomic_write_text, collect_provenance, validate_parameters, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -355,8 +355,8 @@ def crows_pairs(
         ``overall["stereotype_score"]`` is the survey's metric score (percent of pairs where the
         more stereotyping sentence scores higher, ties in the denominator; fair = 50).
     """
-    if not 0 < confidence_level < 1:
-        raise InvalidParameterError("confidence_level", confidence_level, "a level in (0, 1)")
+    validate_parameters({"confidence_level": confidence_level, "batch_tokens": batch_tokens},
+                        crows_pairs._parameter_constraints)
     require_mlm_head(encoder, "CrowS-Pairs")
     pairs = read_crows_pairs(data, bias_types=bias_types) if isinstance(data, (str, os.PathLike)) else list(data)
     if bias_types is not None and not isinstance(data, (str, os.PathLike)):
@@ -384,3 +384,11 @@ def crows_pairs(
         overall=crows_summary(outcomes, directions, confidence_level=confidence_level),
         by_bias_type=by_type, pairs=rows, scoring=scoring, provenance=provenance,
     )
+
+
+#: The benchmark's numeric options, declared once: the command line and the study's ``[benchmarks]``
+#: table check their values against these (:func:`probekit.utils.declared_constraints`).
+crows_pairs._parameter_constraints = {
+    "confidence_level": [Interval(float, 0, 1, closed="neither")],
+    "batch_tokens": [Interval(int, 1, None), None],
+}

@@ -31,7 +31,7 @@ from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import fetch_release, probekit_cache_dir
 from probekit.intrinsic._seat import seat_test
 from probekit.report import table_markdown
-from probekit.utils import Table, atomic_write_text, collect_provenance, read_json_file, write_json
+from probekit.utils import Interval, Table, atomic_write_text, collect_provenance, read_json_file, validate_parameters, write_json
 
 SEAT_ROLES = {"targ1": "X", "targ2": "Y", "attr1": "A", "attr2": "B"}
 SEAT_ALTERNATIVES = ("greater", "two-sided")
@@ -250,6 +250,9 @@ def run_seat_suite(
         raise InvalidParameterError("alternative", alternative, SEAT_ALTERNATIVES)
     if pooling not in SEAT_POOLINGS:
         raise InvalidParameterError("pooling", pooling, SEAT_POOLINGS)
+    validate_parameters(dict(layer=layer, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+                             confidence_level=confidence_level, random_state=random_state, batch_tokens=batch_tokens),
+                        run_seat_suite._parameter_constraints)
     if isinstance(suite, (str, os.PathLike)):
         suite = resolve_seat_suite(suite)
         loaded = read_seat_suite(suite, tests=tests)
@@ -273,3 +276,15 @@ def run_seat_suite(
                     "tests": [t.name for t in loaded], "pooling": pooling, "layer": layer, **settings},
     )
     return SeatSuiteResult(rows, overall, provenance)
+
+
+#: The benchmark's numeric options, declared once: the command line and the study's ``[benchmarks]``
+#: table check their values against these (:func:`probekit.utils.declared_constraints`).
+run_seat_suite._parameter_constraints = {
+    "layer": [Interval(int, None, None)],
+    "n_permutations": [Interval(int, 1, None)],
+    "n_bootstrap": [Interval(int, 0, None)],
+    "confidence_level": [Interval(float, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+    "batch_tokens": [Interval(int, 1, None), None],
+}

@@ -28,13 +28,22 @@ from typing import Any, Sequence
 import numpy as np
 
 from probekit.encoders import space_sensitive
-from probekit.errors import InputFileError, InvalidParameterError
+from probekit.errors import InputFileError
 from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._fetch import load_hub_dataset, local_or_hub
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head
 from probekit.report import table_markdown
 from probekit.stats import bootstrap_ci, stereoset_scores
-from probekit.utils import Table, atomic_write_text, collect_provenance, read_json_file, validate_record, write_json
+from probekit.utils import (
+    Interval,
+    Table,
+    atomic_write_text,
+    collect_provenance,
+    read_json_file,
+    validate_parameters,
+    validate_record,
+    write_json,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -342,8 +351,8 @@ def stereoset(
     StereoSetResult
         ``overall`` and ``by_domain`` with ``lm_score``, ``ss_score`` (fair = 50) and ``icat``.
     """
-    if not 0 < confidence_level < 1:
-        raise InvalidParameterError("confidence_level", confidence_level, "a level in (0, 1)")
+    validate_parameters({"n_resamples": n_resamples, "confidence_level": confidence_level,
+                         "random_state": random_state, "batch_tokens": batch_tokens}, stereoset._parameter_constraints)
     require_mlm_head(encoder, "StereoSet")
     examples = read_stereoset(data, domains=domains) if isinstance(data, (str, os.PathLike)) else list(data)
     if domains is not None and not isinstance(data, (str, os.PathLike)):
@@ -373,3 +382,13 @@ def stereoset(
     )
     return StereoSetResult(_summary(terms, pro, related, **settings), by_domain,
                            _example_rows(kept, scores, pro, related), provenance)
+
+
+#: The benchmark's numeric options, declared once: the command line and the study's ``[benchmarks]``
+#: table check their values against these (:func:`probekit.utils.declared_constraints`).
+stereoset._parameter_constraints = {
+    "n_resamples": [Interval(int, 0, None)],
+    "confidence_level": [Interval(float, 0, 1, closed="neither")],
+    "random_state": ["random_state"],
+    "batch_tokens": [Interval(int, 1, None), None],
+}

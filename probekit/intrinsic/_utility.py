@@ -29,7 +29,7 @@ from probekit.intrinsic._crows_pairs import fmt_cell, write_rows_csv
 from probekit.intrinsic._pll import masked_token_log_probs, require_mlm_head, self_debias_prefix_ids
 from probekit.report import table_markdown
 from probekit.text import Corpus, load_text_corpus, template_corpus
-from probekit.utils import Table, atomic_write_text, collect_provenance, write_json
+from probekit.utils import Interval, Table, atomic_write_text, collect_provenance, validate_parameters, write_json
 from wordlists import builtin_words
 
 logger = logging.getLogger(__name__)
@@ -206,9 +206,8 @@ def pseudo_perplexity(
         The encoder has no masked-LM head (pseudo-perplexity is skipped for head-less encoders).
     """
     require_mlm_head(encoder, "pseudo-perplexity")
-    if max_sentences is not None and (isinstance(max_sentences, bool) or not isinstance(max_sentences, int)
-                                      or max_sentences < 1):
-        raise InvalidParameterError("max_sentences", max_sentences, "a positive integer or None")
+    validate_parameters({"max_sentences": max_sentences, "batch_tokens": batch_tokens},
+                        pseudo_perplexity._parameter_constraints)
     sentences, source = _load_sentences(corpus)
     sentences = sentences[:max_sentences] if max_sentences else sentences
     rows = _score_sentences(encoder, sentences, batch_tokens, progress)
@@ -224,3 +223,11 @@ def pseudo_perplexity(
         parameters={"corpus": source, "max_sentences": max_sentences, "n_sentences_read": len(sentences)},
     )
     return PseudoPerplexityResult(overall=overall, sentences=rows, provenance=provenance)
+
+
+#: The benchmark's numeric options, declared once: the command line and the study's ``[benchmarks]``
+#: table check their values against these (:func:`probekit.utils.declared_constraints`).
+pseudo_perplexity._parameter_constraints = {
+    "max_sentences": [Interval(int, 1, None), None],
+    "batch_tokens": [Interval(int, 1, None), None],
+}

@@ -52,7 +52,15 @@ from debias import TRAINING_METHODS as _TRAINING
 from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
-from probekit.intrinsic import CROWS_SCORINGS, SEAT_ALTERNATIVES, STEREOSET_DOMAINS
+from probekit.intrinsic import (
+    CROWS_SCORINGS,
+    SEAT_ALTERNATIVES,
+    STEREOSET_DOMAINS,
+    crows_pairs,
+    pseudo_perplexity,
+    run_seat_suite,
+    stereoset,
+)
 from probekit.study._config_checks import (
     _NO_DEFAULT,
     _check_keys,
@@ -65,7 +73,7 @@ from probekit.study._config_checks import (
     _where,
 )
 from probekit.study._sweep import parse_sweep
-from probekit.utils import check_number, declared_constraints
+from probekit.utils import check_parameter, declared_constraints
 
 __all__ = [
     "METHODS",
@@ -419,14 +427,15 @@ _BENCHMARK_KEYS: dict[str, tuple[Any, Any]] = {
     "confidence_level": (float, 0.95),
     "batch_tokens": (int, None),
 }
-#: Ranges of the numeric ``[benchmarks]`` keys (keywords of :func:`probekit.utils.check_number`).
-_BENCHMARK_RANGES: dict[str, dict[str, Any]] = {
-    "stereoset_n_resamples": dict(integer=True, minimum=0),
-    "seat_n_permutations": dict(integer=True, minimum=1),
-    "seat_n_bootstrap": dict(integer=True, minimum=0),
-    "pppl_max_sentences": dict(integer=True, minimum=1, allow_none=True),
-    "confidence_level": dict(minimum=0, maximum=1, exclusive=True),
-    "batch_tokens": dict(integer=True, minimum=1, allow_none=True),
+#: Numeric ``[benchmarks]`` keys -> (the benchmark function that declares the parameter, its name):
+#: each is checked against that declaration, as the function and the command line check it.
+_BENCHMARK_OWNERS: dict[str, tuple[Any, str]] = {
+    "stereoset_n_resamples": (stereoset, "n_resamples"),
+    "seat_n_permutations": (run_seat_suite, "n_permutations"),
+    "seat_n_bootstrap": (run_seat_suite, "n_bootstrap"),
+    "pppl_max_sentences": (pseudo_perplexity, "max_sentences"),
+    "confidence_level": (crows_pairs, "confidence_level"),
+    "batch_tokens": (crows_pairs, "batch_tokens"),
 }
 
 
@@ -435,8 +444,8 @@ def _parse_benchmarks(table: Any) -> dict[str, Any]:
     if isinstance(table, Mapping) and not table:
         return {}
     out = _simple_table(table, _BENCHMARK_KEYS, "benchmarks")
-    for key, limits in _BENCHMARK_RANGES.items():
-        check_number(out[key], _option_name("benchmarks", key), **limits)
+    for key, (owner, parameter) in _BENCHMARK_OWNERS.items():
+        check_parameter(out[key], _option_name("benchmarks", key), declared_constraints(owner)[parameter])
     for domain in out["stereoset_domains"] or []:
         if domain not in STEREOSET_DOMAINS:
             raise InvalidParameterError(_option_name("benchmarks", "stereoset_domains"), domain, STEREOSET_DOMAINS)
