@@ -150,3 +150,28 @@ def test_the_cli_range_table_holds_only_options_without_a_declaration():
     assert not set(RANGES) - typed, sorted(set(RANGES) - typed)
     assert not set(ALLOCATIONS) - typed, sorted(set(ALLOCATIONS) - typed)
     assert declared, "no command declares an option"
+
+
+@pytest.mark.parametrize("key, owner, parameter", [
+    ("stereoset_n_resamples", "stereoset", "n_resamples"),
+    ("seat_n_permutations", "run_seat_suite", "n_permutations"),
+    ("seat_n_bootstrap", "run_seat_suite", "n_bootstrap"),
+    ("pppl_max_sentences", "pseudo_perplexity", "max_sentences"),
+    ("confidence_level", "crows_pairs", "confidence_level"),
+    ("batch_tokens", "crows_pairs", "batch_tokens"),
+])
+def test_the_study_benchmarks_table_enforces_the_benchmarks_declarations(key, owner, parameter):
+    import probekit.intrinsic
+
+    constraints = declared_constraints(getattr(probekit.intrinsic, owner))[parameter]
+    for value in _candidates(constraints):
+        if value is None or (isinstance(value, float) and math.isinf(value)):
+            continue
+        expected = _accepts(constraints, value)
+        try:
+            parse_config({"encoders": [{"label": "m", "model": "default"}], "benchmarks": {"pppl": True, key: value}})
+            accepted = True
+        except InvalidParameterError as exc:
+            accepted = False
+            assert key in str(exc), (key, value, str(exc))
+        assert accepted == expected, (key, value)
