@@ -9,13 +9,18 @@ iterative nullspace projection. ACL.
 from __future__ import annotations
 
 import logging
-import os
 import warnings
 from typing import Any
 
 import numpy as np
 
-from debias._projection_base import LinearEraser, _as_matrix, _check_labels, _fit_gender_eraser_from_encoder, _seed_of
+from debias._projection_base import (
+    AttributeWordEraser,
+    LinearEraser,
+    _as_matrix,
+    _check_labels,
+    _seed_of,
+)
 from probekit.errors import InvalidParameterError
 from probekit.utils import Interval, Options
 
@@ -32,7 +37,7 @@ def _orthonormal_rows(rows: np.ndarray, rtol: float = 1e-10) -> np.ndarray:
     return vt[s > rtol * max(s.max(), 1e-300)]
 
 
-class INLP(LinearEraser):
+class INLP(AttributeWordEraser):
     r"""Iterative nullspace projection (Ravfogel et al. 2020).
 
     Repeatedly trains a linear classifier of the concept on the current projection of the data,
@@ -222,26 +227,3 @@ class INLP(LinearEraser):
     def fit_transform(self, X: Any, y: Any = None, groups: Any = None) -> np.ndarray:  # type: ignore[override]
         """``fit(X, y, groups=groups).transform(X)``: the rows of ``X`` with the learned projection applied."""
         return self.fit(X, y, groups=groups).transform(X)
-
-    def fit_from_encoder(
-        self,
-        encoder: Any,
-        corpus: Any = None,
-        *,
-        layer: int = -1,
-        max_per_word: int | None = 100,
-        single_piece_only: bool = True,
-        random_state: int = 0,
-        cache_dir: str | os.PathLike | None = None,
-        progress: bool = True,
-    ) -> "INLP":
-        """Fit on contextual embeddings of the paper's female and male attribute words in corpus
-        sentences (label: gender), selected as ``probekit probe`` selects them with the same
-        ``random_state``; the held-out split is by word. ``random_state`` seeds the sentence
-        selection; the eraser's own ``random_state`` its split and classifiers.
-        """
-        _fit_gender_eraser_from_encoder(
-            self, encoder, corpus, layer=layer, max_per_word=max_per_word, single_piece_only=single_piece_only,
-            random_state=random_state, cache_dir=cache_dir, progress=progress, use_groups=True,
-        )
-        return self

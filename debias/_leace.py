@@ -9,13 +9,12 @@ erasure in closed form. NeurIPS.
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any, ClassVar
 
 import numpy as np
 
 from debias._moments import covariance, encode_concept, merge_moments, psd_sqrt_and_pinv_sqrt
-from debias._projection_base import LinearEraser, _as_matrix, _fit_gender_eraser_from_encoder
+from debias._projection_base import AttributeWordEraser, LinearEraser, _as_matrix
 from probekit.errors import InvalidParameterError
 from probekit.utils import Interval, Options
 
@@ -156,7 +155,7 @@ class _ClosedFormEraser(LinearEraser):
         return self
 
 
-class LEACE(_ClosedFormEraser):
+class LEACE(AttributeWordEraser, _ClosedFormEraser):
     r"""Least-squares concept erasure (Belrose et al. 2023), closed form, streaming.
 
     With :math:`\mu = E[x]`, :math:`\Sigma_{xx}` the covariance of :math:`x` and
@@ -214,6 +213,8 @@ class LEACE(_ClosedFormEraser):
     Belrose, Schneider-Joseph, Ravfogel, Cotterell, Raff, Biderman (2023). LEACE: perfect linear
     concept erasure in closed form. NeurIPS.
     """
+
+    _fit_by_word = False  # the closed form needs no held-out split
 
     _parameter_constraints = {
         "method": [Options(*METHODS)],
@@ -280,25 +281,3 @@ class LEACE(_ClosedFormEraser):
         ndarray of shape (n, d)
         """
         return self.fit(X, y, z=z).transform(X)
-
-    def fit_from_encoder(
-        self,
-        encoder: Any,
-        corpus: Any = None,
-        *,
-        layer: int = -1,
-        max_per_word: int | None = 100,
-        single_piece_only: bool = True,
-        random_state: int = 0,
-        cache_dir: str | os.PathLike | None = None,
-        progress: bool = True,
-    ) -> "LEACE":
-        """Fit on contextual embeddings of the paper's female and male attribute words in corpus
-        sentences (label: gender), selected as ``probekit probe`` selects them with the same
-        ``random_state``.
-        """
-        _fit_gender_eraser_from_encoder(
-            self, encoder, corpus, layer=layer, max_per_word=max_per_word, single_piece_only=single_piece_only,
-            random_state=random_state, cache_dir=cache_dir, progress=progress, use_groups=False,
-        )
-        return self

@@ -283,8 +283,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
             raise InvalidParameterError("encoder", base.get("hidden_size"), f"an encoder of hidden size {self.dimension_}")
         method = {
             "name": type(self).__name__,
-            # alpha is recorded on its own below: the strength the stored map was blended at
-            "hyperparameters": {k: v for k, v in self.get_params(deep=False).items() if k != "alpha"},
+            "hyperparameters": self.get_params(deep=False),
             "attributes": {name: getattr(self, name) for name in self._state_values},
             # The strength the stored matrix/offset were blended at (1: the full eraser).
             "alpha": self._check_alpha(),
@@ -328,7 +327,7 @@ class LinearEraser(TransformerMixin, BaseEstimator):
                 "directory", str(directory), f"a {cls.__name__} projection directory", f"it holds a {name!r} projection"
             )
         try:
-            eraser = target(**{"alpha": method.get("alpha", 1.0), **(method.get("hyperparameters") or {})})
+            eraser = target(**(method.get("hyperparameters") or {}))
         except TypeError as exc:
             raise InvalidParameterError("directory", str(directory), f"hyperparameters that {name} accepts", str(exc)) from exc
         eraser._restore_map(projection, arrays)
@@ -396,6 +395,59 @@ def apply_projection(encoder: Any, eraser: LinearEraser, *, name: str | None = N
 
 
 # ================================================================================= shared data
+
+
+class AttributeWordEraser(LinearEraser):
+    """A linear eraser fitted on the paper's female and male attribute-word occurrences (INLP, LEACE, RLACE).
+
+    The one :meth:`fit_from_encoder` of these erasers: the occurrences are selected as ``probekit
+    probe`` selects them, labelled by gender, and passed to the eraser's own ``fit``.
+    """
+
+    #: Whether ``fit`` takes the occurrences' words as ``groups`` (a held-out split by word).
+    _fit_by_word: ClassVar[bool] = True
+
+    def fit_from_encoder(
+        self,
+        encoder: Any,
+        corpus: Any = None,
+        *,
+        layer: int = -1,
+        max_per_word: int | None = 100,
+        single_piece_only: bool = True,
+        random_state: int = 0,
+        cache_dir: str | os.PathLike | None = None,
+        progress: bool = True,
+    ) -> "AttributeWordEraser":
+        """Fit on contextual embeddings of the paper's female and male attribute words in corpus
+        sentences (label: gender), selected as ``probekit probe`` selects them with the same
+        ``random_state`` (which seeds the sentence selection; the eraser's own ``random_state`` its
+        split and classifiers). Erasers that fit by word hold out whole words.
+
+        Parameters
+        ----------
+        encoder : Encoder
+        corpus : Corpus or sequence of str, optional
+            Default: the built-in template corpus.
+        layer : int
+            Hidden layer of the word embeddings (-1: last).
+        max_per_word : int or None
+            Sentences per attribute word (``None``: all).
+        single_piece_only : bool
+            Keep only attribute words of one wordpiece.
+        random_state : int
+        cache_dir : path, optional
+        progress : bool
+
+        Returns
+        -------
+        self
+        """
+        _fit_gender_eraser_from_encoder(
+            self, encoder, corpus, layer=layer, max_per_word=max_per_word, single_piece_only=single_piece_only,
+            random_state=random_state, cache_dir=cache_dir, progress=progress, use_groups=self._fit_by_word,
+        )
+        return self
 
 
 def _fit_gender_eraser_from_encoder(

@@ -8,14 +8,19 @@ Ravfogel, Twiton, Goldberg, Cotterell (2022). Linear adversarial concept erasure
 from __future__ import annotations
 
 import logging
-import os
 import warnings
 from typing import Any
 
 import numpy as np
 
 from debias._moments import class_indices
-from debias._projection_base import LinearEraser, _as_matrix, _check_labels, _fit_gender_eraser_from_encoder, _seed_of
+from debias._projection_base import (
+    AttributeWordEraser,
+    LinearEraser,
+    _as_matrix,
+    _check_labels,
+    _seed_of,
+)
 from probekit.utils import Interval
 
 logger = logging.getLogger(__name__)
@@ -43,7 +48,7 @@ def fantope_projection(matrix: np.ndarray, rank: int) -> np.ndarray:
     return (vectors * clipped) @ vectors.T
 
 
-class RLACE(LinearEraser):
+class RLACE(AttributeWordEraser):
     r"""Relaxed linear adversarial concept erasure (Ravfogel et al. 2022).
 
     The minimax game over a rank-k orthogonal projection :math:`P` (the space removed) and a linear
@@ -230,39 +235,6 @@ class RLACE(LinearEraser):
         ndarray of shape (n, d)
         """
         return self.fit(X, y, groups=groups).transform(X)
-
-    def fit_from_encoder(
-        self,
-        encoder: Any,
-        corpus: Any = None,
-        *,
-        layer: int = -1,
-        max_per_word: int | None = 100,
-        single_piece_only: bool = True,
-        random_state: int = 0,
-        cache_dir: str | os.PathLike | None = None,
-        progress: bool = True,
-    ) -> "RLACE":
-        """Fit on contextual embeddings of the paper's female and male attribute words in corpus
-        sentences (label: gender), selected as ``probekit probe`` selects them with the same
-        ``random_state``; the held-out split is by word.
-
-        Parameters
-        ----------
-        encoder : probekit.Encoder
-        corpus : Corpus or sequence of str, optional
-        layer, max_per_word, single_piece_only, random_state, cache_dir, progress
-            As for :meth:`debias.INLP.fit_from_encoder`.
-
-        Returns
-        -------
-        self
-        """
-        _fit_gender_eraser_from_encoder(
-            self, encoder, corpus, layer=layer, max_per_word=max_per_word, single_piece_only=single_piece_only,
-            random_state=random_state, cache_dir=cache_dir, progress=progress, use_groups=True,
-        )
-        return self
 
 
 def _held_out_split(X: np.ndarray, index: np.ndarray, groups: Any, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -347,7 +347,7 @@ def test_cli_sent_debias_then_probe(tiny_checkpoints, corpus_file, tmp_path, cap
     assert code == 0, capsys.readouterr().err
     assert "SentDebias" in capsys.readouterr().out
     config = json.loads((out / CONFIG_FILE).read_text())
-    assert config["method"]["name"] == "SentDebias" and config["method"]["hyperparameters"] == {"k": 2, "normalize": True}
+    assert config["method"]["name"] == "SentDebias" and config["method"]["hyperparameters"] == {"k": 2, "normalize": True, "alpha": 1.0}
     assert config["fitting"]["n_pairs"] <= 60 and config["provenance"]["parameters"]["max_sentences"] == 60
     probe_out = tmp_path / "probe"
     code = main(["probe", "--model", str(out), "--corpus", str(corpus_file), "--permutations", "100", "--bootstrap", "50",
