@@ -285,7 +285,8 @@ def layer_verdict(
         for name, result in readers.items() if below_chance(result)]
     flags += _mdl_flags(readers, mdl or {})
     flags += [{"flag": "degenerate columns dropped", "reader": name, "message": (
-        f"{result['n_dropped_columns']} of {result['n_columns']} near-constant columns dropped before scaling")}
+        f"{result['n_dropped_columns']}{'' if result.get('n_columns') is None else ' of ' + str(result['n_columns'])} "
+        "near-constant columns dropped before scaling")}
         for name, result in readers.items() if result.get("n_dropped_columns")]
     return {"verdict": verdict, "rule": verdict_rule(confidence_level), "readers_run": list(readers),
             "above_chance": above, "mdl_compression": dict(mdl or {}), "flags": flags}
