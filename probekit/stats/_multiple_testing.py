@@ -33,6 +33,21 @@ def _checked(p_values: Any) -> tuple[np.ndarray, np.ndarray]:
     return p, finite
 
 
+def _adjust_sorted(p_values: Any, step: Any) -> np.ndarray:
+    """The adjustment both procedures share: the m finite p-values sorted ascending, ``step(sorted, m)``
+    applied, the result put back in the input order; NaN entries stay NaN and do not count in m.
+    """
+    p, finite = _checked(p_values)
+    out = np.full(p.shape, np.nan)
+    values = p[finite]
+    if values.size:
+        order = np.argsort(values, kind="mergesort")
+        adjusted = np.empty(values.size)
+        adjusted[order] = step(values[order], values.size)
+        out[finite] = adjusted
+    return out
+
+
 def holm_adjust(p_values: Any) -> np.ndarray:
     r"""Holm's (1979) step-down adjusted p-values (family-wise error rate).
 
@@ -49,18 +64,7 @@ def holm_adjust(p_values: Any) -> np.ndarray:
     ndarray of shape (m,)
         Adjusted p-values in the input order.
     """
-    p, finite = _checked(p_values)
-    out = np.full(p.shape, np.nan)
-    values = p[finite]
-    m = values.size
-    if m == 0:
-        return out
-    order = np.argsort(values, kind="mergesort")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * values[order])
-    adjusted = np.empty(m)
-    adjusted[order] = np.maximum.accumulate(scaled)
-    out[finite] = adjusted
-    return out
+    return _adjust_sorted(p_values, lambda q, m: np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * q)))
 
 
 def bh_adjust(p_values: Any) -> np.ndarray:
@@ -79,18 +83,7 @@ def bh_adjust(p_values: Any) -> np.ndarray:
     ndarray of shape (m,)
         Adjusted p-values in the input order.
     """
-    p, finite = _checked(p_values)
-    out = np.full(p.shape, np.nan)
-    values = p[finite]
-    m = values.size
-    if m == 0:
-        return out
-    order = np.argsort(values, kind="mergesort")
-    scaled = values[order] * m / np.arange(1, m + 1)
-    adjusted = np.empty(m)
-    adjusted[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
-    out[finite] = adjusted
-    return out
+    return _adjust_sorted(p_values, lambda q, m: np.minimum(1.0, np.minimum.accumulate((q * m / np.arange(1, m + 1))[::-1])[::-1]))
 
 
 def adjust_p_values(p_values: Any, method: str) -> np.ndarray:
