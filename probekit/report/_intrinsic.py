@@ -3,23 +3,7 @@ r"""Intrinsic comparison of several checkpoints: Tokpo et al. (2023) Tables 1-2 
 The tables are built in :mod:`probekit.report._intrinsic_tables`, the figures in
 :mod:`probekit.report._intrinsic_figures`; this module assembles the document and writes the comparison.
 
-Input: ``(label, results)`` pairs where ``results`` is the content of a ``results.json`` written by
-``probekit probe`` (``ProbeSuiteResult.to_dict()``: ``seat``, ``lpbs``, ``probe``, ``words``,
-``provenance``). Every key is read with a default, so results from older or newer probekit versions
-(with or without the balanced / word-level probe numbers, calibration or MDL) build the same tables
-with the columns they have.
-
-Intervals
----------
-- SEAT effect size: the percentile bootstrap interval saved with the result (``effect_size_ci``).
-- attr-/target-LPBS: the score is the mean over targets :math:`x` of
-  :math:`\mathrm{mean}_i |ls(a_i, x) - ls(b_i, x)|` (Kurita et al. 2019), so its interval is a
-  percentile bootstrap over targets of the saved per-target values
-  (:func:`probekit.extrinsic.bootstrap_ci`, seed ``random_state``), computed here.
-- Gender accuracy and balanced stereotype accuracy: the word-bootstrap intervals saved with the
-  probe (when the result has them).
-- Stereotype accuracy: beside it the mean ± sd of the accuracies under random relabelings of the
-  stereotype words (the reference distribution of the paper's randomization test).
+Input and intervals: as described in :mod:`probekit.report._intrinsic_tables` (one description, there).
 """
 
 from __future__ import annotations
