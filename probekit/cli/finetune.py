@@ -225,7 +225,15 @@ def run_command(args: argparse.Namespace) -> int:
     from probekit.cli._attribute import resolve_attribute
     from probekit.cli._common import check_max_length, check_resume_files, load_model
     from probekit.errors import InvalidParameterError
-    from probekit.finetune import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_leakage_readers, check_output_dir, run_finetune
+    from probekit.finetune import (
+        FIGURE_FILE,
+        METRICS_FILE,
+        TABLE_FILE,
+        check_group_setting,
+        check_leakage_readers,
+        check_output_dir,
+        run_finetune,
+    )
     from probekit.utils import check_output_dir as check_dir
 
     config = _config(args)
@@ -234,6 +242,7 @@ def run_command(args: argparse.Namespace) -> int:
     if readers and attribute != "gender":
         raise InvalidParameterError("--reader", args.reader, "no value with a k-group --attribute "
                                     "(leakage is read by the linear k-class probe)")
+    check_group_setting(args.setting, attribute, "--setting")  # adversarial is gender-only: refused before anything loads
     if args.embedding_cache and not args.frozen:
         raise InvalidParameterError("--embedding-cache", args.embedding_cache, "a directory together with --frozen "
                                     "(full fine-tuning changes the encoder, so its embeddings are not reusable)")

@@ -51,6 +51,7 @@ from probekit.finetune._evaluate_groups import (
 from probekit.finetune._fold import run_fold
 from probekit.finetune._groups import (
     K_GROUP_SETTINGS,
+    check_group_setting,
     group_cf,
     group_counterfactual_dataset,
     group_setting,
@@ -191,6 +192,7 @@ __all__ = [
     "GROUP_GAP_SCORES",
     "GROUP_METRICS",
     "group_setting",
+    "check_group_setting",
     "group_counterfactual_dataset",
     "group_cf",
     "group_leakage",

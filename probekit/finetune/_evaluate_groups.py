@@ -45,19 +45,21 @@ def _evaluated_classes(classes: Sequence[str]) -> list[str]:
 
 
 def _gap_family(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, classes: Sequence[str], attribute: str,
-                random_state: int) -> dict[str, dict[str, Any]]:
+                random_state: int, n_bootstrap: int | None) -> dict[str, dict[str, Any]]:
     """{score: {class: GroupGaps}} over the evaluated classes present in ``y`` or ``pred``."""
     present = set(y) | set(pred)
     return {score: {c: group_gaps(y, pred, groups, score=score, pos_label=c, attribute=attribute,
-                                  random_state=random_state)
+                                  random_state=random_state, n_bootstrap=n_bootstrap)
                     for c in _evaluated_classes(classes) if c in present}
             for score in GROUP_GAP_SCORES}
 
 
-def _intersections(y, pred, groups, other, classes, names, min_cell_size, random_state) -> dict[str, dict[str, Any]]:
+def _intersections(y, pred, groups, other, classes, names, min_cell_size, random_state, n_bootstrap
+                   ) -> dict[str, dict[str, Any]]:
     present = set(y) | set(pred)
     return {score: {c: intersectional_gaps(y, pred, groups, other, names=names, score=score, pos_label=c,
-                                           min_cell_size=min_cell_size, random_state=random_state)
+                                           min_cell_size=min_cell_size, random_state=random_state,
+                                           n_bootstrap=n_bootstrap)
                     for c in _evaluated_classes(classes) if c in present}
             for score in GROUP_GAP_SCORES}
 
@@ -77,13 +79,14 @@ def _scalars(family: Mapping[str, Mapping[str, Any]], prefix: str = "") -> tuple
     return metrics, per_class
 
 
-def _gaps(y, pred, groups, other, classes, *, attribute, intersect, min_cell_size, random_state):
+def _gaps(y, pred, groups, other, classes, *, attribute, intersect, min_cell_size, random_state, n_bootstrap):
     """(metrics, per_class, details) of the gap family and, with ``intersect``, the intersections."""
-    family = _gap_family(y, pred, groups, classes, attribute, random_state)
+    family = _gap_family(y, pred, groups, classes, attribute, random_state, n_bootstrap)
     metrics, per_class = _scalars(family)
     details: dict[str, Any] = {"group_gaps": {s: {c: g.to_dict() for c, g in by.items()} for s, by in family.items()}}
     if intersect is not None:
-        inter = _intersections(y, pred, groups, other, classes, (attribute, intersect), min_cell_size, random_state)
+        inter = _intersections(y, pred, groups, other, classes, (attribute, intersect), min_cell_size, random_state,
+                               n_bootstrap)
         m, pc = _scalars(inter, prefix="intersection_")
         metrics.update(m)
         per_class.update(pc)
@@ -93,7 +96,7 @@ def _gaps(y, pred, groups, other, classes, *, attribute, intersect, min_cell_siz
 
 def fold_group_metrics(
     predictions: pd.DataFrame, classes: Sequence[Any], *, attribute: str, intersect: str | None = None,
-    min_cell_size: int = 30, random_state: int = 0, fold: int | None = None,
+    min_cell_size: int = 30, random_state: int = 0, fold: int | None = None, n_bootstrap: int | None = None,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]], dict[str, Any], list[str]]:
     """Metrics of one fold of a k-group run from its predictions (see the module docstring).
 
@@ -110,6 +113,9 @@ def fold_group_metrics(
         Seed of the bootstrap intervals.
     fold : int, optional
         Named in the warnings.
+    n_bootstrap : int, optional
+        Bootstrap replicates (default: :func:`probekit.extrinsic.group_gaps`' own, enough for the
+        simultaneous pairwise intervals).
 
     Returns
     -------
@@ -129,7 +135,8 @@ def fold_group_metrics(
         warnings.simplefilter("always")
         report = evaluate_predictions(y, pred, groups, labels=[str(c) for c in classes])
         metrics, per_class, details = _gaps(y, pred, groups, other, classes, attribute=attribute, intersect=intersect,
-                                            min_cell_size=min_cell_size, random_state=random_state)
+                                            min_cell_size=min_cell_size, random_state=random_state,
+                                            n_bootstrap=n_bootstrap)
     messages = [f"{prefix}{w.message}" for w in caught if not issubclass(w.category, (RuntimeWarning, DeprecationWarning))
                 and ("tpr" in str(w.message) or "fpr" in str(w.message) or "min_group_size" in str(w.message))]
     metrics = {"accuracy": float(report.metrics["accuracy"]), "macro_f1": float(report.metrics["f1"]), **metrics,
@@ -142,11 +149,13 @@ def fold_group_metrics(
 
 
 def pooled_group_gaps(folds: Sequence[Mapping[str, Any]], classes: Sequence[Any], *, attribute: str,
-                      intersect: str | None = None, min_cell_size: int = 30, random_state: int = 0) -> dict[str, Any]:
+                      intersect: str | None = None, min_cell_size: int = 30, random_state: int = 0,
+                      n_bootstrap: int | None = None) -> dict[str, Any]:
     """The run's gap family (and intersections) over the pooled out-of-fold predictions.
 
     Rebuilt from every fold's ``group_counts`` (each test example once); returns ``metrics``,
-    ``per_class`` and the ``group_gaps`` / ``intersection`` tables as :func:`fold_group_metrics`.
+    ``per_class`` and the ``group_gaps`` / ``intersection`` tables as :func:`fold_group_metrics`
+    (same ``n_bootstrap``).
     """
     rows = [r for f in folds for r in (f.get("group_counts") or [])]
     if not rows:
@@ -158,7 +167,8 @@ def pooled_group_gaps(folds: Sequence[Mapping[str, Any]], classes: Sequence[Any]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the folds' warnings already name every undefined cell
         metrics, per_class, details = _gaps(y, pred, groups, other, classes, attribute=attribute, intersect=intersect,
-                                            min_cell_size=min_cell_size, random_state=random_state)
+                                            min_cell_size=min_cell_size, random_state=random_state,
+                                            n_bootstrap=n_bootstrap)
     return {"metrics": metrics, "per_class": per_class, **details, "n": int(n.sum())}
 
 

@@ -70,10 +70,10 @@ def check_attribute_groups(dataset: Any, name: str, attribute: str) -> tuple[str
     return tuple(g for g in attr.groups if g in values)
 
 
-def check_group_setting(setting: str, attribute: str) -> None:
+def check_group_setting(setting: str, attribute: str, parameter: str = "setting") -> None:
     """Refuse a setting that is not defined for k groups (``adversarial``), by name."""
     if attribute != "gender" and setting not in K_GROUP_SETTINGS:
-        raise InvalidParameterError("setting", setting, K_GROUP_SETTINGS,
+        raise InvalidParameterError(parameter, setting, K_GROUP_SETTINGS,
                                     f"with attribute={attribute!r}: the adversary is a binary gender discriminator")
 
 
