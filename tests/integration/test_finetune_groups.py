@@ -264,3 +264,26 @@ def test_library_refuses_a_missing_group_column_and_the_adversary_by_name(race_e
     with pytest.raises(InvalidParameterError, match="setting='adversarial'.*binary gender"):
         run_finetune(encoder, data, attribute="race", setting="adversarial", folds=2, config=config,
                      out_dir=tmp_path / "b", progress=False)
+
+
+def test_jigsaw_subgroup_aucs_are_sklearns_roc_auc(tmp_path):
+    from sklearn.metrics import roc_auc_score
+
+    from probekit.finetune import load_jigsaw_groups, subgroup_aucs
+
+    rng = np.random.default_rng(0)
+    n = 400
+    frame = pd.DataFrame({"comment_text": [f"comment {i}" for i in range(n)], "target": rng.choice([0.0, 0.9], n)})
+    for column in ("black", "white", "asian", "latino", "female", "male"):
+        frame[column] = rng.choice([0.0, 0.0, 1.0], n)
+    frame.to_csv(tmp_path / "jigsaw.csv", index=False)
+    data = load_jigsaw_groups(tmp_path / "jigsaw.csv", attribute="race")
+    assert set(data["gender"]) <= {"female", "male", "unspecified"}
+    p = rng.random(len(data))
+    rows = {r["subgroup"]: r for r in subgroup_aucs(data, np.c_[1 - p, p], ["non-toxic", "toxic"])}
+    y = np.asarray(data["label"])
+    for name in ("black", "female"):
+        mask = np.asarray(data[f"identity_{name}"]) > 0.5
+        assert rows[name]["subgroup_auc"] == pytest.approx(roc_auc_score(y[mask], p[mask]), abs=1e-12)
+        bpsn = (mask & (y == 0)) | (~mask & (y == 1))  # subgroup negatives, background positives
+        assert rows[name]["bpsn_auc"] == pytest.approx(roc_auc_score(y[bpsn], p[bpsn]), abs=1e-12)
