@@ -44,9 +44,10 @@ def _group_fold_leakage(pooled: np.ndarray, probs: np.ndarray, scrubbed: tuple[n
     return out
 
 
-def _commands(fold_dir: str, classes: Sequence[str]) -> dict[str, str]:
+def _commands(fold_dir: str, classes: Sequence[str], seed: int) -> dict[str, str]:
     probs = " ".join(f"{c}=prob_{c}" for c in classes)
-    return {"original": f"probekit metrics {fold_dir}/original.csv --label-col label --pred-col prediction --group-col group",
+    return {"original": f"probekit metrics {fold_dir}/original.csv --label-col label --pred-col prediction --group-col group "
+                        f"--gaps --seed {int(seed)}",
             "augmented": f"probekit metrics {fold_dir}/augmented.csv --label-col label --pred-col prediction "
                          f"--group-col group --source-col source --prob-cols {probs}"}
 
@@ -83,7 +84,7 @@ def run_group_fold(k: int, encoder: Any, plan: _Plan, *, config: FinetuneConfig,
         "subgroup_aucs": subgroup_aucs(test, probs, classes),
         "files": {"original": f"{fold_dir_name(k)}/original.csv", "augmented": f"{fold_dir_name(k)}/augmented.csv",
                   "representations": f"{fold_dir_name(k)}/{REPRESENTATIONS_FILE}"},
-        "metrics_commands": _commands(fold_dir_name(k), classes),
+        "metrics_commands": _commands(fold_dir_name(k), classes, int(config.seed)),
         "leakage": _group_fold_leakage(arrays["pooled"], arrays["probabilities"],
                                        (arrays["scrubbed_pooled"], arrays["scrubbed_probabilities"]), groups, int(config.seed)),
         "noise_floor": None, "seconds": time.perf_counter() - started,
