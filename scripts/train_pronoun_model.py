@@ -15,7 +15,9 @@ Training text (public domain or permissively licensed, from Debian packages):
 Evaluation text *not* used for training (``--write-eval DIR``; run
 ``scripts/check_swap_real_text.py`` on the files): the quoted examples of ``wordnet-base``
 (WordNet 3.0 licence) and the quotations and definitions of ``dict-gcide`` (GPL; read, not
-shipped).
+shipped); modern prose, split by document into test and development halves: An Anarchist FAQ
+(``anarchism``, GPL-2), Perl's manual (``perl-doc``) and, with ``--link-grammar DIR``, the
+English test sentences of link-grammar's source (``apt-get source link-grammar``: ``data/en``).
 
 The packages need not be installed: ``apt-get download fortunes fortunes-min dict-devil
 r-cran-janeaustenr jargon-text wordnet-base dict-gcide`` and ``dpkg-deb -x PKG.deb ROOT`` for each, then
@@ -241,6 +243,69 @@ def write_eval(root: Path, out: Path) -> None:
     for name, half in (("gcide_test.txt", blocks[0::2]), ("gcide_dev.txt", blocks[1::2])):
         (out / name).write_text("\n".join(strip_gcide_markup(b) for b in half) + "\n", encoding="utf-8")
     print(f"wrote {len(examples)} WordNet examples and {len(blocks)} GCIDE blocks to {out}")
+    for name, reader in (("afaq", read_afaq), ("perlpod", read_perlpod)):
+        if reader(root):
+            write_halves(out, name, reader(root))
+
+
+_PRONOUN = re.compile(r"\b(?:him|his|her|hers)\b", re.IGNORECASE)
+
+
+def write_halves(out: Path, name: str, docs: list[tuple[str, list[str]]]) -> None:
+    """``NAME_test.txt`` and ``NAME_dev.txt``: the texts with a "him", "his", "her" or "hers" of
+    the even and the odd documents (in the order of their ids), one per line.
+    """
+    docs = sorted(docs)
+    for half, chosen in (("test", docs[0::2]), ("dev", docs[1::2])):
+        texts = [t for _, texts in chosen for t in texts if _PRONOUN.search(t)]
+        (out / f"{name}_{half}.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+        print(f"wrote {len(texts)} texts of {len(chosen)} documents to {out / f'{name}_{half}.txt'}")
+
+
+def read_link_grammar(directory: Path) -> list[tuple[str, list[str]]]:
+    """The English test sentences of link-grammar (``data/en/corpus-*.batch`` of its source,
+    ``apt-get source link-grammar``; LGPL-2.1, the Voice of America sentences US public domain),
+    each its own document (id: its sha256); sentences marked ungrammatical (``*``), commands
+    (``!``) and comments (``%``) left out.
+    """
+    docs = {}
+    for path in sorted(directory.glob("corpus-*.batch")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            line = line.strip()
+            if line and line[0] not in "*!%":
+                docs[hashlib.sha256(line.encode()).hexdigest()] = [line]
+    return sorted(docs.items())
+
+
+def read_afaq(root: Path) -> list[tuple[str, list[str]]]:
+    """An Anarchist FAQ (``anarchism``, GPL-2; modern prose, 1995-2017): a document per section
+    file, its paragraphs the texts, the Markdown's emphasis, quote marks and links removed.
+    """
+    docs = []
+    for path in sorted((root / "usr/share/doc/anarchism/markdown").glob("*.md.gz")):
+        paragraphs = []
+        for p in re.split(r"\n\s*\n", gzip.decompress(path.read_bytes()).decode("utf-8", "replace")):
+            p = re.sub(r"^\s*>\s?", "", p, flags=re.MULTILINE)
+            p = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", p).replace("**", "").replace("_", "").replace("\\", "")
+            p = re.sub(r"\s+([,.;:])", r"\1", " ".join(p.split()))
+            if len(p) > 20 and not p.startswith("#"):
+                paragraphs.append(p)
+        docs.append((path.name, paragraphs))
+    return docs
+
+
+def read_perlpod(root: Path) -> list[tuple[str, list[str]]]:
+    """Perl's manual pages (``perl-doc``; Artistic or GPL): a document per pod file, its plain
+    paragraphs (not code, not commands) the texts, formatting codes (``C<...>``) unwrapped.
+    """
+    docs = []
+    for path in sorted(root.glob("usr/share/perl/*/pod/*.pod")):
+        paragraphs = []
+        for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8", errors="replace")):
+            if not p.startswith((" ", "\t", "=")):
+                paragraphs.append(" ".join(re.sub(r"[A-Z]<+([^<>]*?)>+", r"\1", p).split()))
+        docs.append((path.name, paragraphs))
+    return docs
 
 
 def strip_gcide_markup(block: str) -> str:
@@ -395,11 +460,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="the training texts (default: the shipped model's, all but kjv)")
     parser.add_argument("--no-vote", action="store_true", help="leave the grammar's reading out of the features")
     parser.add_argument("--write-eval", metavar="DIR", help="also write the evaluation texts (not used for training)")
+    parser.add_argument("--link-grammar", metavar="DIR",
+                        help="with --write-eval: also link-grammar's data/en (corpus-*.batch) as lgcorpus_{test,dev}.txt")
     parser.add_argument("--write-sample", metavar="FILE", help="also write 300 held-out slots of each model (JSON lines)")
     args = parser.parse_args(argv)
     root = Path(args.root)
     if args.write_eval:
         write_eval(root, Path(args.write_eval))
+        if args.link_grammar:
+            write_halves(Path(args.write_eval), "lgcorpus", read_link_grammar(Path(args.link_grammar)))
     # the verb lexicon is package data that the features read: written before any is computed
     verbs_path = REPO / "debias" / "data" / "wordnet_verbs.txt"
     n_verbs = write_verbs(root, verbs_path)
