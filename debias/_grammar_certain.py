@@ -10,6 +10,7 @@ suffix classes (:func:`word_classes`).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -20,6 +21,7 @@ from debias._gendered_words import is_sentence_initial
 __all__ = ["her_rule_is_certain", "his_rule_is_certain", "mostly_verbs", "word_classes"]
 
 VERBS_RESOURCE = "wordnet_verbs.txt"
+ADJECTIVES_RESOURCE = "wordnet_adjectives.txt"
 
 # Words after which the slot's reading is a guess of the rules ("her will", "her just reward",
 # "his ever loyal wife", "her and his"): the model decides these even though they are closed.
@@ -48,6 +50,17 @@ def mostly_verbs() -> frozenset[str]:
     ``scripts/train_pronoun_model.py`` from the sense counts of ``wordnet-base``.
     """
     data = resources.files("debias").joinpath("data", VERBS_RESOURCE).read_text(encoding="utf-8")
+    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def mostly_adjectives() -> frozenset[str]:
+    """Adjectives that SemCor tags as adjectives at least three times as often as nouns ("bald",
+    "flat", "correct"; not "gold", "right"): ``debias/data/wordnet_adjectives.txt``, written by
+    ``scripts/train_pronoun_model.py`` from ``wordnet-base``'s ``cntlist.rev``. Read by the
+    predicate rule of :func:`_construction` only, never by the model's features.
+    """
+    data = resources.files("debias").joinpath("data", ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
 
 
@@ -84,9 +97,15 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True
     token = g._next(text, end)
     if token.word is None:
-        return None if token.quote is not None else True
+        if token.quote is None:
+            return True
+        quoted = g._next(text, token.end)  # 'labelled him "a supposed anarchist"', 'against him "which'
+        return True if quoted.word is not None and quoted.word[:1].islower() and quoted.low in _CERTAIN_CLOSED and (
+            quoted.low not in _UNCERTAIN_CLOSED) else None
     if is_sentence_initial(text, start):
         return False
+    if _PLACE_ADVERB.fullmatch(token.low):
+        return True  # "open to him whereby", "stuck to her thereafter": no noun is "whereby"
     if token.compound:  # "her well-known novel"; but "secured him seventy-five per cent"
         return token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
@@ -148,6 +167,43 @@ _ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not the
 _SPANS = wc.TIME_NOUNS | wc._words("hour minute decade centurie century")
 
 
+# "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
+_PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)")
+# "look at him run", "listen to her sing": a bare infinitive after a verb of looking or listening
+# and its preposition; a noun that is also a verb only where a possessed noun is rare ("look at
+# her work" stays with the model).
+_LOOK_AT = re.compile(r"\b(?:look|listen|stare|gaze)(?:s|ed|ing)?\s+(?:at|to)\s+\Z", re.IGNORECASE)
+_POSSESSED_NOUN_VERBS = wc._words("work works face smile look looks hand hands hair dress voice eyes record name picture "
+                                  "photo photos paint book books notes report plan plans answer reply music dance")
+# Adjectives that head a noun phrase after a possessive ("did her best in", "held her own
+# against", "lost her cool with", "released her single in"): never a predicate of an object here.
+_ADJECTIVE_HEADS = wc._words("own cool usual utmost single last whole little young elder senior junior equal favourite "
+                             "favorite dear beloved future past present first next latest double live solo fill due all good inferior "
+                             "superior rival welcome better worse intimate familiar native faithful regular")
+# "kissed him goodnight", "bade her farewell"
+_FAREWELL_VERBS = wc._with_forms(wc._words("kiss bid wish wave hug")) | wc._words("bade")
+_FAREWELLS = wc._words("goodbye goodnight farewell adieu")
+# "did not stop him asserting it", "prevented her leaving"
+_STOP = wc._with_forms(wc._words("stop prevent"))
+
+
+def _verb_stem_known(word: str | None) -> bool:
+    """Whether ``word`` is a verb of the lexicons or WordNet's, or a regular -s/-ed/-ing form of
+    one ("turned", "pushing", "stalks").
+    """
+    if word is None or not word.isalpha() or word in wc.CLOSED:
+        return False
+    verbs = mostly_verbs()
+    if word in verbs or word in wc.VERBS or word in wc.OBJECT_PREDICATE_VERBS:
+        return True
+    for suffix in ("ing", "ed", "es", "s", "d"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            stem = word[: -len(suffix)]
+            if stem in verbs or stem + "e" in verbs or stem[-1] == stem[-2] and stem[:-1] in verbs:
+                return True
+    return False
+
+
 def _construction(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """Constructions the model sees too rarely in its training text (issue 27): a gerund subject
     ("ends with him laughing", "remember him singing in the choir"), a bare infinitive after a
@@ -159,6 +215,26 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     her support to"). ``None`` where none applies.
     """
     low, after = token.low, None  # the word after next, looked up only where a rule needs it
+    if low in _FAREWELLS and previous in _FAREWELL_VERBS:
+        return True
+    if low in ("day", "night") and text.startswith((" and night", " and day"), token.end) and previous not in _SPEND:
+        return True  # "stalked him day and night"; not "spent her day and night shifts"
+    if previous in _STOP and low.endswith("ing") and (g._next(text, token.end).low or "of") != "of" and (
+            _verb_stem_known(low) or wc._is_participle(low)):
+        return True  # "did not stop him asserting it", "stop him supporting capitalism"; not "stop her wedding."
+    if previous in ("at", "to") and _LOOK_AT.search(text, max(0, start - 30), start) and low not in _POSSESSED_NOUN_VERBS and (
+            low not in _ADJECTIVE_HEADS) and (
+            low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
+        return True
+    if low in mostly_adjectives() and low not in _ADJECTIVE_HEADS and not low.endswith(("est", "ed", "ing")) and (
+            _verb_stem_known(previous)):
+        after = g._next(text, token.end)
+        if g._predicate_ends(after) and text[token.end:token.end + 1] not in ("'", "’"):  # not "his rival's"
+            return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
+    if low in ("and", "or"):
+        after = g._next(text, token.end)
+        if after.low == "his" and g._next(text, after.end).low == "own":
+            return False  # "denies his or her own freedom" swapped: one noun phrase, both genders' determiners
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
         after = g._next(text, token.end)
         if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):
@@ -228,6 +304,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.compound:
         return False
     low = token.low
+    if _PLACE_ADVERB.fullmatch(low):
+        return True  # "the house was his thereafter"
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)

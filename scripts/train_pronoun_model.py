@@ -151,8 +151,8 @@ def read_devil(root: Path) -> list[tuple[str, str]]:
 def read_fortunes(root: Path) -> list[tuple[str, str]]:
     seen, out = set(), []
     for path in sorted(glob.glob(str(root / "usr/share/games/fortunes/*"))):
-        if path.endswith((".dat", ".u8")) or not Path(path).is_file():
-            continue
+        if "." in Path(path).name or not Path(path).is_file():
+            continue  # the index files (.dat, .u8), and other packages' (fortunes-mario's "mario.geral": GPL)
         try:
             data = Path(path).read_text(encoding="utf-8")
         except UnicodeDecodeError:
@@ -348,6 +348,27 @@ def write_verbs(root: Path, out: Path) -> int:
     return len(verbs)
 
 
+def write_adjectives(root: Path, out: Path) -> int:
+    """The adjectives of WordNet 3.0 that SemCor tags as adjectives at least three times and at
+    least three times as often as nouns (``cntlist.rev``; "bald", "flat", "correct"; not "gold",
+    "right", "level"), one per line: the predicates of an object in
+    :mod:`debias._grammar_certain` ("turned her bald in an instant"). Not a feature of the model.
+    """
+    counts: dict[str, Counter] = {}
+    for line in (root / "usr/share/wordnet/cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, _, n = line.split()
+        lemma, sense = key.split("%")
+        counts.setdefault(lemma, Counter())["noun" if sense[0] == "1" else "adj" if sense[0] in "35" else "other"] += int(n)
+    words = sorted(w for w, c in counts.items() if w.isalpha() and w.isascii() and c["adj"] >= 3 and c["adj"] >= 3 * c["noun"])
+    header = ("# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
+              "# tagged in SemCor (cntlist.rev) as adjectives at least 3 times and 3 times as often as nouns;\n"
+              "# written by scripts/train_pronoun_model.py\n")
+    text = header + "\n".join(words) + "\n"
+    if not out.exists() or out.read_text(encoding="utf-8") != text:
+        out.write_text(text, encoding="utf-8")
+    return len(words)
+
+
 # --- slots, features, training -----------------------------------------------------------------
 
 def _substitute(word: str, target: str) -> str:
@@ -472,6 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     # the verb lexicon is package data that the features read: written before any is computed
     verbs_path = REPO / "debias" / "data" / "wordnet_verbs.txt"
     n_verbs = write_verbs(root, verbs_path)
+    write_adjectives(root, REPO / "debias" / "data" / "wordnet_adjectives.txt")
     sources = {SOURCES[name][0]: SOURCES[name][1](root) for name in args.sources}
     docs = [d for source in sources.values() for d in source]
     rng = np.random.RandomState(args.seed)
