@@ -185,6 +185,9 @@ _FAREWELL_VERBS = wc._with_forms(wc._words("kiss bid wish wave hug")) | wc._word
 _FAREWELLS = wc._words("goodbye goodnight farewell adieu")
 # "did not stop him asserting it", "prevented her leaving"
 _STOP = wc._with_forms(wc._words("stop prevent"))
+_OBJECT_PAIR = re.compile(r"\bhim\s+or\s+\Z", re.IGNORECASE)  # the idiom only: "for them and her family"
+_PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
+_SAYING = wc._words("say writ argu claim insist stat complain declar announc predict suggest")  # stems before -ing
 
 
 def _verb_stem_known(word: str | None) -> bool:
@@ -215,13 +218,24 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     her support to"). ``None`` where none applies.
     """
     low, after = token.low, None  # the word after next, looked up only where a rule needs it
+    if previous == "or" and _OBJECT_PAIR.search(text, max(0, start - 12), start):
+        return True  # "letting him or her walk all over you": coordinated with an object pronoun
     if low in _FAREWELLS and previous in _FAREWELL_VERBS:
         return True
     if low in ("day", "night") and text.startswith((" and night", " and day"), token.end) and previous not in _SPEND:
         return True  # "stalked him day and night"; not "spent her day and night shifts"
-    if previous in _STOP and low.endswith("ing") and (g._next(text, token.end).low or "of") != "of" and (
+    if previous in _STOP and low.endswith("ing") and g._next(text, token.end).low not in (None, "of") and (
             _verb_stem_known(low) or wc._is_participle(low)):
         return True  # "did not stop him asserting it", "stop him supporting capitalism"; not "stop her wedding."
+    if previous in _STOP and low.endswith("ing") and g._next(text, token.end).quote is not None and (
+            _verb_stem_known(low) or wc._is_participle(low)):
+        return True  # 'did not stop him demanding "the abolition'
+    if previous in _PERCEPTION and low.isalpha() and low not in wc.RELATIONAL_NOUNS and low not in wc.CLOSED and (
+            g._next(text, token.end).low in wc.POSSESSIVES):
+        return True  # "saw him form his own faction": no noun phrase "her form" before a possessive
+    if low.endswith("ing") and previous in _GERUND_HOSTS and low[:-3] in _SAYING and (
+            g._next(text, token.end).low == "that"):
+        return True  # "we discover him writing that", "I remember her saying that"
     if previous in ("at", "to") and _LOOK_AT.search(text, max(0, start - 30), start) and low not in _POSSESSED_NOUN_VERBS and (
             low not in _ADJECTIVE_HEADS) and (
             low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
@@ -233,8 +247,8 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
     if low in ("and", "or"):
         after = g._next(text, token.end)
-        if after.low == "his" and g._next(text, after.end).low == "own":
-            return False  # "denies his or her own freedom" swapped: one noun phrase, both genders' determiners
+        if after.low == "his" and (g._next(text, after.end).low == "own" or low == "or" and g._is_open(g._next(text, after.end))):
+            return False  # "denies his or her (own) freedom" swapped: one noun phrase, both genders' determiners
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
         after = g._next(text, token.end)
         if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):

@@ -115,6 +115,12 @@ CONSTRUCTIONS = [
     ("The nickname stuck to him thereafter.", "The nickname stuck to her thereafter."),
     ("No court was open to her whereby she could appeal.", "No court was open to him whereby he could appeal."),
     ("Each voter may state his or her own preference.", "Each voter may state her or his own preference."),
+    ("Each pupil keeps his or her notebook.", "Each pupil keeps her or his notebook."),
+    ("Parents should not let him or her stay up late.", "Parents should not let her or him stay up late."),
+    ("The gifts went to them and her family.", "The gifts went to them and his family."),
+    ("The split saw him found his own party.", "The split saw her found her own party."),
+    ("Nothing stopped her demanding \"a fair wage\" for all.", "Nothing stopped him demanding \"a fair wage\" for all."),
+    ("I remember him saying that the war was lost.", "I remember her saying that the war was lost."),
 ]
 
 
