@@ -95,6 +95,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     """
     if end == len(text) or text[end] in g._CLAUSE_PUNCTUATION:
         return True
+    if _quoted_before_noun(text, start, end):
+        return False
     token = g._next(text, end)
     if token.word is None:
         if token.quote is None:
@@ -308,10 +310,25 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     return None
 
 
+def _quoted_before_noun(text: str, start: int, end: int) -> bool:
+    """A pronoun in quotation marks of its own before a lower-case open word: a possessive in
+    scare quotes ('obedience to "his" state'), never an object or a standalone possessive.
+    """
+    if text[start - 1:start] not in _QUOTES or text[end:end + 1] not in _QUOTES:
+        return False
+    token = g._next(text, end + 1)
+    return token.word is not None and token.word[:1].islower() and g._is_open(token) and token.low not in _UNCERTAIN_CLOSED
+
+
+_QUOTES = frozenset("\"'“”‘’")
+
+
 def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     """The grammar's decision for "his" where it is certain, else ``None``."""
     if end == len(text) or text[end] in g._CLAUSE_PUNCTUATION:
         return True
+    if _quoted_before_noun(text, start, end):
+        return False
     token = g._next(text, end)
     if token.word is None:
         return token.quote is None

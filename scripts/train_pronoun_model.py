@@ -49,6 +49,7 @@ import subprocess
 import sys
 import zlib
 from collections import Counter
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -177,6 +178,42 @@ def read_jargon(root: Path) -> list[tuple[str, str]]:
         text = " ".join(block.split())
         if len(text) > 40:
             docs.append((f"jargon/{i}", text))
+    return docs
+
+
+def read_pydocs(root: Path) -> list[tuple[str, str]]:
+    """The Python 3.11 documentation (``python3.11-doc``; PSF licence): one document per reST
+    source, its prose paragraphs (not code, directives, tables or headings) joined by newlines,
+    roles and inline markup unwrapped (``:func:`len``` -> ``len``).
+    """
+    docs = []
+    for path in sorted((root / "usr/share/doc/python3.11/html/_sources").rglob("*.rst.txt")):
+        paragraphs = []
+        for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8", errors="replace")):
+            lines = p.strip("\n").splitlines()
+            if not lines or lines[0][:1].isspace() or p.lstrip().startswith(("..", "|", "+", "=", "-", "*", ">>>", ":")) or (
+                    len(lines) > 1 and re.fullmatch(r"[=\-~^*#+\"]{3,}", lines[-1].strip())):
+                continue
+            text = re.sub(r":[a-z:]+:`(?:[^`<]*<)?~?([^`>]*)>?`", r"\1", " ".join(" ".join(lines).split()))
+            text = re.sub(r"``([^`]*)``", r"\1", text).replace("*", "").replace("`", "")
+            if len(text) > 40 and text.endswith((".", ":", "?", "!", ")")):
+                paragraphs.append(text)
+        if paragraphs:
+            docs.append((f"pydocs/{path.relative_to(root)}", "\n".join(paragraphs)))
+    return docs
+
+
+def read_rustbook(root: Path) -> list[tuple[str, str]]:
+    """*The Rust Programming Language* as shipped in ``rust-doc`` (MIT or Apache-2.0): one
+    document per chapter page of the current edition, its ``<p>`` paragraphs without markup.
+    """
+    docs = []
+    for path in sorted((root / "usr/share/doc/rust-doc/html/book").glob("ch*.html")):
+        html = path.read_text(encoding="utf-8", errors="replace")
+        paragraphs = [" ".join(unescape(re.sub(r"<[^>]+>", "", p)).split()) for p in re.findall(r"<p>(.*?)</p>", html, re.S)]
+        paragraphs = [p for p in paragraphs if len(p) > 40]
+        if paragraphs:
+            docs.append((f"rustbook/{path.name}", "\n".join(paragraphs)))
     return docs
 
 
@@ -462,6 +499,8 @@ SOURCES = {
     "devil": ("dict-devil (Bierce, The Devil's Dictionary; public domain)", read_devil),
     "fortunes": ("fortunes, fortunes-min (fortune cookies; BSD licence)", read_fortunes),
     "jargon": ("jargon-text (The Jargon File 4.4.7; public domain)", read_jargon),
+    "pydocs": ("python3.11-doc (the Python 3.11 documentation; PSF licence)", read_pydocs),
+    "rustbook": ("rust-doc (The Rust Programming Language book; MIT or Apache-2.0)", read_rustbook),
     "kjv": ("bible-kjv-text (King James Bible; public domain text, read with bible-kjv; verses quoted by GCIDE left out)",
             read_kjv),
 }

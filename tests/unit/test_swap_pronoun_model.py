@@ -121,6 +121,8 @@ CONSTRUCTIONS = [
     ("The split saw him found his own party.", "The split saw her found her own party."),
     ("Nothing stopped her demanding \"a fair wage\" for all.", "Nothing stopped him demanding \"a fair wage\" for all."),
     ("I remember him saying that the war was lost.", "I remember her saying that the war was lost."),
+    ("Workers owed obedience to \"his\" party, not to the class.", "Workers owed obedience to \"her\" party, not to the class."),
+    ("The decision was \"hers\" alone.", "The decision was \"his\" alone."),
 ]
 
 
