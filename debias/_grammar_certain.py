@@ -147,7 +147,11 @@ _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | wc._with_forms(wc._words("see sa
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
-_ORDINAL_ENDS = wc._words("overall place again in the race and with behind after")
+_ORDINAL_ENDS = wc._words("overall place again in the race and with behind after on among at")
+# "ranked him third on its list", "seeded her second"
+_RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place seed vote list"))
+# "put him top of the table": a standing, not a garment ("put her top on")
+_PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _CAPTIVE = wc._words("prisoner captive hostage")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
@@ -235,6 +239,12 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     if previous in _PERCEPTION and low.isalpha() and low not in wc.RELATIONAL_NOUNS and low not in wc.CLOSED and (
             g._next(text, token.end).low in wc.POSSESSIVES):
         return True  # "saw him form his own faction": no noun phrase "her form" before a possessive
+    if previous in _PERCEPTION and low.isalpha() and low not in wc.CLOSED and low not in wc.RELATIONAL_NOUNS and (
+            low not in wc.TIME_NOUNS):
+        after = g._next(text, token.end)
+        if after.low is not None and (after.low.isdigit() or after.low in _NUMBERS) and (
+                g._next(text, after.end).low or "time").rstrip("s") not in _SPANS | {"time"}:
+            return True  # "the season saw him score 20 goals"; not "saw her son 20 years later"
     if low.endswith("ing") and previous in _GERUND_HOSTS and low[:-3] in _SAYING and (
             g._next(text, token.end).low == "that"):
         return True  # "we discover him writing that", "I remember her saying that"
@@ -291,7 +301,9 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             return True  # "I saw him ten days before he died", "met her two years ago"
     if previous in _CAPTORS and low in _CAPTIVE:
         return True
-    if previous in wc.OBJECT_PREDICATE_VERBS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
+    if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
+        return True
+    if previous in _RANKERS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
         after = after or g._next(text, token.end)
         if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
             return True

@@ -123,6 +123,11 @@ CONSTRUCTIONS = [
     ("I remember him saying that the war was lost.", "I remember her saying that the war was lost."),
     ("Workers owed obedience to \"his\" party, not to the class.", "Workers owed obedience to \"her\" party, not to the class."),
     ("The decision was \"hers\" alone.", "The decision was \"his\" alone."),
+    ("The magazine ranked him third on its list of artists.", "The magazine ranked her third on its list of artists."),
+    ("The organisers seeded her second at Wimbledon.", "The organisers seeded him second at Wimbledon."),
+    ("The win put him top of the league.", "The win put her top of the league."),
+    ("The season saw him score 20 goals.", "The season saw her score 20 goals."),
+    ("I saw his son 20 years later.", "I saw her daughter 20 years later."),
 ]
 
 
