@@ -279,6 +279,9 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             if g._is_open(following):
                 return False  # "her more offensively arrogant remarks", "her hastily prepared dinner"; not
                 # "reminded him more strongly of"
+            if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
+                    following.word is None and following.quote is None or following.low in _GERUND_ENDS):
+                return True  # "result in him unknowingly downloading a virus", "saw her quietly leaving the room"
     if low.endswith("ing") and wc._is_participle(low) and previous in _GERUND_HOSTS:
         after = after or g._next(text, token.end)
         return True if after.word is None and after.quote is None or after.low in _GERUND_ENDS else None

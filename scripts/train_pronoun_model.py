@@ -280,7 +280,7 @@ def write_eval(root: Path, out: Path) -> None:
     for name, half in (("gcide_test.txt", blocks[0::2]), ("gcide_dev.txt", blocks[1::2])):
         (out / name).write_text("\n".join(strip_gcide_markup(b) for b in half) + "\n", encoding="utf-8")
     print(f"wrote {len(examples)} WordNet examples and {len(blocks)} GCIDE blocks to {out}")
-    for name, reader in (("afaq", read_afaq), ("perlpod", read_perlpod)):
+    for name, reader in (("afaq", read_afaq), ("perlpod", read_perlpod), ("foldoc", read_foldoc)):
         if reader(root):
             write_halves(out, name, reader(root))
 
@@ -328,6 +328,25 @@ def read_afaq(root: Path) -> list[tuple[str, list[str]]]:
             if len(p) > 20 and not p.startswith("#"):
                 paragraphs.append(p)
         docs.append((path.name, paragraphs))
+    return docs
+
+
+def read_foldoc(root: Path) -> list[tuple[str, list[str]]]:
+    """The Free On-line Dictionary of Computing (``dict-foldoc``, GFDL; entries about people,
+    languages and machines): a document per entry, its paragraphs the texts without the braces
+    of cross-references, the <category> labels and the dates; entries that share eight words in a
+    row with the Jargon File (FOLDOC quotes it; it is training text) left out.
+    """
+    if not (root / "usr/share/dictd/foldoc.index").exists():
+        return []
+    jargon = set().union(*(_shingles(t) for _, t in read_jargon(root)))
+    docs = []
+    for doc_id, entry in _dictd_entries(root, "foldoc"):
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", entry)[1:]]
+        paragraphs = [re.sub(r"<[^>]*>\s*|[{}]", "", p) for p in paragraphs if not re.fullmatch(r"\(\d{4}-\d\d-\d\d\)", p)]
+        paragraphs = [p for p in paragraphs if len(p) > 20]
+        if paragraphs and not any(_shingles(p) & jargon for p in paragraphs):
+            docs.append((doc_id, paragraphs))
     return docs
 
 
