@@ -128,7 +128,7 @@ CONSTRUCTIONS = [
     ("The win put him top of the league.", "The win put her top of the league."),
     ("The season saw him score 20 goals.", "The season saw her score 20 goals."),
     ("I saw his son 20 years later.", "I saw her daughter 20 years later."),
-    ("The bug could result in him unknowingly installing malware.", "The bug could result in her unknowingly installing malware."),
+    ("The bug could result in him unknowingly installing a virus.", "The bug could result in her unknowingly installing a virus."),
     ("Guests saw her quietly leaving the hall.", "Guests saw him quietly leaving the hall."),
     ("Friends worried about his rapidly failing health.", "Friends worried about her rapidly failing health."),
 ]
