@@ -169,12 +169,13 @@ _COUNTS = _NUMBERS | wc._words("many")
 _ONE_OBJECT = wc._words("hundred thousand million billion of more last final")
 _SPEND = wc._with_forms(wc._words("spend spent"))
 _SPAN_ENDS = wc._words("ago before later earlier")  # not "after": "spent his two years after the war"
-_ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not then soon ever")
+_ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not then soon ever finally")
 _SPANS = wc.TIME_NOUNS | wc._words("hour minute decade centurie century")
 
 
 # "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
-_PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)")
+_PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
+                           r"thither|hither")
 # "look at him run", "listen to her sing": a bare infinitive after a verb of looking or listening
 # and its preposition; a noun that is also a verb only where a possessed noun is rare ("look at
 # her work" stays with the model).
@@ -255,6 +256,10 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     if low in mostly_adjectives() and low not in _ADJECTIVE_HEADS and not low.endswith(("est", "ed", "ing")) and (
             _verb_stem_known(previous)):
         after = g._next(text, token.end)
+        if after.low in ("and", "or"):  # "thought him strong and healthy."; not "her strong and silent husband"
+            second = g._next(text, after.end)
+            if second.low in mostly_adjectives() and second.low not in _ADJECTIVE_HEADS:
+                after = g._next(text, second.end)
         if g._predicate_ends(after) and text[token.end:token.end + 1] not in ("'", "’"):  # not "his rival's"
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
     if low in ("and", "or"):

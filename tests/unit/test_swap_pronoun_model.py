@@ -131,6 +131,11 @@ CONSTRUCTIONS = [
     ("The bug could result in him unknowingly installing a virus.", "The bug could result in her unknowingly installing a virus."),
     ("Guests saw her quietly leaving the hall.", "Guests saw him quietly leaving the hall."),
     ("Friends worried about his rapidly failing health.", "Friends worried about her rapidly failing health."),
+    ("The regime banished him thence to Siberia.", "The regime banished her thence to Siberia."),
+    ("Her doctors thought her strong and healthy.", "His doctors thought him strong and healthy."),
+    ("She married her strong and silent husband.", "He married his strong and silent wife."),
+    ("The court let him finally return in 1962.", "The court let her finally return in 1962."),
+    ("He had his first show in 1969.", "She had her first show in 1969."),
 ]
 
 
