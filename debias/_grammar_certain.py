@@ -186,7 +186,11 @@ _POSSESSED_NOUN_VERBS = wc._words("work works face smile look looks hand hands h
 # against", "lost her cool with", "released her single in"): never a predicate of an object here.
 _ADJECTIVE_HEADS = wc._words("own cool usual utmost single last whole little young elder senior junior equal favourite "
                              "favorite dear beloved future past present first next latest double live solo fill due all good inferior "
-                             "superior rival welcome better worse intimate familiar native faithful regular")
+                             "superior rival welcome better worse intimate familiar native faithful regular "
+                             # nouns too in modern biographies ("sold her flat in", "lost her final to", "won her
+                             # primary in", "filmed her special in", "passed her medical")
+                             "flat final major classic original physical musical commercial average daily weekly "
+                             "monthly local special minor primary medical domestic sweet")
 # "kissed him goodnight", "bade her farewell"
 _FAREWELL_VERBS = wc._with_forms(wc._words("kiss bid wish wave hug")) | wc._words("bade")
 _FAREWELLS = wc._words("goodbye goodnight farewell adieu")
