@@ -308,9 +308,8 @@ def read_link_grammar(directory: Path) -> list[tuple[str, list[str]]]:
     docs = {}
     for path in sorted(directory.glob("corpus-*.batch")):
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            line = line.strip()
-            if line and line[0] not in "*!%":
-                docs[hashlib.sha256(line.encode()).hexdigest()] = [line]
+            if line.strip() and line.strip()[0] not in "*!%":
+                docs[hashlib.sha256(line.strip().encode()).hexdigest()] = [line.strip()]
     return sorted(docs.items())
 
 
