@@ -394,7 +394,7 @@ def write_verbs(root: Path, out: Path) -> int:
         if form.isalpha() and form.isascii() and not form.endswith(("ed", "ing")) and tags.get(base, {}).get("verb", 0) >= 1:
             verbs.add(form)
     verbs = sorted(verbs)
-    header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
+    header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this file)\n"
               "# tagged as verbs at least twice as often as nouns, and irregular verb forms (verb.exc);\n"
               "# written by scripts/train_pronoun_model.py\n")
     text = header + "\n".join(verbs) + "\n"
@@ -415,7 +415,7 @@ def write_adjectives(root: Path, out: Path) -> int:
         lemma, sense = key.split("%")
         counts.setdefault(lemma, Counter())["noun" if sense[0] == "1" else "adj" if sense[0] in "35" else "other"] += int(n)
     words = sorted(w for w, c in counts.items() if w.isalpha() and w.isascii() and c["adj"] >= 3 and c["adj"] >= 3 * c["noun"])
-    header = ("# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
+    header = ("# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this file)\n"
               "# tagged in SemCor (cntlist.rev) as adjectives at least 3 times and 3 times as often as nouns;\n"
               "# written by scripts/train_pronoun_model.py\n")
     text = header + "\n".join(words) + "\n"
