@@ -236,7 +236,9 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
     """An object the verb before it governs, seen on modern prose (issue 27, session 3): "him or
     her", "kissed him goodbye", "day and night", "stop him asserting", a possessive or a number
     after a perception verb's object ("saw him form his own faction", "saw him score 20 goals"),
-    "remember her saying that". ``None`` where none applies.
+    "remember her saying that"; and the possessive before a noun after a perception verb
+    (:func:`mostly_nouns`) before a preposition or the clause's end ("saw her photograph in the
+    paper"; not "saw her photograph the bird"). ``None`` where none applies.
     """
     low = token.low
     if previous == "or" and _OBJECT_PAIR.search(text, max(0, start - 12), start):
@@ -261,6 +263,8 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
     if low.endswith("ing") and previous in _GERUND_HOSTS and low[:-3] in _SAYING and (
             g._next(text, token.end).low == "that"):
         return True  # "we discover him writing that", "I remember her saying that"
+    if previous in _PERCEPTION and low in mostly_nouns() and not low.endswith("ing") and g._place_follows(g._next(text, token.end)):
+        return False  # "saw her photograph in the paper", "watched her debut on television"; not "saw her photograph the bird"
     return None
 
 
@@ -330,8 +334,6 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     if low.endswith("ing") and wc._is_participle(low) and previous in _GERUND_HOSTS:
         after = after or g._next(text, token.end)
         return True if after.word is None and after.quote is None or after.low in _GERUND_ENDS else None
-    if previous in _PERCEPTION and low in mostly_nouns() and g._place_follows(after or g._next(text, token.end)):
-        return False  # "saw her photograph in the paper", "watched her debut on television"; not "saw her photograph the bird"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in mostly_verbs() or low in wc.VERBS or previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS):
         return True
