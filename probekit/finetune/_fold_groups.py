@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from probekit.finetune._evaluate_groups import fold_group_metrics, subgroup_aucs
-from probekit.finetune._fold_common import _predictions_frame, _train_fold, _write_csv, fold_dir_name
+from probekit.finetune._fold_common import _predictions_frame, _train_fold, _training_record, _write_csv, fold_dir_name
 from probekit.finetune._groups import group_counterfactual_dataset, group_setting
 from probekit.finetune._leakage import REPRESENTATIONS_FILE, group_leakage, predict_with_representations, save_representations
 from probekit.finetune._plan import _jsonable, _Plan
@@ -80,7 +80,7 @@ def run_group_fold(k: int, encoder: Any, plan: _Plan, *, config: FinetuneConfig,
     entry = {
         "fold": k, "setting": setting, "attribute": attribute, "n_train": len(train), "n_test": len(test),
         "metrics": metrics, "per_class": per_class, "warnings": messages,
-        "training": {key: value for key, value in clf.training.items() if key != "losses"}, **details,
+        "training": _training_record(clf, len(train), config.batch_size), **details,
         "subgroup_aucs": subgroup_aucs(test, probs, classes),
         "files": {"original": f"{fold_dir_name(k)}/original.csv", "augmented": f"{fold_dir_name(k)}/augmented.csv",
                   "representations": f"{fold_dir_name(k)}/{REPRESENTATIONS_FILE}"},
