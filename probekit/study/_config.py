@@ -61,6 +61,7 @@ from probekit.intrinsic import (
     run_seat_suite,
     stereoset,
 )
+from probekit.study._attribute import resolve_study_attribute
 from probekit.study._config_checks import (
     _NO_DEFAULT,
     _check_keys,
@@ -127,19 +128,6 @@ def _finetune_schema() -> dict[str, Any]:
 def _intrinsic_schema() -> dict[str, Any]:
 
     return _signature_options(run_probe_suite, ("encoder", "corpus", "random_state", "cache_dir", "progress"))
-
-
-def _check_study_attribute(intrinsic: dict[str, Any]) -> None:
-    """A study's units, records and report are those of the gender suite: another attribute is refused,
-    not run as gender under another name.
-    """
-    attribute = intrinsic.get("attribute", "gender")
-    if attribute != "gender":
-        raise InvalidParameterError(
-            "[intrinsic] attribute", attribute,
-            "gender (a study runs the gender suite; for race, religion or your own attribute run "
-            "`probekit probe --attribute NAME` or `probekit compare --attribute NAME` on its checkpoints)",
-        )
 
 
 def _dataset_schema(kind: str) -> dict[str, Any]:
@@ -482,8 +470,11 @@ def enabled_benchmarks(config: StudyConfig) -> list[str]:
     return [name for name in BENCHMARKS if table.get(name)]
 
 
-def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> StudyConfig:
+def parse_config(data: Mapping[str, Any], *, source: str | None = None, attribute: str | None = None) -> StudyConfig:
     """Check a configuration already read from TOML (a dict) and fill in the defaults.
+
+    ``attribute`` (``probekit study --attribute NAME``) replaces the file's ``[intrinsic] attribute``;
+    the study is then made for it (:mod:`probekit.study._attribute`).
 
     Raises
     ------
@@ -502,13 +493,16 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> Study
         raise InvalidParameterError("corpus.files/corpus.hf_dataset", [corpus["files"], corpus["hf_dataset"]],
                                     "one corpus source, not both")
     finetune = _options_table(data.get("finetune", {}), _finetune_schema(), "finetune")
-    intrinsic = _options_table(data.get("intrinsic", {}), _intrinsic_schema(), "intrinsic")
-    _check_study_attribute(intrinsic)
+    intrinsic_table = data.get("intrinsic", {})
+    if attribute is not None and isinstance(intrinsic_table, Mapping):
+        intrinsic_table = {**intrinsic_table, "attribute": attribute}
+    intrinsic = _options_table(intrinsic_table, _intrinsic_schema(), "intrinsic")
     methods = _parse_methods(data.get("methods"), study["methods"])
     benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")
     sweep = parse_sweep(data.get("sweep"), study, method_schema=_method_schema, finetune_schema=_finetune_schema(),
                         check=_check_like_library)
+    resolve_study_attribute(study, intrinsic, methods, benchmarks, sweep)
     config = StudyConfig(study=study, encoders=encoders, datasets=datasets, corpus=corpus, finetune=finetune,
                          intrinsic=intrinsic, methods=methods, run=run, benchmarks=benchmarks, sweep=sweep, source=source)
     if not (study["intrinsic"] or study["finetune"] or enabled_benchmarks(config)):
@@ -541,10 +535,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise InputFileError(f"study config {str(path)!r} is not valid TOML: {exc}") from None
 
 
-def load_config(path: str | os.PathLike | None = None) -> StudyConfig:
-    """Read and check a study configuration (TOML); ``None``: the default study shipped with probekit."""
+def load_config(path: str | os.PathLike | None = None, *, attribute: str | None = None) -> StudyConfig:
+    """Read and check a study configuration (TOML); ``None``: the default study shipped with probekit.
+    ``attribute``: replaces the file's ``[intrinsic] attribute`` (:func:`parse_config`).
+    """
     file = default_config_path() if path is None else Path(path).expanduser()
-    return parse_config(_read_toml(file), source=str(file))
+    return parse_config(_read_toml(file), source=str(file), attribute=attribute)
 
 
 def finetune_config(config: StudyConfig) -> Any:

@@ -30,5 +30,10 @@ def describe_result(record: dict[str, Any]) -> str:
         return ", ".join(f"{k} {_fmt(o[k])}" for k in keys if k in o)
     seat = result.get("seat") or {}
     probe = result.get("probe") or {}
+    attribute = result.get("attribute")
+    if isinstance(attribute, dict):  # the k-class probe of a study of another attribute
+        verdict = (result.get("verdict") or {}).get("verdict", "n/a")
+        return (f"{attribute.get('name')} probe balanced accuracy {_fmt(probe.get('balanced_accuracy'))} "
+                f"(chance {_fmt(probe.get('chance'))}, k = {attribute.get('k')}), verdict {verdict}")
     return (f"SEAT effect size {_fmt(seat.get('effect_size'))}, gender probe accuracy {_fmt(probe.get('gender_accuracy'))}, "
             f"stereotype accuracy {_fmt(probe.get('stereotype_accuracy'))}")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InvalidParameterError
+from probekit.study._attribute import study_attribute
 from probekit.study._config import BENCHMARK_PATHS, PROJECTION_METHODS, StudyConfig, enabled_benchmarks
 from probekit.study._sweep import sweep_points
 
@@ -99,7 +100,11 @@ def encoder_spec(config: StudyConfig, label: str) -> dict[str, Any]:
 
 
 def corpus_spec(config: StudyConfig) -> dict[str, Any]:
-    return dict(config.corpus)
+    """The ``[corpus]`` table; in a study of another attribute than gender, with its name (the default
+    corpus is then the attribute's templates, and every unit and debiased encoder depends on it).
+    """
+    attribute = study_attribute(config.intrinsic)
+    return dict(config.corpus) if attribute == "gender" else {**config.corpus, "attribute": attribute}
 
 
 def method_spec(config: StudyConfig, label: str, method: str) -> dict[str, Any]:
@@ -249,10 +254,13 @@ def plan_units(config: StudyConfig) -> list[Unit]:
     units: list[Unit] = []
     seed = int(config.study["seed"])
     benchmarks = {name: benchmark_spec(config, name) for name in enabled_benchmarks(config)}
+    attribute = study_attribute(config.intrinsic)
     for encoder in config.encoders:
         label = encoder["label"]
         for method in config.study["methods"]:
             common = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method), "seed": seed}
+            if attribute != "gender":  # the benchmarks of "none" and of a directory depend on no corpus: named here
+                common["attribute"] = attribute
             if config.study["intrinsic"]:
                 params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None}
                 spec = {"kind": "intrinsic", "params": params, **common, "corpus": corpus_spec(config),
