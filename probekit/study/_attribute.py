@@ -98,7 +98,7 @@ def _resolve_benchmarks(name: str, benchmarks: dict[str, Any]) -> None:
 
 
 def resolve_study_attribute(study: Mapping[str, Any], intrinsic: dict[str, Any], methods: dict[str, dict[str, Any]],
-                            benchmarks: dict[str, Any], sweep: Mapping[str, Any]) -> str:
+                            benchmarks: dict[str, Any], sweep: Any) -> str:
     """Check the study's attribute and make every part of the study for it (in place); returns its name.
 
     ``[intrinsic] attribute = "gender"`` is dropped from ``intrinsic`` (a gender study records what it
@@ -123,8 +123,9 @@ def resolve_study_attribute(study: Mapping[str, Any], intrinsic: dict[str, Any],
             "study.finetune", True, f"false in a {name} study",
             f"the fine-tuning grid of a study knows two genders only; a {name} study runs the intrinsic units and "
             "[benchmarks] (for k-group gaps of a classifier use probekit.extrinsic.group_gaps on its predictions)")
-    if sweep:
-        raise InvalidParameterError("[sweep]", sorted(sweep), f"no [sweep] table in a {name} study",
+    if sweep is not None:
+        raise InvalidParameterError("[sweep]", sorted(sweep) if isinstance(sweep, Mapping) else sweep,
+                                    f"no [sweep] table in a {name} study",
                                     "the dose-response sweep measures gender only")
     _resolve_methods(name, study, methods)
     _resolve_benchmarks(name, benchmarks)

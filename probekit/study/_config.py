@@ -500,9 +500,9 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None, attribut
     methods = _parse_methods(data.get("methods"), study["methods"])
     benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")
+    resolve_study_attribute(study, intrinsic, methods, benchmarks, data.get("sweep"))  # before [sweep]: refused by name
     sweep = parse_sweep(data.get("sweep"), study, method_schema=_method_schema, finetune_schema=_finetune_schema(),
                         check=_check_like_library)
-    resolve_study_attribute(study, intrinsic, methods, benchmarks, sweep)
     config = StudyConfig(study=study, encoders=encoders, datasets=datasets, corpus=corpus, finetune=finetune,
                          intrinsic=intrinsic, methods=methods, run=run, benchmarks=benchmarks, sweep=sweep, source=source)
     if not (study["intrinsic"] or study["finetune"] or enabled_benchmarks(config)):
