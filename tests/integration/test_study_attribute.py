@@ -109,6 +109,20 @@ def test_race_study_runs_the_k_class_probe_as_run_attribute_probe(race_study):
     assert race == {u["id"] for u in units.values()} and not race & gender
 
 
+def test_a_debiased_directory_fitted_for_another_attribute_is_refused(race_study, tmp_path):
+    from probekit.study import run_study
+
+    root, config = race_study
+    leace = next((root / "out" / "shared" / "debiased").glob("tiny-leace-*"))
+    text = config.read_text(encoding="utf-8").replace('model = "', f'debiased = {{ leace = "{leace.as_posix()}" }}\nmodel = "', 1)
+    (tmp_path / "gender.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(InvalidParameterError) as caught:  # a gender study given race's LEACE
+        run_study(load_config(tmp_path / "gender.toml"), tmp_path / "out")
+    assert caught.value.parameter == "encoders[0].debiased.leace" and "fitted for race" in str(caught.value)
+    assert not (tmp_path / "out").exists()
+    assert run_study(load_config(tmp_path / "gender.toml", attribute="race"), tmp_path / "race", prepare=True).n_run == 0
+
+
 def test_race_study_report_names_the_attribute(race_study):
     root, _ = race_study
     text = (root / "out" / "report" / "report.md").read_text(encoding="utf-8")
