@@ -58,7 +58,8 @@ class Unit:
     params : dict
         ``encoder`` (label), ``method``, ``dataset``, ``setting``, ``fold`` (the last three
         ``None`` for intrinsic and benchmark units); ``benchmark`` for benchmark units
-        (``"crows_pairs"``, ``"stereoset"``, ``"seat_suite"``, ``"pppl"``).
+        (``"crows_pairs"``, ``"stereoset"``, ``"seat_suite"``, ``"pppl"``); ``attribute`` in a study
+        of another attribute than gender (also in the readable part of the id).
     spec : dict
         Everything the result depends on (hashed into the id).
     """
@@ -84,10 +85,11 @@ class Unit:
     def label(self) -> str:
         """One line naming the unit for progress messages (kind, encoder/method and, for a fold, dataset, setting, fold)."""
         p = self.params
+        of = f" ({p['attribute']})" if p.get("attribute") else ""
         if self.kind == "intrinsic":
-            return f"intrinsic {p['encoder']}/{p['method']}"
+            return f"intrinsic {p['encoder']}/{p['method']}{of}"
         if self.kind == "benchmark":
-            return f"benchmark {p['benchmark']} {p['encoder']}/{p['method']}"
+            return f"benchmark {p['benchmark']} {p['encoder']}/{p['method']}{of}"
         if self.kind == "point":
             strength = " ".join(f"{k}={v}" for k, v in p["strength"].items())
             return f"point {p['encoder']}/{p['method']}/{p['dataset']} seed {p['seed']} {strength}".rstrip()
@@ -186,6 +188,8 @@ _SAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
 def _unit_id(kind: str, params: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
     parts = [kind, params["encoder"], params["method"]]
+    if params.get("attribute"):  # a study of another attribute than gender
+        parts.append(params["attribute"])
     if kind == "benchmark":
         parts.append(params["benchmark"])
     if kind == "finetune":
@@ -261,14 +265,15 @@ def plan_units(config: StudyConfig) -> list[Unit]:
             common = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method), "seed": seed}
             if attribute != "gender":  # the benchmarks of "none" and of a directory depend on no corpus: named here
                 common["attribute"] = attribute
+            named = {} if attribute == "gender" else {"attribute": attribute}  # gender: the params it always had
             if config.study["intrinsic"]:
-                params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None}
+                params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None, **named}
                 spec = {"kind": "intrinsic", "params": params, **common, "corpus": corpus_spec(config),
                         "intrinsic": dict(config.intrinsic)}
                 units.append(Unit(_unit_id("intrinsic", params, spec), "intrinsic", params, spec))
             for name, bench in benchmarks.items():
                 params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None,
-                          "benchmark": name}
+                          "benchmark": name, **named}
                 spec = {"kind": "benchmark", "params": params, **common, "benchmark": bench}
                 units.append(Unit(_unit_id("benchmark", params, spec), "benchmark", params, spec))
             if not config.study["finetune"]:

@@ -92,6 +92,7 @@ def test_race_study_runs_the_k_class_probe_as_run_attribute_probe(race_study):
     root, config = race_study
     units = records(root / "out")
     assert sorted(units) == ["leace", "none"]
+    assert all("-race-" in u["id"] and u["params"]["attribute"] == "race" for u in units.values())
     encoder = load_encoder(str(root / "tiny"), device="cpu")
     corpus = attribute_corpus("race", frames_per_word=1, random_state=0)
     direct = run_attribute_probe(encoder, "race", corpus, progress=False, **PROBE).to_dict()
