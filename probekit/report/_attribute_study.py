@@ -22,10 +22,15 @@ __all__ = ["study_attribute_name", "attribute_records", "attribute_study_blocks"
 ATTRIBUTE_FIGURE = "attribute_probe.png"
 
 
-def study_attribute_name(entries: Sequence[Mapping[str, Any]]) -> str | None:
-    """The attribute of the intrinsic results (``entries[i]["results"]``) when every one is a k-class
-    attribute probe of one attribute; ``None`` otherwise (the gender suite, or nothing to report).
+def study_attribute_name(entries: Sequence[Mapping[str, Any]], manifest: Mapping[str, Any] | None = None) -> str | None:
+    """The attribute of a study other than gender: its ``study.json``'s ``[intrinsic] attribute``, else
+    the one attribute of the intrinsic results (``entries[i]["results"]``) when every one is a k-class
+    attribute probe; ``None`` for gender (the paper's suite) or nothing to tell.
     """
+    config = (manifest or {}).get("config") if isinstance(manifest, Mapping) else None
+    named = ((config or {}).get("intrinsic") or {}).get("attribute") if isinstance(config, Mapping) else None
+    if isinstance(named, str):
+        return None if named == "gender" else named
     names = {((e.get("results") or {}).get("attribute") or {}).get("name") if isinstance((e.get("results") or {}).get("attribute"), Mapping)
              else None for e in entries}
     if len(names) != 1 or None in names:
@@ -156,6 +161,8 @@ def attribute_answers(records: Sequence[Mapping[str, Any]], name: str) -> list[B
     """"In short" of a study of attribute ``name``: per debiased method, the probe against the base's."""
     base = {r["encoder"]: r for r in records if r["method"] == "none"}
     lines: list[Block] = ["## In short", "", f"**Is {name} removed or only hidden?**", ""]
+    if not records:
+        lines.append(f"No intrinsic results yet (the k-class {name} probe).")
     for r in records:
         reference = base.get(r["encoder"])
         against = "" if reference is None or r is reference else f" (base {fmt(reference['balanced_accuracy'], 2)})"

@@ -513,7 +513,7 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
     figures_dir = out / "figures"
     figures_dir.mkdir()
     title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
-    attribute = study_attribute_name(study.intrinsic)  # None: the gender suite
+    attribute = study_attribute_name(study.intrinsic, study.manifest)  # None: the gender suite
     title += f": {attribute}" if attribute else ""
     settings = {"n_bootstrap": n_bootstrap, "confidence": confidence, "random_state": random_state}
     lines = _header_lines(study, title, version=version, confidence=confidence)
@@ -521,12 +521,12 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
         figure = plot_dose_response_matrix(study.dose_response, figures_dir / DOSE_RESPONSE_FIGURE)
         lines += dose_response_markdown(study.dose_response, figure=f"figures/{figure.name}")
     answers_at = len(lines)
-    if attribute is None:
-        intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
-    else:
+    if attribute is not None and study.intrinsic:
         records = attribute_records(study.intrinsic)
-        intrinsic_lines = attribute_study_blocks(study.intrinsic, records, attribute, figures_dir)
-    lines += intrinsic_lines
+        lines += attribute_study_blocks(study.intrinsic, records, attribute, figures_dir)
+    else:
+        intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
+        lines += _headings_named(intrinsic_lines, attribute)
     benchmark_lines, benchmark_records = _benchmark_section(study, **settings)
     lines += _headings_named(benchmark_lines, attribute)
     groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
