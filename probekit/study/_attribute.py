@@ -102,7 +102,7 @@ def resolve_study_attribute(study: Mapping[str, Any], intrinsic: dict[str, Any],
     """Check the study's attribute and make every part of the study for it (in place); returns its name.
 
     ``[intrinsic] attribute = "gender"`` is dropped from ``intrinsic`` (a gender study records what it
-    always did). For another attribute, the fine-tuning grid and ``[sweep]`` are refused by name (their
+    always did). A method's own ``attribute`` option must be the study's. For another attribute, the fine-tuning grid and ``[sweep]`` are refused by name (their
     k-group form is not in the study yet), as is a method without an attribute form.
 
     Raises
@@ -111,13 +111,13 @@ def resolve_study_attribute(study: Mapping[str, Any], intrinsic: dict[str, Any],
         An unknown attribute, a method or part of the study that has no form for it.
     """
     name = _check_name(intrinsic.get("attribute", "gender"))
-    if name == "gender":
-        intrinsic.pop("attribute", None)
-        return name
-    for method, options in methods.items():
+    for method, options in methods.items():  # the report labels every method with the study's attribute
         if options.get("attribute", name) != name:
             raise InvalidParameterError(f"methods.{method}.attribute", options["attribute"],
                                         f"{name!r} (the study's attribute) or no key")
+    if name == "gender":
+        intrinsic.pop("attribute", None)
+        return name
     if study["finetune"]:
         raise InvalidParameterError(
             "study.finetune", True, f"false in a {name} study",

@@ -177,6 +177,12 @@ def test_what_has_no_race_form_is_refused_by_name(table, parameter):
     assert caught.value.parameter == parameter and "race" in str(caught.value)
 
 
+def test_a_gender_study_refuses_a_method_fitted_for_race():
+    """Every method is labelled with the study's attribute, so it is fitted for it."""
+    with pytest.raises(InvalidParameterError, match="methods.inlp.attribute"):
+        parse_config({"study": {"methods": ["inlp"]}, "methods": {"inlp": {"attribute": "race"}}})
+
+
 def test_unknown_attribute_is_refused_on_the_command_line(tmp_path, capsys):
     assert main(["study", "--out", str(tmp_path / "x"), "--attribute", "colour", "--dry-run"]) == 2
     err = capsys.readouterr().err
