@@ -65,6 +65,8 @@ def attribute_records(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, An
             "control_balanced_accuracy": probe.get("control_balanced_accuracy"), "selectivity": probe.get("selectivity"),
             "mdl_compression": (results.get("mdl") or {}).get("compression"),
             "verdict": (results.get("verdict") or {}).get("verdict"),
+            "flags": "; ".join(f.get("flag", "") for f in (results.get("verdict") or {}).get("flags") or []
+                               if f.get("flag") not in ("degenerate columns dropped",)),
             "lpbs_status": lpbs.get("status"), "attr_lpbs": lpbs.get("attr_lpbs"), "target_lpbs": lpbs.get("target_lpbs"),
         })
     return records
@@ -168,5 +170,6 @@ def attribute_answers(records: Sequence[Mapping[str, Any]], name: str) -> list[B
         against = "" if reference is None or r is reference else f" (base {fmt(reference['balanced_accuracy'], 2)})"
         lines.append(f"- {r['label']}: {name} probe balanced accuracy "
                      f"{fmt_ci(r['balanced_accuracy'], r['balanced_accuracy_low'], r['balanced_accuracy_high'], digits=2)}"
-                     f"{against}, chance {_chance(r['k'])}: {r['verdict'] or 'no verdict'}.")
+                     f"{against}, chance {_chance(r['k'])}: {r['verdict'] or 'no verdict'}"
+                     + (f" (flagged: {r['flags']}; see Removed or hidden?)." if r["flags"] else "."))
     return [*lines, "", f"The fine-tuning grid of a study measures gender only: a {name} study has no extrinsic units.", ""]
