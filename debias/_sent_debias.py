@@ -105,7 +105,7 @@ class SentDebias(LinearEraser):
         group in turn), the k-group definitional sets of Liang et al. (2020, §3) as the debiasing survey's
         code builds them for race and religion (Meade et al. 2022).
 
-        With :math:`\mu_i = rac{1}{k}\sum_g x_{i,g}` the subspace holds the top principal directions of
+        With :math:`\mu_i = \frac{1}{k}\sum_g x_{i,g}` the subspace holds the top principal directions of
         the :math:`kn` rows :math:`x_{i,g} - \mu_i`; for k = 2 this is :meth:`fit`.
 
         Parameters

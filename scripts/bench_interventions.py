@@ -21,9 +21,12 @@ import random
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
-import wordlists
-from debias import scrub_texts, swap, swap_texts
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's debias, not an installed one
+
+import wordlists  # noqa: E402
+from debias import scrub_texts, swap, swap_texts  # noqa: E402
 
 FILLER = (
     "the a of and to in is was for on with as at by from that this it an be has have had were "

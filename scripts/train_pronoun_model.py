@@ -15,7 +15,9 @@ Training text (public domain or permissively licensed, from Debian packages):
 Evaluation text *not* used for training (``--write-eval DIR``; run
 ``scripts/check_swap_real_text.py`` on the files): the quoted examples of ``wordnet-base``
 (WordNet 3.0 licence) and the quotations and definitions of ``dict-gcide`` (GPL; read, not
-shipped).
+shipped); modern prose, split by document into test and development halves: An Anarchist FAQ
+(``anarchism``, GPL-2), Perl's manual (``perl-doc``) and, with ``--link-grammar DIR``, the
+English test sentences of link-grammar's source (``apt-get source link-grammar``: ``data/en``).
 
 The packages need not be installed: ``apt-get download fortunes fortunes-min dict-devil
 r-cran-janeaustenr jargon-text wordnet-base dict-gcide`` and ``dpkg-deb -x PKG.deb ROOT`` for each, then
@@ -47,6 +49,7 @@ import subprocess
 import sys
 import zlib
 from collections import Counter
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -149,8 +152,8 @@ def read_devil(root: Path) -> list[tuple[str, str]]:
 def read_fortunes(root: Path) -> list[tuple[str, str]]:
     seen, out = set(), []
     for path in sorted(glob.glob(str(root / "usr/share/games/fortunes/*"))):
-        if path.endswith((".dat", ".u8")) or not Path(path).is_file():
-            continue
+        if "." in Path(path).name or not Path(path).is_file():
+            continue  # the index files (.dat, .u8), and other packages' (fortunes-mario's "mario.geral": GPL)
         try:
             data = Path(path).read_text(encoding="utf-8")
         except UnicodeDecodeError:
@@ -175,6 +178,42 @@ def read_jargon(root: Path) -> list[tuple[str, str]]:
         text = " ".join(block.split())
         if len(text) > 40:
             docs.append((f"jargon/{i}", text))
+    return docs
+
+
+def read_pydocs(root: Path) -> list[tuple[str, str]]:
+    """The Python 3.11 documentation (``python3.11-doc``; PSF licence): one document per reST
+    source, its prose paragraphs (not code, directives, tables or headings) joined by newlines,
+    roles and inline markup unwrapped (``:func:`len``` -> ``len``).
+    """
+    docs = []
+    for path in sorted((root / "usr/share/doc/python3.11/html/_sources").rglob("*.rst.txt")):
+        paragraphs = []
+        for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8", errors="replace")):
+            lines = p.strip("\n").splitlines()
+            if not lines or lines[0][:1].isspace() or p.lstrip().startswith(("..", "|", "+", "=", "-", "*", ">>>", ":")) or (
+                    len(lines) > 1 and re.fullmatch(r"[=\-~^*#+\"]{3,}", lines[-1].strip())):
+                continue
+            text = re.sub(r":[a-z:]+:`(?:[^`<]*<)?~?([^`>]*)>?`", r"\1", " ".join(" ".join(lines).split()))
+            text = re.sub(r"``([^`]*)``", r"\1", text).replace("*", "").replace("`", "")
+            if len(text) > 40 and text.endswith((".", ":", "?", "!", ")")):
+                paragraphs.append(text)
+        if paragraphs:
+            docs.append((f"pydocs/{path.relative_to(root)}", "\n".join(paragraphs)))
+    return docs
+
+
+def read_rustbook(root: Path) -> list[tuple[str, str]]:
+    """*The Rust Programming Language* as shipped in ``rust-doc`` (MIT or Apache-2.0): one
+    document per chapter page of the current edition, its ``<p>`` paragraphs without markup.
+    """
+    docs = []
+    for path in sorted((root / "usr/share/doc/rust-doc/html/book").glob("ch*.html")):
+        html = path.read_text(encoding="utf-8", errors="replace")
+        paragraphs = [" ".join(unescape(re.sub(r"<[^>]+>", "", p)).split()) for p in re.findall(r"<p>(.*?)</p>", html, re.S)]
+        paragraphs = [p for p in paragraphs if len(p) > 40]
+        if paragraphs:
+            docs.append((f"rustbook/{path.name}", "\n".join(paragraphs)))
     return docs
 
 
@@ -241,6 +280,87 @@ def write_eval(root: Path, out: Path) -> None:
     for name, half in (("gcide_test.txt", blocks[0::2]), ("gcide_dev.txt", blocks[1::2])):
         (out / name).write_text("\n".join(strip_gcide_markup(b) for b in half) + "\n", encoding="utf-8")
     print(f"wrote {len(examples)} WordNet examples and {len(blocks)} GCIDE blocks to {out}")
+    for name, reader in (("afaq", read_afaq), ("perlpod", read_perlpod), ("foldoc", read_foldoc)):
+        if reader(root):
+            write_halves(out, name, reader(root))
+
+
+_PRONOUN = re.compile(r"\b(?:him|his|her|hers)\b", re.IGNORECASE)
+
+
+def write_halves(out: Path, name: str, docs: list[tuple[str, list[str]]]) -> None:
+    """``NAME_test.txt`` and ``NAME_dev.txt``: the texts with a "him", "his", "her" or "hers" of
+    the even and the odd documents (in the order of their ids), one per line.
+    """
+    docs = sorted(docs)
+    for half, chosen in (("test", docs[0::2]), ("dev", docs[1::2])):
+        texts = [t for _, texts in chosen for t in texts if _PRONOUN.search(t)]
+        (out / f"{name}_{half}.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+        print(f"wrote {len(texts)} texts of {len(chosen)} documents to {out / f'{name}_{half}.txt'}")
+
+
+def read_link_grammar(directory: Path) -> list[tuple[str, list[str]]]:
+    """The English test sentences of link-grammar (``data/en/corpus-*.batch`` of its source,
+    ``apt-get source link-grammar``; LGPL-2.1, the Voice of America sentences US public domain),
+    each its own document (id: its sha256); sentences marked ungrammatical (``*``), commands
+    (``!``) and comments (``%``) left out.
+    """
+    docs = {}
+    for path in sorted(directory.glob("corpus-*.batch")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.strip() and line.strip()[0] not in "*!%":
+                docs[hashlib.sha256(line.strip().encode()).hexdigest()] = [line.strip()]
+    return sorted(docs.items())
+
+
+def read_afaq(root: Path) -> list[tuple[str, list[str]]]:
+    """An Anarchist FAQ (``anarchism``, GPL-2; modern prose, 1995-2017): a document per section
+    file, its paragraphs the texts, the Markdown's emphasis, quote marks and links removed.
+    """
+    docs = []
+    for path in sorted((root / "usr/share/doc/anarchism/markdown").glob("*.md.gz")):
+        paragraphs = []
+        for p in re.split(r"\n\s*\n", gzip.decompress(path.read_bytes()).decode("utf-8", "replace")):
+            p = re.sub(r"^\s*>\s?", "", p, flags=re.MULTILINE)
+            p = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", p).replace("**", "").replace("_", "").replace("\\", "")
+            p = re.sub(r"\s+([,.;:])", r"\1", " ".join(p.split()))
+            if len(p) > 20 and not p.startswith("#"):
+                paragraphs.append(p)
+        docs.append((path.name, paragraphs))
+    return docs
+
+
+def read_foldoc(root: Path) -> list[tuple[str, list[str]]]:
+    """The Free On-line Dictionary of Computing (``dict-foldoc``, GFDL; entries about people,
+    languages and machines): a document per entry, its paragraphs the texts without the braces
+    of cross-references, the <category> labels and the dates; entries that share eight words in a
+    row with the Jargon File (FOLDOC quotes it; it is training text) left out.
+    """
+    if not (root / "usr/share/dictd/foldoc.index").exists():
+        return []
+    jargon = set().union(*(_shingles(t) for _, t in read_jargon(root)))
+    docs = []
+    for doc_id, entry in _dictd_entries(root, "foldoc"):
+        paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", entry)[1:]]
+        paragraphs = [re.sub(r"<[^>]*>\s*|[{}]", "", p) for p in paragraphs if not re.fullmatch(r"\(\d{4}-\d\d-\d\d\)", p)]
+        paragraphs = [p for p in paragraphs if len(p) > 20]
+        if paragraphs and not any(_shingles(p) & jargon for p in paragraphs):
+            docs.append((doc_id, paragraphs))
+    return docs
+
+
+def read_perlpod(root: Path) -> list[tuple[str, list[str]]]:
+    """Perl's manual pages (``perl-doc``; Artistic or GPL): a document per pod file, its plain
+    paragraphs (not code, not commands) the texts, formatting codes (``C<...>``) unwrapped.
+    """
+    docs = []
+    for path in sorted(root.glob("usr/share/perl/*/pod/*.pod")):
+        paragraphs = []
+        for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8", errors="replace")):
+            if not p.startswith((" ", "\t", "=")):
+                paragraphs.append(" ".join(re.sub(r"[A-Z]<+([^<>]*?)>+", r"\1", p).split()))
+        docs.append((path.name, paragraphs))
+    return docs
 
 
 def strip_gcide_markup(block: str) -> str:
@@ -274,13 +394,34 @@ def write_verbs(root: Path, out: Path) -> int:
         if form.isalpha() and form.isascii() and not form.endswith(("ed", "ing")) and tags.get(base, {}).get("verb", 0) >= 1:
             verbs.add(form)
     verbs = sorted(verbs)
-    header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence, see /usr/share/doc/wordnet-base/copyright)\n"
+    header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this file)\n"
               "# tagged as verbs at least twice as often as nouns, and irregular verb forms (verb.exc);\n"
               "# written by scripts/train_pronoun_model.py\n")
     text = header + "\n".join(verbs) + "\n"
     if not out.exists() or out.read_text(encoding="utf-8") != text:  # a rebuild leaves the package alone
         out.write_text(text, encoding="utf-8")
     return len(verbs)
+
+
+def write_adjectives(root: Path, out: Path) -> int:
+    """The adjectives of WordNet 3.0 that SemCor tags as adjectives at least three times and at
+    least three times as often as nouns (``cntlist.rev``; "bald", "flat", "correct"; not "gold",
+    "right", "level"), one per line: the predicates of an object in
+    :mod:`debias._grammar_certain` ("turned her bald in an instant"). Not a feature of the model.
+    """
+    counts: dict[str, Counter] = {}
+    for line in (root / "usr/share/wordnet/cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, _, n = line.split()
+        lemma, sense = key.split("%")
+        counts.setdefault(lemma, Counter())["noun" if sense[0] == "1" else "adj" if sense[0] in "35" else "other"] += int(n)
+    words = sorted(w for w, c in counts.items() if w.isalpha() and w.isascii() and c["adj"] >= 3 and c["adj"] >= 3 * c["noun"])
+    header = ("# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this file)\n"
+              "# tagged in SemCor (cntlist.rev) as adjectives at least 3 times and 3 times as often as nouns;\n"
+              "# written by scripts/train_pronoun_model.py\n")
+    text = header + "\n".join(words) + "\n"
+    if not out.exists() or out.read_text(encoding="utf-8") != text:
+        out.write_text(text, encoding="utf-8")
+    return len(words)
 
 
 # --- slots, features, training -----------------------------------------------------------------
@@ -376,6 +517,8 @@ SOURCES = {
     "devil": ("dict-devil (Bierce, The Devil's Dictionary; public domain)", read_devil),
     "fortunes": ("fortunes, fortunes-min (fortune cookies; BSD licence)", read_fortunes),
     "jargon": ("jargon-text (The Jargon File 4.4.7; public domain)", read_jargon),
+    "pydocs": ("python3.11-doc (the Python 3.11 documentation; PSF licence)", read_pydocs),
+    "rustbook": ("rust-doc (The Rust Programming Language book; MIT or Apache-2.0)", read_rustbook),
     "kjv": ("bible-kjv-text (King James Bible; public domain text, read with bible-kjv; verses quoted by GCIDE left out)",
             read_kjv),
 }
@@ -395,14 +538,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="the training texts (default: the shipped model's, all but kjv)")
     parser.add_argument("--no-vote", action="store_true", help="leave the grammar's reading out of the features")
     parser.add_argument("--write-eval", metavar="DIR", help="also write the evaluation texts (not used for training)")
+    parser.add_argument("--link-grammar", metavar="DIR",
+                        help="with --write-eval: also link-grammar's data/en (corpus-*.batch) as lgcorpus_{test,dev}.txt")
     parser.add_argument("--write-sample", metavar="FILE", help="also write 300 held-out slots of each model (JSON lines)")
     args = parser.parse_args(argv)
     root = Path(args.root)
     if args.write_eval:
         write_eval(root, Path(args.write_eval))
+        if args.link_grammar:
+            write_halves(Path(args.write_eval), "lgcorpus", read_link_grammar(Path(args.link_grammar)))
     # the verb lexicon is package data that the features read: written before any is computed
     verbs_path = REPO / "debias" / "data" / "wordnet_verbs.txt"
     n_verbs = write_verbs(root, verbs_path)
+    write_adjectives(root, REPO / "debias" / "data" / "wordnet_adjectives.txt")
     sources = {SOURCES[name][0]: SOURCES[name][1](root) for name in args.sources}
     docs = [d for source in sources.values() for d in source]
     rng = np.random.RandomState(args.seed)

@@ -161,8 +161,9 @@ def _benchmark_section(out, slugs: list[str], chosen: dict[str, str], skipped: l
 
 def _verdict_section(runs: list, out) -> list:
     """The readers' verdict, methods x layers, and its figure coloured by verdict (empty without verdicts)."""
-    from probekit.report import plot_verdict_layers, verdict_comparison_blocks
+    from probekit.report import plot_verdict_layers, upper_bound_runs, verdict_comparison_blocks
 
+    runs = [*runs, *upper_bound_runs(runs)]  # label-aware erasers' rows beside the checkpoints they bound
     blocks = verdict_comparison_blocks(runs)
     if blocks:
         plot_verdict_layers(runs, out / "figures" / "verdict_layers.png")

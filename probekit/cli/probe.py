@@ -62,6 +62,10 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
              "scores every reader on words neither it nor the eraser saw (INLP, LEACE, RLACE, concept scrubbing)")
     declared("--eraser-folds", parameter="eraser_folds",
              help="word folds of --eraser-fit word-disjoint (concept scrubbing: one encoder pass per hidden state and fold)")
+    group.add_argument("--upper-bounds", default=None, metavar="oracle-leace,quadratic-leace",
+                       help="also read every reader after a label-aware eraser (oracle LEACE, quadratic LEACE) at each "
+                       "probed hidden state, word-disjoint over --eraser-folds folds: an upper bound on what an edit told "
+                       "every word's label removes, not a deployable method (a table per eraser in summary.md)")
     declared("--seed", parameter="random_state", help="one seed for every random step")
     group.add_argument("--cache-dir", default=None, help="embedding cache (default: OUT/cache)")
     group.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -142,6 +146,9 @@ def suite_options(args: argparse.Namespace) -> dict:
         from probekit.intrinsic import check_readers
 
         readers = list(check_readers(args.readers, "--readers"))
+    from probekit.intrinsic import check_upper_bounds
+
+    bounds = list(check_upper_bounds(args.upper_bounds, "--upper-bounds"))
     return dict(  # "attribute" only when it is not gender: gender runs record the parameters they always did
         layer=args.layer,
         layers=args.layers,
@@ -160,6 +167,7 @@ def suite_options(args: argparse.Namespace) -> dict:
         eraser_fit=args.eraser_fit,
         eraser_folds=args.eraser_folds,
         random_state=args.seed,
+        **({"upper_bounds": bounds} if bounds else {}),
         progress=not args.no_progress,
     ) | ({} if is_gender else {"attribute": attribute.name, "lpbs": not args.no_lpbs,
                                "lpbs_targets": _lpbs_targets(args.lpbs_targets)})

@@ -79,14 +79,8 @@ from probekit.intrinsic._pll import (
     pseudo_log_likelihood,
     self_debias_prefix_ids,
 )
-from probekit.intrinsic._probe_suite import (
-    LAYER_CHART_FILE,
-    RESULTS_FILE,
-    VERDICT_CHART_FILE,
-    ProbeSuiteResult,
-    resolve_layers,
-    run_probe_suite,
-)
+from probekit.intrinsic._probe_suite import resolve_layers, run_probe_suite
+from probekit.intrinsic._probe_suite_result import LAYER_CHART_FILE, RESULTS_FILE, VERDICT_CHART_FILE, ProbeSuiteResult
 from probekit.intrinsic._readers import (
     NONLINEAR_READERS,
     READERS,
@@ -130,6 +124,13 @@ from probekit.intrinsic._templates import (
     LPBS_TEMPLATES,
     bleached_sentences,
     infer_word_kind,
+)
+from probekit.intrinsic._upper_bounds import (
+    UPPER_BOUND_ERASERS,
+    check_upper_bounds,
+    label_aware_folds,
+    read_upper_bounds,
+    upper_bound_note,
 )
 from probekit.intrinsic._utility import (
     UTILITY_WORDS,
@@ -240,6 +241,11 @@ __all__ = [
     "read_concept_cross_fitted",
     "read_layer_cross_fitted",
     "suite_erasure",
+    "UPPER_BOUND_ERASERS",
+    "check_upper_bounds",
+    "label_aware_folds",
+    "read_upper_bounds",
+    "upper_bound_note",
     "projected_eraser",
     "loaded_erasure_note",
     "word_disjoint_note",

@@ -42,6 +42,7 @@ from probekit.intrinsic._layers import resolve_layers
 from probekit.intrinsic._lpbs_groups import attribute_lpbs_report
 from probekit.intrinsic._mdl import mdl_probe
 from probekit.intrinsic._readers import check_readers
+from probekit.intrinsic._upper_bounds import check_upper_bounds, read_upper_bounds
 from probekit.intrinsic._verdict import read_layer
 from probekit.intrinsic._verdict_erasure import ERASER_FIT_CONSTRAINTS, encoder_erasure, read_layer_cross_fitted
 from probekit.report import attribute_probe_markdown
@@ -79,6 +80,8 @@ class AttributeProbeResult:
         With ``layers``: ``layers``, ``headline_layer`` and ``rows`` (one per layer).
     warnings : list of str
     provenance : dict
+    upper_bounds : dict
+        With ``upper_bounds``: :func:`probekit.intrinsic.read_upper_bounds` (absent from ``results.json`` otherwise).
     """
 
     attribute: dict[str, Any]
@@ -91,12 +94,14 @@ class AttributeProbeResult:
     lpbs: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     provenance: dict[str, Any] = field(default_factory=dict)
+    upper_bounds: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The content of ``results.json``."""
         return to_jsonable({"attribute": self.attribute, "probe": self.probe, "readers": self.readers,
                             "verdict": self.verdict, "mdl": self.mdl, "words": self.words,
-                            "per_layer": self.per_layer, "lpbs": self.lpbs, "warnings": self.warnings, "provenance": self.provenance})
+                            "per_layer": self.per_layer, "lpbs": self.lpbs, "warnings": self.warnings, "provenance": self.provenance}
+                           | ({"upper_bounds": self.upper_bounds} if self.upper_bounds else {}))
 
     def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
         """Write ``results.json``, then ``summary.md`` built from that JSON."""
@@ -178,6 +183,7 @@ def run_attribute_probe(
     mdl: bool = True,
     eraser_fit: str = "loaded",
     eraser_folds: int = 5,
+    upper_bounds: str | Sequence[str] | None = None,
     lpbs: bool = True,
     lpbs_targets: Sequence[str] | None = None,
     random_state: int = 0,
@@ -215,7 +221,12 @@ def run_attribute_probe(
         scores every reader on the fold's terms (:mod:`probekit.intrinsic._verdict_erasure`). MDL stays on
         the loaded eraser.
     eraser_folds : int
-        Term folds of the word-disjoint check; at most the terms of the smallest group (race: 4).
+        Term folds of the word-disjoint check (and of ``upper_bounds``); at most the terms of the smallest group
+        (race: 4).
+    upper_bounds : str or sequence of str, optional
+        Label-aware erasers ("oracle-leace", "quadratic-leace") after which every reader is also read with the
+        k group labels, at every probed hidden state, term-disjoint: an upper bound, not a method
+        (:func:`probekit.intrinsic.read_upper_bounds`).
     lpbs : bool
         Also score LPBS with k groups (:func:`probekit.intrinsic.group_lpbs` on the terms that fit the
         templates) when the checkpoint has a masked-LM head.
@@ -224,7 +235,7 @@ def run_attribute_probe(
     """
     started = time.perf_counter()
     validate_parameters({"eraser_fit": eraser_fit, "eraser_folds": eraser_folds}, ERASER_FIT_CONSTRAINTS)
-    attribute = wordlists.get_attribute(attribute)
+    attribute, bounds = wordlists.get_attribute(attribute), check_upper_bounds(upper_bounds)
     names = tuple(dict.fromkeys(("linear", *check_readers(readers)))) if readers is not None else ("linear",)
     headline = resolve_layers([layer], encoder.num_layers, "layer")[0]
     layer_list = None if layers is None else resolve_layers(layers, encoder.num_layers)
@@ -252,6 +263,10 @@ def run_attribute_probe(
             rows.append(_layer_row(hidden, *result))
     assert headline_result is not None
     reading, mdl_result = headline_result
+    states = {hidden: embeddings.embeddings if layer_list is None else embeddings.embeddings[:, index, :]
+              for index, hidden in enumerate([headline] if layer_list is None else extract)}
+    bounds_read = read_upper_bounds(states, labels, words, upper_bounds=bounds, readers=names, n_folds=int(eraser_folds),
+                                    n_bootstrap=int(n_bootstrap), random_state=seeds["probe"])
     lpbs_result = attribute_lpbs_report(encoder, attribute, lpbs_targets, progress=progress) if lpbs else None
     words_record = _words_record(found.sets, probed, found.selection, labels, len(corpus))
     provenance = collect_provenance(
@@ -263,6 +278,7 @@ def run_attribute_probe(
                     "max_per_word": max_per_word, "single_piece_only": bool(single_piece_only),
                     "readers": list(names), "n_bootstrap": int(n_bootstrap), "C": C, "class_weight": class_weight,
                     "mdl": bool(mdl), "eraser_fit": eraser_fit, "eraser_folds": int(eraser_folds), "lpbs": bool(lpbs),
+                    **({"upper_bounds": list(bounds)} if bounds else {}),
                     "lpbs_targets": None if lpbs_targets is None else list(lpbs_targets), "seconds": round(time.perf_counter() - started, 1)})
     per_layer = None if layer_list is None else {"layers": layer_list, "headline_layer": headline,
                                                  "num_layers": encoder.num_layers, "rows": rows}
@@ -271,7 +287,7 @@ def run_attribute_probe(
                    "k": len(probed), "digest": attribute.digest, "source": attribute.source},
         probe=dict(reading["readers"]["linear"]), readers=reading["readers"], verdict=reading["verdict"],
         words=words_record, mdl=mdl_result, per_layer=per_layer, lpbs=lpbs_result, warnings=found.notes,
-        provenance=provenance)
+        provenance=provenance, upper_bounds=bounds_read)
 
 
 def _words_record(sets: dict[str, Any], probed: dict[str, list[str]], selection: Any, labels: np.ndarray,

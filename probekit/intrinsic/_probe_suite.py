@@ -19,8 +19,7 @@ import functools
 import logging
 import os
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -36,166 +35,26 @@ from probekit.intrinsic._linear_probe import check_C, check_class_weight
 from probekit.intrinsic._lpbs import MULTI_PIECE_POLICIES, lpbs_report
 from probekit.intrinsic._mdl import mdl_probe
 from probekit.intrinsic._named_tests import STANDARD_SEAT_TESTS, is_template_variant, seat_word_sets
+from probekit.intrinsic._probe_suite_result import (
+    ProbeSuiteResult,
+    layer_row,
+    probe_reading,
+    probe_setting,
+)
 from probekit.intrinsic._readers import check_readers
 from probekit.intrinsic._seat_variants import contextual_seat, published_sentence_seat, sentence_seat
-from probekit.intrinsic._verdict import layer_verdict, read_layer
+from probekit.intrinsic._upper_bounds import check_upper_bounds, read_upper_bounds
+from probekit.intrinsic._verdict import read_layer
 from probekit.intrinsic._verdict_erasure import ERASER_FIT_CONSTRAINTS, read_layer_cross_fitted, suite_erasure
-from probekit.report import plot_layer_curves, plot_probe_chart, plot_verdict_layers, summary_markdown, verdict_markdown
 from probekit.text import Corpus, template_corpus
 from probekit.utils import (
     Interval,
     Options,
-    atomic_write_text,
     collect_provenance,
-    to_jsonable,
     validate_parameters,
-    write_json,
 )
 
 logger = logging.getLogger(__name__)
-
-RESULTS_FILE = "results.json"
-SUMMARY_FILE = "summary.md"
-CHART_FILE = "probe.png"
-LAYER_CHART_FILE = "probe_layers.png"
-VERDICT_CHART_FILE = "verdict_layers.png"
-
-
-@dataclass
-class ProbeSuiteResult:
-    """Everything ``probekit probe`` measures on one checkpoint; serializes to ``results.json``.
-
-    Attributes
-    ----------
-    seat : dict
-        Paper variant (``statistic``, ``effect_size``, ``p_value``, ``effect_size_ci``, ...) plus
-        ``standard_tests``: the sentence-level gender tests by name.
-    lpbs : dict
-        ``status`` "ok" with ``attr_lpbs`` and ``target_lpbs``, or "skipped" with the ``reason``.
-    probe : dict
-        The :class:`probekit.intrinsic.GenderProbeResult` fields (``gender_accuracy``,
-        ``stereotype_accuracy``, ``stereotype_accuracy_balanced``, ``stereotype_accuracy_word``,
-        ``permutation_p_value``, ``randomization_p_value``, ``brier_score``,
-        ``expected_calibration_error``, ``C``, ``paper_setting``, ...) plus ``setting``: one line
-        saying which probe was trained.
-    words : dict
-        Words used, words dropped as multi-wordpiece, words without sentences, counts.
-    mdl : dict or None
-        :class:`probekit.intrinsic.MdlResult` fields for the gender labels of the attribute
-        occurrences (``online_codelength``, ``uniform_codelength``, ``compression``, ...);
-        ``None`` when not computed.
-    evidence : dict
-        Per set (``female_attributes`` ... ``male_stereotypes``): ``listed``, ``words``,
-        ``contexts``, ``contexts_per_word``, ``largest_word``, ``largest_word_share``,
-        ``dropped`` (``multi_piece``, ``no_sentence``, ``excluded``) and, for stereotype sets,
-        ``sentences_excluded`` (sentences skipped for holding an attribute word).
-    warnings : list of str
-        Thin evidence: sets of fewer than 10 words, words holding more than a quarter of their
-        set's contexts.
-    per_layer : dict or None
-        With ``layers``: ``layers`` (hidden-state indices), ``headline_layer`` and ``rows``, one
-        dict per layer (see :func:`layer_row`, with ``readers`` and ``verdict``); ``None`` otherwise.
-    readers : dict
-        At the headline layer: each reader's result (:class:`probekit.intrinsic.ReaderResult` fields).
-    verdict : dict
-        At the headline layer: :func:`probekit.intrinsic.layer_verdict` (``verdict``, ``rule``,
-        ``flags``, ...).
-    provenance : dict
-    """
-
-    seat: dict[str, Any]
-    lpbs: dict[str, Any]
-    probe: dict[str, Any]
-    words: dict[str, Any]
-    provenance: dict[str, Any] = field(default_factory=dict)
-    mdl: dict[str, Any] | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    per_layer: dict[str, Any] | None = None
-    readers: dict[str, Any] = field(default_factory=dict)
-    verdict: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The content of ``results.json``: SEAT, LPBS, the probe, MDL, words, evidence, warnings, per-layer rows, provenance."""
-        return to_jsonable(
-            {"seat": self.seat, "lpbs": self.lpbs, "probe": self.probe, "mdl": self.mdl, "words": self.words,
-             "evidence": self.evidence, "warnings": self.warnings, "per_layer": self.per_layer,
-             "readers": self.readers, "verdict": self.verdict, "provenance": self.provenance}
-        )
-
-    def save(self, out_dir: str | os.PathLike, *, label: str | None = None) -> Path:
-        """Write ``results.json``, then ``summary.md``, ``probe.png`` and (with per-layer results)
-        ``probe_layers.png``, all built from that JSON.
-        """
-        out = Path(out_dir)
-        data = self.to_dict()
-        write_json(out / RESULTS_FILE, data)
-        labels = [label] if label else None
-        atomic_write_text(out / SUMMARY_FILE, summary_markdown([data], labels).rstrip() + "\n\n" + verdict_markdown(data))
-        plot_probe_chart([data], out / CHART_FILE, labels)
-        if data.get("per_layer"):
-            plot_layer_curves(data, out / LAYER_CHART_FILE, label)
-            if any(row.get("verdict") for row in data["per_layer"]["rows"]):
-                plot_verdict_layers([(label or "model", data)], out / VERDICT_CHART_FILE)
-        return out
-
-
-def probe_setting(probe: dict[str, Any]) -> str:
-    """One line saying which gender probe was trained (for the summary)."""
-    name = "logistic regression" if probe.get("classifier") == "logistic" else "linear SVM (sigmoid-calibrated)"
-    if probe.get("paper_setting"):
-        return f"the paper's probe (Tokpo et al. 2023): {name}, C = 1, no class weights, raw features"
-    weight = "class-balanced" if probe.get("class_weight") == "balanced" else "unweighted"
-    scale = "standardized features" if probe.get("standardize") else "raw features"
-    C = probe.get("C")
-    how = probe.get("C_selection") or "fixed"
-    C_text = f"C = {C:g} ({how})" if isinstance(C, (int, float)) else f"C ({how})"
-    return f"{weight} {name}, {scale}, {C_text}"
-
-
-def layer_row(
-    layer: int, seat: dict[str, Any], probe: dict[str, Any], mdl: dict[str, Any] | None,
-    reading: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """One row of the per-layer table (the keys of ``results.json["per_layer"]["rows"][i]``)."""
-    keys = ("gender_accuracy", "gender_accuracy_ci", "gender_accuracy_per_word", "stereotype_accuracy",
-            "stereotype_accuracy_ci", "stereotype_accuracy_balanced", "stereotype_accuracy_balanced_ci",
-            "stereotype_accuracy_word", "stereotype_accuracy_word_balanced", "stereotype_accuracy_female",
-            "stereotype_accuracy_male", "stereotype_confidence", "permutation_p_value", "permutation_p_value_balanced",
-            "randomization_p_value", "brier_score", "expected_calibration_error", "C")
-    row: dict[str, Any] = {"layer": int(layer)}
-    row.update({key: probe.get(key) for key in keys})
-    row.update({
-        "seat_effect_size": seat.get("effect_size"), "seat_effect_size_ci": seat.get("effect_size_ci"),
-        "seat_statistic": seat.get("statistic"), "seat_p_value": seat.get("p_value"),
-    })
-    if mdl is not None:
-        row.update({"mdl_online_codelength": mdl.get("online_codelength"),
-                    "mdl_uniform_codelength": mdl.get("uniform_codelength"), "mdl_compression": mdl.get("compression")})
-    if reading is not None:
-        row.update({"readers": reading["readers"], "verdict": reading["verdict"]})
-    return row
-
-
-def probe_reading(probe: dict[str, Any], mdl: dict[str, Any] | None, erasure: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The verdict from the gender probe alone (the default, linear-only reading: no extra fit).
-
-    The linear reader's numbers are the probe's held-out balanced accuracy and its interval; no
-    control task is run. ``erasure``: see :func:`probekit.intrinsic.layer_verdict`.
-    """
-    linear = {
-        "reader": "linear", "balanced_accuracy": probe.get("gender_accuracy_balanced"),
-        "balanced_accuracy_ci": probe.get("gender_accuracy_balanced_ci"), "accuracy": probe.get("gender_accuracy"),
-        "chance": 0.5, "n_dropped_columns": probe.get("n_dropped_columns", 0), "n_columns": None,
-        "params": {"C": probe.get("C")}, "selection": probe.get("C_selection"), "n_train": probe.get("n_train"),
-        "n_test": probe.get("n_test"), "control_balanced_accuracy": None, "selectivity": None,
-        "source": "the gender probe (held-out attribute words)",
-    }
-    compressions = {"linear": mdl["compression"]} if mdl else {}
-    readers = {"linear": linear}
-    return {"readers": readers, "mdl": compressions,
-            "verdict": layer_verdict(readers, compressions, confidence_level=probe.get("confidence_level", 0.95),
-                                     erasure=erasure)}
 
 
 def _at_layer(embeddings: Any, index: int | None) -> Any:
@@ -354,6 +213,16 @@ def _analyse_layers(
     return headline_results, rows
 
 
+def _upper_bounds(ext: _Extraction, sets: dict[str, Any], hidden_states: list[int], single: bool,
+                  bounds: tuple[str, ...], **settings: Any) -> dict[str, Any]:
+    """:func:`probekit.intrinsic.read_upper_bounds` on the suite's attribute occurrences ({} without bounds)."""
+    if not bounds:
+        return {}
+    states = {hidden: ext.at_layer(None if single else i)["attributes"].embeddings for i, hidden in enumerate(hidden_states)}
+    labels = np.where(np.isin(ext.attributes.words, sets["female_attributes"]), "female", "male")
+    return read_upper_bounds(states, labels, ext.attributes.words, upper_bounds=bounds, **settings)
+
+
 def _standard_seat_tests(
     encoder: Encoder, tests: Sequence[str], *, layer: int, n_permutations: int, n_bootstrap: int, seed: int,
     progress: bool,
@@ -400,7 +269,7 @@ def _wordlist_record(sets: dict[str, Any], pairs: Any) -> dict[str, list[str]]:
 
 
 #: The suite's options that the k-class attribute probe takes too (:func:`run_attribute_probe`).
-_ATTRIBUTE_PROBE_OPTIONS = ("layer", "layers", "max_per_word", "n_bootstrap", "mdl", "eraser_fit", "eraser_folds",
+_ATTRIBUTE_PROBE_OPTIONS = ("layer", "layers", "max_per_word", "n_bootstrap", "mdl", "eraser_fit", "eraser_folds", "upper_bounds",
                             "lpbs", "lpbs_targets", "random_state", "cache_dir", "progress")
 
 
@@ -446,6 +315,7 @@ def run_probe_suite(
     readers: str | Sequence[str] | None = None,
     eraser_fit: str = "loaded",
     eraser_folds: int = 5,
+    upper_bounds: str | Sequence[str] | None = None,
     lpbs_multi_piece: str = "mask_all",
     random_state: int = 0,
     cache_dir: str | os.PathLike | None = None,
@@ -502,6 +372,10 @@ def run_probe_suite(
     eraser_folds : int
         Word folds of the word-disjoint check (concept scrubbing costs one encoder pass per hidden
         state and fold).
+    upper_bounds : str or sequence of str, optional
+        Label-aware erasers ("oracle-leace", "quadratic-leace") after which every reader is also read, at
+        every probed hidden state, word-disjoint over ``eraser_folds`` folds: an upper bound on what any
+        label-aware edit removes, not a method (:func:`probekit.intrinsic.read_upper_bounds`).
     lpbs_multi_piece : {"mask_all", "skip"}
     random_state : int
         One seed from which the seeds of every random step are derived (recorded in provenance).
@@ -516,6 +390,7 @@ def run_probe_suite(
         :class:`AttributeProbeResult`; ``single_piece_only`` then defaults to ``False``.
     """
     C, class_weight, reader_names = _check_suite_args(random_state, max_per_word, C, class_weight, readers, eraser_fit, eraser_folds)
+    bounds = check_upper_bounds(upper_bounds)
     headline = resolve_layers([layer], encoder.num_layers, "layer")[0]
     layer_list = None if layers is None else resolve_layers(layers, encoder.num_layers)
     extract = layer if layer_list is None else sorted(set(layer_list) | {headline})
@@ -546,33 +421,31 @@ def run_probe_suite(
         seat = dict(seat)
         per_layer = {"layers": layer_list, "headline_layer": headline, "num_layers": encoder.num_layers, "rows": rows}
 
+    bounds_read = _upper_bounds(ext, sets, [headline] if layer_list is None else extract, layer_list is None, bounds,
+                                readers=reader_names or ("linear",), n_folds=eraser_folds, n_bootstrap=n_bootstrap, random_state=seeds["probe"])
     tests = STANDARD_SEAT_TESTS if standard_tests is None else tuple(standard_tests)
     seat["standard_tests"], lpbs = _sentence_level(encoder, sets, pairs, tests, layer=layer, n_permutations=n_permutations,
                                                    n_bootstrap=n_bootstrap, lpbs_multi_piece=lpbs_multi_piece,
                                                    seeds=seeds, progress=progress)
-    words = ext.words_summary(sets)
     provenance = collect_provenance(
-        model=encoder.describe(),
-        seeds={"random_state": int(random_state), **seeds},
-        wordlists=_wordlist_record(sets, pairs),
+        model=encoder.describe(), seeds={"random_state": int(random_state), **seeds}, wordlists=_wordlist_record(sets, pairs),
         parameters={
             "corpus": getattr(corpus, "name", "sentences"), "corpus_digest": getattr(corpus, "digest", None),
             "corpus_sentences": len(corpus), "layer": layer, "headline_layer": headline,
             "layers": layers if layers is None or isinstance(layers, str) else [int(v) for v in layers],
-            "layer_indices": layer_list,
-            "max_per_word": max_per_word, "single_piece_only": single_piece_only,
+            "layer_indices": layer_list, "max_per_word": max_per_word, "single_piece_only": single_piece_only,
             "n_permutations": n_permutations, "n_bootstrap": n_bootstrap, "n_randomizations": n_randomizations,
             "classifier": classifier, "C": C, "class_weight": class_weight, "standardize": bool(standardize),
             "mdl": bool(mdl), "readers": None if reader_names is None else list(reader_names),
             "eraser_fit": eraser_fit, "eraser_folds": int(eraser_folds),
-            "lpbs_multi_piece": lpbs_multi_piece,
+            **({"upper_bounds": list(bounds)} if bounds else {}), "lpbs_multi_piece": lpbs_multi_piece,
             "standard_tests": list(tests), "seconds": round(time.perf_counter() - started, 1),
         },
     )
     return ProbeSuiteResult(
-        seat=seat, lpbs=lpbs, probe=probe, words=words, provenance=provenance, mdl=mdl_result, evidence=evidence,
-        warnings=evidence_warnings, per_layer=per_layer, readers=reading["readers"],
-        verdict=reading["verdict"],
+        seat=seat, lpbs=lpbs, probe=probe, words=ext.words_summary(sets), provenance=provenance, mdl=mdl_result,
+        evidence=evidence, warnings=evidence_warnings, per_layer=per_layer, readers=reading["readers"],
+        verdict=reading["verdict"], upper_bounds=bounds_read,
     )
 
 
@@ -593,6 +466,7 @@ run_probe_suite._parameter_constraints = {
     "mdl": ["boolean"],
     "readers": [str, list, tuple, None],
     **ERASER_FIT_CONSTRAINTS,
+    "upper_bounds": [str, list, tuple, None],
     "lpbs_multi_piece": [Options(*MULTI_PIECE_POLICIES)],
     "random_state": ["random_state"],
 }

@@ -19,7 +19,9 @@
   :func:`plot_dose_response_matrix` (scatter matrix coloured by method).
 - LaTeX (booktabs) of every table: :func:`latex_table`, :func:`write_latex_tables`.
 - Removed or hidden? The readers' verdict per layer: :func:`verdict_markdown`, across checkpoints
-  :func:`verdict_comparison_markdown` (with :func:`raised_reader_flags`) and :func:`plot_verdict_layers`.
+  :func:`verdict_comparison_markdown` (with :func:`raised_reader_flags`) and :func:`plot_verdict_layers`;
+  beside it, every reader after a label-aware eraser (an upper bound): :func:`upper_bound_markdown`,
+  :func:`upper_bound_runs`.
 - :func:`build_report` (``probekit report DIR``): Markdown, one self-contained HTML page, PNG
   figures and CSV/JSON tables of a study directory or a ``probekit compare`` output.
 """
@@ -95,6 +97,7 @@ from probekit.report._results import (
 )
 from probekit.report._summary import load_results, plot_layer_curves, plot_probe_chart, summary_markdown
 from probekit.report._tables import table_csv, table_html, table_latex, table_lines, table_markdown
+from probekit.report._upper_bounds import upper_bound_blocks, upper_bound_markdown, upper_bound_runs
 from probekit.report._verdict import (
     VERDICT_COLORS,
     plot_verdict_layers,
@@ -201,6 +204,9 @@ __all__ = [
     "verdict_study_blocks",
     "verdict_records",
     "verdict_markdown",
+    "upper_bound_blocks",
+    "upper_bound_markdown",
+    "upper_bound_runs",
     "verdict_blocks",
     "verdict_comparison_markdown",
     "verdict_comparison_blocks",

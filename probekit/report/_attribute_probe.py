@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 from probekit.report._format import fmt, fmt_ci, interval
 from probekit.report._summary import model_label
 from probekit.report._tables import blocks_markdown
+from probekit.report._upper_bounds import upper_bound_markdown
 from probekit.report._verdict import verdict_markdown
 from probekit.utils import Table
 
@@ -110,6 +111,9 @@ def attribute_probe_markdown(results: Mapping[str, Any], label: str | None = Non
     verdict = verdict_markdown(results)
     if verdict:
         text += "\n" + verdict.replace("# Removed or hidden?", f"# Removed or hidden? ({name})", 1).rstrip() + "\n"
+    bounds = upper_bound_markdown(results)
+    if bounds:
+        text += "\n" + bounds.replace("(not deployable)", f"(not deployable; {name})", 1).rstrip() + "\n"
     provenance = results.get("provenance") or {}
     parameters = provenance.get("parameters") or {}
     text += (f"\n- {label}: attribute {name} (digest {str(attribute.get('digest', ''))[:16]}), corpus "

@@ -69,11 +69,15 @@ def test_probe_cli_attribute_from_a_table_of_ones_own(tiny_checkpoints, tmp_path
     table.write_text("young\told\nyoung\told\nteenager\tretiree\nyouth\telderly\nteen\tpensioner\n", encoding="utf-8")
     common = ["--model", str(tiny_checkpoints["base"]), "--max-per-word", "2", "--bootstrap", "10", "--no-progress"]
     out = tmp_path / "age"
-    assert main(["probe", "--attribute", str(table), "--out", str(out), *common]) == 0
+    assert main(["probe", "--attribute", str(table), "--out", str(out), "--upper-bounds", "oracle-leace",
+                 "--eraser-folds", "2", *common]) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["attribute"]["groups_probed"] == ["young", "old"] and results["probe"]["chance"] == 0.5
+    bound = results["upper_bounds"]["oracle-leace"]["rows"][0]["readers"]["linear"]
+    assert bound["chance"] == 0.5 and bound["n_test"] == sum(g["occurrences"] for g in results["words"]["groups"].values())
     summary = (out / "summary.md").read_text()
     assert "# probekit intrinsic probe: age" in summary and "Removed or hidden? (age)" in summary
+    assert "Upper bounds: label-aware erasers (not deployable; age)" in summary
     assert "gender" not in summary.lower() and not (out / "probe.png").exists()
     wordlists.unregister_attribute("age")
     assert main(["probe", "--attribute", "caste", "--out", str(tmp_path / "x"), *common]) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from probekit.cli.main import main
+from probekit.report import upper_bound_runs, verdict_comparison_markdown
 
 CLI = ["--max-per-word", "3", "--seat-tests", "", "--permutations", "200", "--bootstrap", "50",
        "--randomizations", "10", "--no-progress"]
@@ -62,3 +63,28 @@ def test_probe_cli_bad_readers(tiny_checkpoints, tmp_path, capsys):
                  "--readers", "linear,forest"])
     err = capsys.readouterr().err
     assert code == 2 and "--readers" in err and "Traceback" not in err
+
+
+def test_probe_and_compare_cli_upper_bounds_after_label_aware_erasers(tiny_checkpoints, tmp_path, capsys):
+    out = tmp_path / "bounds"
+    assert main(["probe", "--model", str(tiny_checkpoints["base"]), "--out", str(out), "--layers", "0",
+                 "--upper-bounds", "quadratic-leace,oracle-leace", "--eraser-folds", "2", "--no-mdl", *CLI]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["upper_bounds"]) == ["oracle-leace", "quadratic-leace"]
+    n_occurrences = results["words"]["occurrences"]["attributes"]
+    for bound in results["upper_bounds"].values():
+        assert [row["layer"] for row in bound["rows"]] == [0, 2]  # the probed layer and the headline (last)
+        for row in bound["rows"]:
+            assert row["readers"]["linear"]["n_test"] == n_occurrences  # every occurrence, out of fold
+            assert row["verdict"]["erasure_check"]["n_folds"] == 2 and row["verdict"]["erasure_check"]["word_disjoint"]
+    assert results["provenance"]["parameters"]["upper_bounds"] == ["oracle-leace", "quadratic-leace"]
+    summary = (out / "summary.md").read_text()
+    assert "## Upper bounds: label-aware erasers (not deployable)" in summary
+    assert "After oracle LEACE (upper bound)" in summary and "not a deployable method" in summary
+    # compare lays each bound out as a row of the methods x layers verdict table (cli/compare.py)
+    table = verdict_comparison_markdown([("base", results), *upper_bound_runs([("base", results)])])
+    assert "| base + oracle LEACE (upper bound) |" in table and "| base + quadratic LEACE (upper bound) |" in table
+    code = main(["probe", "--model", str(tiny_checkpoints["base"]), "--out", str(tmp_path / "bad"), *CLI,
+                 "--upper-bounds", "leace"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--upper-bounds" in err and "oracle-leace,quadratic-leace" in err and "Traceback" not in err

@@ -287,3 +287,26 @@ def test_a_registered_attribute_swaps(tmp_path):
         assert swap_groups(swapped, "region_swap_test", "north", "south") == text
     finally:
         wordlists.unregister_attribute("region_swap_test")
+
+
+def test_a_term_whose_counterpart_is_in_several_rows_is_left_and_the_user_is_told(tmp_path, caplog):
+    """bias-bench's race triples list "black" in two rows: "white" -> "black" would read back as row 0's
+    "black" (whose white counterpart is "caucasian"), so "white" stays, and the first swap says so."""
+    table = tmp_path / "triples.tsv"
+    table.write_text("black\tcaucasian\tasian\nafrican\tcaucasian\tasian\nblack\twhite\tasian\n", encoding="utf-8")
+    attribute = wordlists.register_attribute("triples_swap_test", table, groups=("r1", "r2", "r3"))
+    try:
+        with caplog.at_level("WARNING", logger="debias._group_swap"):
+            assert swap_to_group("The white person is here.", attribute, "r1") == "The white person is here."
+        assert "white -> r1 ('black' is in rows 0, 2)" in caplog.text
+        for term in ("white -> r3", "african -> r2", "african -> r3"):
+            assert term in caplog.text
+        assert "caucasian ->" not in caplog.text and "asian -> r1" not in caplog.text  # row 0's terms all swap
+        assert swap_to_group("The caucasian person.", attribute, "r1") == "The black person."
+    finally:
+        wordlists.unregister_attribute("triples_swap_test")
+    for name in ("race", "religion"):  # the built-in attributes have no such term
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="debias._group_swap"):
+            swap_to_group("a text", wordlists.get_attribute(name), wordlists.get_attribute(name).groups[0])
+        assert "never swapped" not in caplog.text
