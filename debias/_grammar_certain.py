@@ -22,6 +22,7 @@ __all__ = ["her_rule_is_certain", "his_rule_is_certain", "mostly_verbs", "word_c
 
 VERBS_RESOURCE = "wordnet_verbs.txt"
 ADJECTIVES_RESOURCE = "wordnet_adjectives.txt"
+NOUNS_RESOURCE = "wordnet_nouns.txt"
 
 # Words after which the slot's reading is a guess of the rules ("her will", "her just reward",
 # "his ever loyal wife", "her and his"): the model decides these even though they are closed.
@@ -61,6 +62,17 @@ def mostly_adjectives() -> frozenset[str]:
     predicate rule of :func:`_construction` only, never by the model's features.
     """
     data = resources.files("debias").joinpath("data", ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
+    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def mostly_nouns() -> frozenset[str]:
+    """Words that SemCor tags as verbs but at least one and a half times as often as nouns
+    ("photograph", "debut", "murder"; not "walk", "dance"): ``debias/data/wordnet_nouns.txt``,
+    written by ``scripts/train_pronoun_model.py`` from ``wordnet-base``'s ``cntlist.rev``. Read by
+    the perception rule of :func:`_construction` only, never by the model's features.
+    """
+    data = resources.files("debias").joinpath("data", NOUNS_RESOURCE).read_text(encoding="utf-8")
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
 
 
@@ -110,6 +122,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "open to him whereby", "stuck to her thereafter": no noun is "whereby"
     if token.compound:  # "her well-known novel"; but "secured him seventy-five per cent"
         return token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS
+    if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
+        return False  # "we'll not see her like again", "her inside jacket pocket"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
         # what her_is_object answers for these, without its other checks: "gave her a book"
         return True if token.word[:1].islower() else g.her_is_object(text, start, end)
@@ -222,7 +236,9 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
     """An object the verb before it governs, seen on modern prose (issue 27, session 3): "him or
     her", "kissed him goodbye", "day and night", "stop him asserting", a possessive or a number
     after a perception verb's object ("saw him form his own faction", "saw him score 20 goals"),
-    "remember her saying that". ``None`` where none applies.
+    "remember her saying that"; and the possessive before a noun after a perception verb
+    (:func:`mostly_nouns`) before a preposition or the clause's end ("saw her photograph in the
+    paper"; not "saw her photograph the bird"). ``None`` where none applies.
     """
     low = token.low
     if previous == "or" and _OBJECT_PAIR.search(text, max(0, start - 12), start):
@@ -247,6 +263,8 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
     if low.endswith("ing") and previous in _GERUND_HOSTS and low[:-3] in _SAYING and (
             g._next(text, token.end).low == "that"):
         return True  # "we discover him writing that", "I remember her saying that"
+    if previous in _PERCEPTION and low in mostly_nouns() and not low.endswith("ing") and g._place_follows(g._next(text, token.end)):
+        return False  # "saw her photograph in the paper", "watched her debut on television"; not "saw her photograph the bird"
     return None
 
 
@@ -368,6 +386,31 @@ def _quoted_before_noun(text: str, start: int, end: int) -> bool:
 
 _QUOTES = frozenset("\"'“”‘’")
 
+# Prepositions that are a noun or an adjective after a possessive determiner ("his like", "her
+# inside pocket"), and what follows the noun "like" but never the preposition's object: the
+# clause's end, an adverb of time or an auxiliary ("we shall not see his like again", "her like
+# will never be seen"; not "treat her like dirt", "a house of his like mine").
+_NOMINAL_PREPOSITIONS = wc._words("like inside outside")
+_AFTER_NOUN_LIKE = wc.AUXILIARIES | wc._words("again before never ever since")
+
+
+def _preposition_heads_noun(text: str, start: int, token: g._Token, which: str) -> bool:
+    """Whether "like"/"inside"/"outside" after the pronoun heads its noun phrase: "like" before
+    :data:`_AFTER_NOUN_LIKE` or the clause's end; "inside"/"outside" before a lower-case open word
+    (an adjective before its noun: "his inside pocket", "his outside interests"); after "her", only
+    before two or after a preposition ("her inside jacket pocket", "in her inside pocket"; not
+    "locked her inside jail for", "met her outside school.", "took her outside alone").
+    """
+    after = g._next(text, token.end)
+    if token.low == "like":
+        return after.word is None and after.quote is None or after.low in _AFTER_NOUN_LIKE
+    if after.word is None or not after.word[:1].islower() or not g._is_open(after) or after.compound:
+        return False
+    if which == "his" or g._is_open(g._next(text, after.end)):
+        return True
+    previous, adjacent = g._previous(text, start)
+    return adjacent and previous in wc.PREPOSITIONS
+
 
 def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     """The grammar's decision for "his" where it is certain, else ``None``."""
@@ -383,6 +426,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     low = token.low
     if _PLACE_ADVERB.fullmatch(low):
         return True  # "the house was his thereafter"
+    if low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "his"):
+        return False  # "we'll not see his like again", "his inside jacket pocket", "his outside interests"
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)

@@ -403,22 +403,20 @@ def write_verbs(root: Path, out: Path) -> int:
     return len(verbs)
 
 
-def write_adjectives(root: Path, out: Path) -> int:
-    """The adjectives of WordNet 3.0 that SemCor tags as adjectives at least three times and at
-    least three times as often as nouns (``cntlist.rev``; "bald", "flat", "correct"; not "gold",
-    "right", "level"), one per line: the predicates of an object in
-    :mod:`debias._grammar_certain` ("turned her bald in an instant"). Not a feature of the model.
-    """
+def write_semcor_words(root: Path, out: Path, kind: str) -> int:
+    """Words of WordNet 3.0 by SemCor tags (``cntlist.rev``) for rules of :mod:`debias._grammar_certain`, not the model:
+    ``"adj"``, predicates of an object ("turned her bald"); ``"noun"``, nouns after "saw her" ("her photograph in")."""
     counts: dict[str, Counter] = {}
     for line in (root / "usr/share/wordnet/cntlist.rev").read_text(encoding="latin-1").splitlines():
         key, _, n = line.split()
         lemma, sense = key.split("%")
-        counts.setdefault(lemma, Counter())["noun" if sense[0] == "1" else "adj" if sense[0] in "35" else "other"] += int(n)
-    words = sorted(w for w, c in counts.items() if w.isalpha() and w.isascii() and c["adj"] >= 3 and c["adj"] >= 3 * c["noun"])
-    header = ("# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this file)\n"
-              "# tagged in SemCor (cntlist.rev) as adjectives at least 3 times and 3 times as often as nouns;\n"
-              "# written by scripts/train_pronoun_model.py\n")
-    text = header + "\n".join(words) + "\n"
+        counts.setdefault(lemma, Counter())["noun" if sense[0] == "1" else "adj" if sense[0] in "35" else sense[0]] += int(n)
+    other, ratio, rule = ("noun", 3, "adjectives at least 3 times and 3 times as often as nouns") if kind == "adj" else (
+        "2", 1.5, "nouns at least 3 times and 1.5 times as often as verbs, and as verbs at least once")
+    words = sorted(w for w, c in counts.items() if w.isalpha() and w.isascii() and c[kind] >= max(3, ratio * c[other]) and c["2"] >= (kind == "noun"))
+    text = (f"# {'Adjectives' if kind == 'adj' else 'Nouns'} of WordNet 3.0 (Princeton University; WordNet 3.0 licence in "
+            f"WORDNET_LICENSE.txt beside this file)\n# tagged in SemCor (cntlist.rev) as {rule};\n"
+            "# written by scripts/train_pronoun_model.py\n" + "\n".join(words) + "\n")
     if not out.exists() or out.read_text(encoding="utf-8") != text:
         out.write_text(text, encoding="utf-8")
     return len(words)
@@ -550,7 +548,8 @@ def main(argv: list[str] | None = None) -> int:
     # the verb lexicon is package data that the features read: written before any is computed
     verbs_path = REPO / "debias" / "data" / "wordnet_verbs.txt"
     n_verbs = write_verbs(root, verbs_path)
-    write_adjectives(root, REPO / "debias" / "data" / "wordnet_adjectives.txt")
+    write_semcor_words(root, REPO / "debias" / "data" / "wordnet_adjectives.txt", "adj")
+    write_semcor_words(root, REPO / "debias" / "data" / "wordnet_nouns.txt", "noun")
     sources = {SOURCES[name][0]: SOURCES[name][1](root) for name in args.sources}
     docs = [d for source in sources.values() for d in source]
     rng = np.random.RandomState(args.seed)

@@ -13,6 +13,7 @@ import functools
 import sys
 from typing import Iterator, Sequence
 
+from probekit.cli._attribute import add_attribute_argument
 from probekit.cli._common import add_model_arguments
 from probekit.cli._declared import add_declared
 
@@ -68,6 +69,15 @@ setting and evaluate its extrinsic gender bias over cross-validation folds:
              gradient reversal (Elazar & Goldberg 2018), strength --adversarial-lambda; with
              --frozen it acts on a trainable linear projection in front of the linear layer
 
+--attribute race|religion|NAME measures the extrinsic side for the k groups of that attribute
+instead of gender (--data synthetic: race, the synthetic group biographies with --shortcut;
+--data jigsaw: race or religion from the identity columns): per fold and pooled over folds, the
+k-group gap family of TPR and FPR per class (max gap, RMS gap to the overall rate, pairwise gaps
+with simultaneous intervals), the k-group CF, the k-class leakage probe (chance 1/k), with
+--intersect gender the attribute x gender cells, and on Jigsaw Borkan's per-subgroup AUCs. The
+settings scrub and swap the attribute's terms (CDA to a random other group) and balance label x
+group cells; adversarial is gender-only.
+
 Writes OUT/folds/fold-NN/{original,augmented}.csv (predictions with class probabilities for every
 test example and its counterfactual, readable by `probekit metrics`), OUT/metrics.json (every
 fold, mean/std/95% t-interval, provenance), OUT/results.md (a table like the paper's Tables 3-4)
@@ -103,6 +113,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="synthetic: P(stereotypical gender | profession) in the training data (default: %(default)s)")
     data.add_argument("--cue-strength", type=float, default=0.3,
                       help="synthetic: probability of a profession-specific phrase per cue sentence (default: %(default)s)")
+    declared_data = functools.partial(add_declared, data, owner="probekit.finetune:make_synthetic_group_bios")
+    declared_data("--shortcut", parameter="shortcut", default=None, metavar="race|intersection|none",
+                  help="synthetic with --attribute race: the shortcut planted in the training split "
+                       "(default here: none)")
+    declared_data("--shortcut-strength", parameter="strength", metavar="S",
+                  help="synthetic with --attribute race: P(label 1) in the planted cells")
+    attribute = parser.add_argument_group("attribute (k groups)")
+    add_attribute_argument(attribute, help="the protected attribute whose groups the extrinsic metrics compare")
+    attribute.add_argument("--intersect", default=None, metavar="COLUMN",
+                           help="with a k-group --attribute: also the gaps of the attribute x COLUMN cells "
+                                "(gender: the synthetic group biographies carry it)")
+    add_declared(attribute, "--min-cell-size", owner="probekit.extrinsic:intersectional_gaps", parameter="min_cell_size",
+                 metavar="N", help="intersection cells with fewer test examples are listed and left out of the gaps")
     study = parser.add_argument_group("study")
     study.add_argument("--setting", default="original", choices=SETTING_CHOICES, metavar="SETTING",
                        help="training-data setting: %(choices)s (default: %(default)s)")
@@ -152,11 +175,25 @@ def _config(args: argparse.Namespace):
     )
 
 
-def _load_data(args: argparse.Namespace):
-    """(data, test data or None) in the shared representation."""
+def _load_data(args: argparse.Namespace, attribute: str = "gender"):
+    """(data, test data or None) in the shared representation (with the attribute's group column)."""
     from probekit.errors import InvalidParameterError
     from probekit.finetune import load_data
 
+    if attribute == "gender":
+        for option in ("shortcut", "intersect"):
+            if getattr(args, option, None) is not None:
+                raise InvalidParameterError("--" + option, getattr(args, option), "no value with --attribute gender "
+                                            "(it is for a k-group attribute: --attribute race)")
+    if args.data == "synthetic" and attribute != "gender":
+        for option in ("data_path", "test_data_path", "split"):
+            if getattr(args, option):
+                raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option),
+                                            "no value with --data synthetic (the data is generated)")
+        n = args.n_examples or (DEFAULT_SYNTHETIC_EXAMPLES_FROZEN if args.frozen else DEFAULT_SYNTHETIC_EXAMPLES)
+        return load_data("synthetic", n_examples=n, fixed_split=args.fixed_split, random_state=args.seed,
+                         attribute=attribute, shortcut=args.shortcut, strength=args.shortcut_strength,
+                         cue_strength=args.cue_strength)
     if args.data == "synthetic":
         for option in ("data_path", "test_data_path", "split"):
             if getattr(args, option):
@@ -175,19 +212,37 @@ def _load_data(args: argparse.Namespace):
         options["professions"] = args.professions if args.professions in ("paper", "all") else [
             p.strip() for p in args.professions.split(",") if p.strip()
         ]
+    if attribute != "gender":
+        if args.data == "bios":
+            raise InvalidParameterError("--attribute", attribute, "gender with --data bios (Bias in Bios carries gender only)")
+        return load_data(args.data, path=args.data_path, test_path=args.test_data_path, attribute=attribute, **options)
     return load_data(args.data, path=args.data_path, test_path=args.test_data_path, **options)
 
 
 def run_command(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from probekit.cli._attribute import resolve_attribute
     from probekit.cli._common import check_max_length, check_resume_files, load_model
     from probekit.errors import InvalidParameterError
-    from probekit.finetune import FIGURE_FILE, METRICS_FILE, TABLE_FILE, check_leakage_readers, check_output_dir, run_finetune
+    from probekit.finetune import (
+        FIGURE_FILE,
+        METRICS_FILE,
+        TABLE_FILE,
+        check_group_setting,
+        check_leakage_readers,
+        check_output_dir,
+        run_finetune,
+    )
     from probekit.utils import check_output_dir as check_dir
 
     config = _config(args)
+    attribute = resolve_attribute(args.attribute).name
     readers = check_leakage_readers(args.reader, "--reader")
+    if readers and attribute != "gender":
+        raise InvalidParameterError("--reader", args.reader, "no value with a k-group --attribute "
+                                    "(leakage is read by the linear k-class probe)")
+    check_group_setting(args.setting, attribute, "--setting")  # adversarial is gender-only: refused before anything loads
     if args.embedding_cache and not args.frozen:
         raise InvalidParameterError("--embedding-cache", args.embedding_cache, "a directory together with --frozen "
                                     "(full fine-tuning changes the encoder, so its embeddings are not reusable)")
@@ -200,7 +255,7 @@ def run_command(args: argparse.Namespace) -> int:
         state = [out / "run.json", *sorted(out.glob("folds/*/fold.json")), *sorted(out.rglob("trainer_state.json")),
                  *sorted(out.rglob("*.safetensors"))]
         check_resume_files(state, f"remove {args.out} (or that file's fold directory) and run again to start over")
-    data, test = _load_data(args)
+    data, test = _load_data(args, attribute)
     if test is None and args.folds > len(data):
         raise InvalidParameterError("--folds", args.folds, f"at most the number of examples ({len(data)})")
     encoder = load_model(args)
@@ -212,13 +267,17 @@ def run_command(args: argparse.Namespace) -> int:
     result = run_finetune(
         encoder, data, setting=args.setting, folds=args.folds, test_data=test, config=config, out_dir=out,
         resume=args.resume, progress=not args.no_progress, data_name=args.data, report=say,
-        embedding_cache=args.embedding_cache, leakage_readers=readers,
+        embedding_cache=args.embedding_cache, leakage_readers=readers, attribute=attribute, intersect=args.intersect,
+        min_cell_size=args.min_cell_size,
     )
     print((Path(out) / TABLE_FILE).read_text(encoding="utf-8"))
-    print(f"metrics: {Path(out) / METRICS_FILE}; table: {Path(out) / TABLE_FILE}; figure: {Path(out) / FIGURE_FILE}; "
-          f"predictions: {Path(out) / 'folds'}")
+    figure = f"; figure: {Path(out) / FIGURE_FILE}" if attribute == "gender" else ""
+    print(f"metrics: {Path(out) / METRICS_FILE}; table: {Path(out) / TABLE_FILE}{figure}; predictions: {Path(out) / 'folds'}")
     n_warn = sum(len(f.get("warnings", [])) for f in result.folds)
-    if n_warn:
+    if n_warn and attribute != "gender":
+        say(f"warning: {n_warn} undefined rate(s) or small group(s) in the folds (see each fold.json's warnings); "
+            "undefined rates are NaN and left out of the gaps")
+    elif n_warn:
         say(f"warning: {n_warn} undefined per-class metric cell(s) (a class without test examples of one gender "
             "in a fold); they are NaN in metrics.json and left out of the class aggregates")
     return 0

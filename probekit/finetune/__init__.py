@@ -41,7 +41,21 @@ from probekit.finetune._datasets import (
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._estimate import estimate_seconds
 from probekit.finetune._evaluate import METRIC_LABELS, METRICS, fold_metrics, paper_accuracy, prob_column, summarize_folds
+from probekit.finetune._evaluate_groups import (
+    GROUP_GAP_SCORES,
+    GROUP_METRICS,
+    fold_group_metrics,
+    pooled_group_gaps,
+    subgroup_aucs,
+)
 from probekit.finetune._fold import run_fold
+from probekit.finetune._groups import (
+    K_GROUP_SETTINGS,
+    check_group_setting,
+    group_cf,
+    group_counterfactual_dataset,
+    group_setting,
+)
 from probekit.finetune._identities import JIGSAW_IDENTITY_COLUMNS, jigsaw_subgroups, load_jigsaw_groups
 from probekit.finetune._leakage import (
     FLOOR_METRICS,
@@ -50,6 +64,7 @@ from probekit.finetune._leakage import (
     cf_noise_floor,
     check_leakage_readers,
     fold_leakage,
+    group_leakage,
     load_representations,
     noise_floor,
     per_class_diagnostics,
@@ -172,4 +187,16 @@ __all__ = [
     "distinct_texts",
     "uncached_groups",
     "PAPER_SETTINGS",
+    # k groups of one attribute (race, religion, ...)
+    "K_GROUP_SETTINGS",
+    "GROUP_GAP_SCORES",
+    "GROUP_METRICS",
+    "group_setting",
+    "check_group_setting",
+    "group_counterfactual_dataset",
+    "group_cf",
+    "group_leakage",
+    "fold_group_metrics",
+    "pooled_group_gaps",
+    "subgroup_aucs",
 ]

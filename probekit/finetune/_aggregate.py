@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InputFileError, InvalidParameterError
+from probekit.finetune._evaluate_groups import pooled_group_gaps
 from probekit.finetune._fold import fold_dir_name
 from probekit.finetune._plan import _FORMAT, _FORMAT_VERSION, FIGURE_FILE, METRICS_FILE, RUN_FILE, TABLE_FILE, _read_json
-from probekit.report import finetune_markdown, plot_finetune_figure
+from probekit.report import finetune_groups_markdown, finetune_markdown, plot_finetune_figure
 from probekit.stats import fold_entries, summarize_run
 from probekit.utils import atomic_path, collect_provenance, dumps_json, is_main_process, write_json
 
@@ -33,7 +34,10 @@ class FinetuneResult:
         (:func:`probekit.finetune.fold_leakage`), ``noise_floor``
         (:func:`probekit.finetune.noise_floor`), ``seconds``.
     summary : dict
-        ``metrics`` / ``per_class``: mean, std (ddof=1), 95% Student-t interval over folds;
+        ``metrics`` / ``per_class``: mean, std (ddof=1), 95% Student-t interval over folds; a k-group
+        run (``settings["attribute"]`` not gender) also ``pooled``: the gap family (``metrics``,
+        ``per_class``, ``group_gaps``, ``intersection``) over the pooled out-of-fold predictions
+        (:func:`probekit.finetune.pooled_group_gaps`);
         ``leakage``, ``noise_floor`` (where the folds have them) and ``per_class_diagnostics``
         (:func:`probekit.finetune.per_class_diagnostics`).
     provenance : dict
@@ -59,6 +63,10 @@ class FinetuneResult:
         write_json(out / METRICS_FILE, self.to_dict())
         saved = _read_json(out / METRICS_FILE)  # tables and figures come from the saved JSON only
         labels = [label] if label else None
+        if self.settings.get("attribute", "gender") != "gender":  # k groups: their own table, no gender figure
+            with atomic_path(out / TABLE_FILE) as tmp:
+                tmp.write_text(finetune_groups_markdown(saved, label), encoding="utf-8")
+            return out / METRICS_FILE
         with atomic_path(out / TABLE_FILE) as tmp:
             tmp.write_text(finetune_markdown([saved], labels), encoding="utf-8")
         plot_finetune_figure([saved], out / FIGURE_FILE, labels)
@@ -101,6 +109,12 @@ def aggregate_folds(folds: Sequence[Mapping[str, Any]], settings: Mapping[str, A
         raise InvalidParameterError("folds", f"fold results of setting(s) {wrong}", f"results of setting {settings.get('setting')!r}")
     entries = fold_entries(entries)  # null (NaN in JSON) back to NaN
     summary = summarize_run(entries, label_gender_counts=settings.get("label_gender_counts"), confidence=confidence)
+    attribute = settings.get("attribute", "gender")
+    if attribute != "gender":  # the gap family once more over the pooled out-of-fold predictions, with intervals
+        summary["pooled"] = pooled_group_gaps(entries, settings.get("classes") or [], attribute=attribute,
+                                              intersect=settings.get("intersect"),
+                                              min_cell_size=int(settings.get("min_cell_size", 30)),
+                                              random_state=int(settings.get("fold_seed", 0)))
     run_settings = dict(settings)
     run_settings["fold_seconds"] = float(sum(float(f.get("seconds", 0.0)) for f in entries))
     seed = int(run_settings.get("fold_seed", (run_settings.get("config") or {}).get("seed", 0)))

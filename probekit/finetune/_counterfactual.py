@@ -192,7 +192,8 @@ def balanced_weights(labels: Sequence[Any], groups: Sequence[Any]) -> np.ndarray
     return labels.size / (counts.size * counts[cells].astype(np.float64))
 
 
-def objective_inputs(train: datasets.Dataset, setting: str, *, balanced_weight_power: float = 1.0) -> dict[str, Any]:
+def objective_inputs(train: datasets.Dataset, setting: str, *, balanced_weight_power: float = 1.0,
+                     group_column: str = "gender") -> dict[str, Any]:
     r"""What the training objective of ``setting`` needs beyond texts and labels, as keyword
     arguments of :func:`probekit.finetune.train_classifier`.
 
@@ -201,13 +202,14 @@ def objective_inputs(train: datasets.Dataset, setting: str, *, balanced_weight_p
     p = 1 gives the weights unchanged, p = 0 all ones; declared on
     :class:`probekit.finetune.FinetuneConfig`);
     ``adversarial``: ``protected`` (the gender of each example, 1 = female, 0 = male, the
-    discriminator's target); every other setting: nothing.
+    discriminator's target); every other setting: nothing. ``group_column``: the column the balanced
+    weights are over (``gender``, or another attribute's groups: label x group cells).
     """
     if setting not in DATA_SETTINGS:
         raise InvalidParameterError("setting", setting, DATA_SETTINGS)
     objective = SETTING_TABLE[setting].objective
     if objective == "balanced":
-        weights = balanced_weights(train["label"], train["gender"])
+        weights = balanced_weights(train["label"], train[group_column])
         if balanced_weight_power != 1:  # 1: exactly the balanced weights (their mean is already 1)
             weights = weights ** float(balanced_weight_power)
             weights = weights / weights.mean()

@@ -17,12 +17,13 @@ import numpy as np
 from probekit.embedding import EmbeddingCache, cache_key, extraction_meta, normalize_layers
 from probekit.finetune._batches import truncate_texts
 from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, renamed_dataset
+from probekit.finetune._groups import group_counterfactual_dataset, group_setting
 from probekit.finetune._train import default_embedder
 
 __all__ = ["frozen_embedder", "frozen_text_groups", "distinct_texts", "uncached_groups"]
 
 
-def frozen_text_groups(pool: Any, test_data: Any, settings: str | Sequence[str]) -> list[list[str]]:
+def frozen_text_groups(pool: Any, test_data: Any, settings: str | Sequence[str], attribute: str = "gender") -> list[list[str]]:
     """Every text that the folds of runs under ``settings`` over ``pool`` embed, in groups.
 
     The groups: the pool (training and, in cross-validation, test texts), its counterfactuals
@@ -40,8 +41,14 @@ def frozen_text_groups(pool: Any, test_data: Any, settings: str | Sequence[str])
         A fixed test set, or ``None`` for cross-validation.
     settings : str or sequence of str
         One setting, or every setting of a study.
+    attribute : str
+        ``"gender"``, or an attribute of k groups (:mod:`probekit.finetune._groups`): then the groups are
+        the pool, its counterfactuals to every other group and its scrubbed texts (and a fixed test
+        set's texts, counterfactuals and scrubbed texts).
     """
     settings = [settings] if isinstance(settings, str) else list(settings)
+    if attribute != "gender":
+        return _group_text_groups(pool, test_data, attribute)
     groups = [list(pool["text"])]
     if test_data is None or "swapped" in settings:
         groups.append(list(counterfactual_dataset(pool)["text"]))
@@ -52,6 +59,14 @@ def frozen_text_groups(pool: Any, test_data: Any, settings: str | Sequence[str])
                    list(renamed_dataset(test_data)["text"]), list(apply_setting(test_data, "scrubbed")["text"])]
     if test_data is None or "scrubbed" in settings:
         groups.append(list(apply_setting(pool, "scrubbed")["text"]))
+    return groups
+
+
+def _group_text_groups(pool: Any, test_data: Any, attribute: str) -> list[list[str]]:
+    groups = []
+    for data in (pool, test_data) if test_data is not None else (pool,):
+        groups += [list(data["text"]), list(group_counterfactual_dataset(data, attribute)["text"]),
+                   list(group_setting(data, "scrubbed", attribute)["text"])]
     return groups
 
 

@@ -13,47 +13,27 @@ import numpy as np
 import pandas as pd
 
 from probekit.errors import InvalidParameterError
-from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, objective_inputs, renamed_dataset
+from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, renamed_dataset
 from probekit.finetune._embeddings import frozen_embedder, frozen_text_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column
+from probekit.finetune._fold_common import _attribute_readers, _predictions_frame, _train_fold, _write_csv, fold_dir_name
+from probekit.finetune._fold_groups import run_group_fold
 from probekit.finetune._leakage import (
     REPRESENTATIONS_FILE,
-    check_leakage_readers,
     fold_leakage,
     noise_floor,
     predict_with_representations,
     save_representations,
 )
 from probekit.finetune._plan import RUN_FILE, _jsonable, _Plan, _prepare, _read_json, _start_run_dir, datasets_bars_off
-from probekit.finetune._train import FinetuneConfig, TrainedClassifier, train_classifier
-from probekit.utils import atomic_path, is_main_process, wait_for_everyone, write_json
+from probekit.finetune._train import FinetuneConfig, TrainedClassifier
+from probekit.utils import is_main_process, wait_for_everyone, write_json
 
 #: Gender permutations per fold behind each metric's shuffled-gender noise floor.
 NOISE_PERMUTATIONS = 20
 
 
 # ------------------------------------------------------------------------------------------ one fold
-
-
-def _predictions_frame(fold: int, test: Any, counterfactual: Any, probs: np.ndarray, cf_probs: np.ndarray,
-                       classes: Sequence[str]) -> pd.DataFrame:
-    names = np.asarray(classes, dtype=object)
-    parts = []
-    for variant, data, p in (("original", test, probs), ("counterfactual", counterfactual, cf_probs)):
-        part = pd.DataFrame({
-            "fold": fold, "source": np.asarray(data["example_id"], dtype=np.int64), "variant": variant,
-            "label": names[np.asarray(data["label"], dtype=np.int64)], "prediction": names[p.argmax(axis=1)],
-            "group": list(data["gender"]), "text": list(data["text"]),
-        })
-        for k, c in enumerate(classes):
-            part[prob_column(c)] = p[:, k]
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
-
-
-def _write_csv(path: Path, frame: pd.DataFrame) -> None:
-    with atomic_path(path) as tmp:
-        frame.to_csv(tmp, index=False)  # shortest round-trip float text: metrics recomputed from it agree
 
 
 def metrics_commands(fold_dir: str, classes: Sequence[str], seed: int = 0,
@@ -72,16 +52,13 @@ def metrics_commands(fold_dir: str, classes: Sequence[str], seed: int = 0,
     }
 
 
-def fold_dir_name(fold: int) -> str:
-    """``folds/fold-NN``: where fold ``fold`` of a run directory keeps its files."""
-    return f"folds/fold-{int(fold):02d}"
-
-
 def _run_fold(
     k: int, encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume: bool, progress: bool,
     embed: Callable | None, callback: Callable | None, leakage_readers: Sequence[str] = (), noise_floor: bool = True,
 ) -> dict[str, Any]:
-
+    if plan.settings.get("attribute", "gender") != "gender":
+        return run_group_fold(k, encoder, plan, config=config, out=out, resume=resume, progress=progress, embed=embed,
+                              callback=callback, leakage_readers=leakage_readers)
     started = time.perf_counter()
     setting, classes = plan.settings["setting"], plan.classes
     train_idx, test = plan.splits[k]
@@ -89,12 +66,8 @@ def _run_fold(
     train = apply_setting(plan.pool.select(train_idx), setting)
     counterfactual = counterfactual_dataset(test)
     checkpoints = out / "checkpoints" / f"fold-{k:02d}"
-    clf: TrainedClassifier = train_classifier(
-        encoder, train["text"], train["label"], len(classes), config, checkpoint_dir=None if config.frozen else checkpoints,
-        resume=resume, progress=progress, description=f"fold {k} ({setting})", embed=embed, callback=callback,
-        # balanced: sample weights (to the config's power); adversarial: genders
-        **objective_inputs(train, setting, balanced_weight_power=config.balanced_weight_power),
-    )
+    clf: TrainedClassifier = _train_fold(k, encoder, plan, train, config=config, out=out, resume=resume,
+                                         progress=progress, embed=embed, callback=callback)
     probs, pooled = predict_with_representations(clf, test["text"])
     cf_probs = clf.predict_proba(counterfactual["text"], progress=progress)
     renamed_probs = clf.predict_proba(renamed_dataset(test)["text"], progress=progress)
@@ -180,6 +153,9 @@ def run_fold(
     embed: Callable[[Sequence[str]], np.ndarray] | None = None,
     leakage_readers: str | Sequence[str] | None = None,
     noise_floor: bool = True,
+    attribute: str = "gender",
+    intersect: str | None = None,
+    min_cell_size: int = 30,
 ) -> dict[str, Any]:
     """Train and evaluate ONE fold of a run (one unit of a study: model x data x setting x fold).
 
@@ -208,6 +184,8 @@ def run_fold(
         Compute the shuffled-gender noise floor of the gap metrics (``fold.json``'s ``noise_floor``;
         ``None`` without it). A dose-response point leaves it out: its analysis does not read it and
         it costs about a quarter of a frozen point.
+    attribute, intersect, min_cell_size
+        As in :func:`run_finetune` (a k-group attribute's fold has no noise floor).
     fold : int
         Which fold, from 0 to ``folds - 1`` (0 with ``test_data``).
     out_dir : path
@@ -228,10 +206,10 @@ def run_fold(
         ``metrics_commands``, ``seconds``.
     """
     config = config or FinetuneConfig()
-    readers = check_leakage_readers(leakage_readers)  # before any work
+    readers = _attribute_readers(leakage_readers, attribute)  # before any work
     with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
-                        data_name=data_name)
+                        data_name=data_name, attribute=attribute, intersect=intersect, min_cell_size=min_cell_size)
         n = len(plan.splits)
         if isinstance(fold, bool) or not isinstance(fold, (int, np.integer)) or not 0 <= fold < n:
             raise InvalidParameterError("fold", fold, f"an integer from 0 to {n - 1}")
@@ -245,7 +223,7 @@ def run_fold(
         if not config.frozen:
             embed = None
         elif embed is None and embedding_cache is not None:
-            embed = frozen_embedder(encoder, config, frozen_text_groups(plan.pool, plan.test_data, setting),
+            embed = frozen_embedder(encoder, config, frozen_text_groups(plan.pool, plan.test_data, setting, attribute),
                                     progress=progress, cache_dir=embedding_cache)
         return _run_fold(int(fold), encoder, plan, config=config, out=out, resume=resume, progress=progress, embed=embed,
                          callback=callback, leakage_readers=readers, noise_floor=noise_floor)

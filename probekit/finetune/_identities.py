@@ -37,6 +37,8 @@ JIGSAW_IDENTITY_COLUMNS: Mapping[str, tuple[str, ...]] = MappingProxyType({
 })
 _ALL_IDENTITIES = tuple(c for cols in JIGSAW_IDENTITY_COLUMNS.values() for c in cols)
 IDENTITY_PREFIX = "identity_"
+#: The ``gender`` of a comment that the paper's gender rule gives no single gender.
+UNSPECIFIED_GENDER = "unspecified"
 
 
 def _resolver(text_column: str | None, target_column: str | None):
@@ -89,7 +91,10 @@ def load_jigsaw_groups(
     datasets.Dataset
         ``text``, ``label`` (ClassLabel ``["non-toxic", "toxic"]``), a column named after the
         attribute with the group, ``example_id``, and ``identity_<column>`` (float, NaN where not
-        annotated) for every identity column of the file, for :func:`jigsaw_subgroups`.
+        annotated) for every identity column of the file, for :func:`jigsaw_subgroups`. When the file
+        has the ``female`` and ``male`` columns, also ``gender`` (the paper's rule: female / male when
+        one score is above ``threshold`` and the other 0, ``"unspecified"`` otherwise), for
+        intersections (``run_finetune(..., intersect="gender")``).
     """
     if attribute not in JIGSAW_IDENTITY_COLUMNS or attribute == "gender":
         raise InvalidParameterError("attribute", attribute, tuple(a for a in JIGSAW_IDENTITY_COLUMNS if a != "gender"),
@@ -116,7 +121,11 @@ def load_jigsaw_groups(
     labels = (target[selected] > threshold).astype(np.int64)
     if np.unique(labels).size < 2 or len(set(group[selected])) < 2:
         raise InputFileError(f"{origin}: fewer than two classes or two {attribute} groups after filtering; {summary}")
-    return _dataset(frame, selected, texts, labels, attribute, group, identity, (origin, summary))
+    data = _dataset(frame, selected, texts, labels, attribute, group, identity, (origin, summary))
+    if {"female", "male"} <= set(frame.columns):  # for intersections: the paper's gender rule, else "unspecified"
+        gender = _groups_of(frame, ("female", "male"), origin, threshold)[selected]
+        data = data.add_column("gender", [g if g is not None else UNSPECIFIED_GENDER for g in gender])
+    return data
 
 
 def _dataset(frame, selected, texts, labels, attribute, group, identity, where):

@@ -63,6 +63,7 @@ from probekit.utils import load_npz
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "group_leakage",
     "FLOOR_METRICS",
     "LEAKAGE_SOURCES",
     "REPRESENTATIONS_FILE",
@@ -214,6 +215,61 @@ def _mdl(X: np.ndarray, y: np.ndarray, seed: int, reader: str = "linear") -> dic
         result = mdl_probe(X, y, unit="occurrence", n_folds=3, random_state=seed, reader=reader)
     return {"mdl_compression": float(result.compression), "mdl_online_bits": float(result.online_codelength),
             "mdl_uniform_bits": float(result.uniform_codelength)}
+
+
+def _group_balanced_accuracy(y: np.ndarray, correct: np.ndarray) -> float:
+    """Mean over the groups present of the share of their rows read right (chance: 1/k)."""
+    counts = np.bincount(y)
+    hits = np.bincount(y, weights=correct, minlength=counts.size)
+    present = counts > 0
+    return float(np.mean(hits[present] / counts[present])) if present.any() else math.nan
+
+
+def group_leakage(features: Any, groups: Any, *, test_size: float = 0.5, C: float | str = "cv", mdl: bool = True,
+                  n_bootstrap: int = 1000, confidence: float = 0.95, random_state: int = 0) -> dict[str, Any]:
+    r"""The group of k (race, religion, ...) read from ``features`` by a k-class probe, on rows it never saw.
+
+    :func:`probe_leakage` for k groups: the probe (:func:`probekit.intrinsic.fit_linear_probe`, multinomial
+    class-balanced logistic regression, C by 3-fold inner cross-validation on log loss) is fitted on a
+    stratified ``1 - test_size`` share and predicts the group of the rest (the most probable one).
+    Balanced accuracy :math:`	frac1k \sum_g 	ext{recall}_g` with a percentile-bootstrap interval
+    (held-out rows resampled within each group); chance is :math:`1/k`. With ``mdl``, the MDL
+    compression of the k-class labels over all rows (:func:`probekit.intrinsic.mdl_probe`).
+
+    Returns
+    -------
+    dict
+        ``balanced_accuracy``, ``interval``, ``chance`` (1/k), ``k``, ``groups``, ``n_per_group``,
+        ``accuracy``, ``n``, ``n_held_out``, ``C``, ``mdl_*``; NaN values and ``reason`` when a group
+        has fewer than 2 rows on a side of the split.
+    """
+    X = np.asarray(features, dtype=np.float64)
+    names, y = np.unique(np.asarray(groups).astype(str), return_inverse=True)
+    if X.ndim != 2 or y.size != X.shape[0]:
+        raise InvalidParameterError("groups", f"{y.size} values", f"one group per row of a 2-D array ({X.shape})")
+    counts = np.bincount(y, minlength=names.size)
+    out: dict[str, Any] = {"n": int(y.size), "k": int(names.size), "groups": names.tolist(),
+                           "n_per_group": dict(zip(names.tolist(), counts.tolist())), "chance": 1.0 / max(names.size, 1),
+                           "confidence": float(confidence), "random_state": int(random_state), "reader": "linear"}
+    smallest = int(counts.min()) if counts.size else 0
+    if names.size < 2 or min(math.floor(smallest * test_size), smallest - math.ceil(smallest * test_size)) < 2:
+        nan = math.nan
+        return out | {"balanced_accuracy": nan, "interval": [nan, nan], "accuracy": nan, "n_held_out": 0, "C": nan,
+                      "mdl_compression": nan, "mdl_online_bits": nan, "mdl_uniform_bits": nan,
+                      "reason": "too few test examples of a group (at least 2 per group on each side of the split)"}
+    from sklearn.model_selection import train_test_split
+
+    train, test = train_test_split(np.arange(y.size), test_size=test_size, stratify=y, random_state=int(random_state))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)
+        probe = fit_linear_probe(X[train], y[train], np.arange(train.size).astype(str), C=C, n_folds=3,
+                                 class_weight="balanced", seed=int(random_state))
+    correct = (probe.model.predict(X[test]) == y[test]).astype(float)
+    interval = bootstrap_ci(_group_balanced_accuracy, y[test], correct, strata=y[test], n_resamples=int(n_bootstrap),
+                            confidence=confidence, random_state=int(random_state))
+    out |= {"balanced_accuracy": _group_balanced_accuracy(y[test], correct), "accuracy": float(correct.mean()),
+            "interval": [float(interval.low), float(interval.high)], "n_held_out": int(test.size), "C": float(probe.C)}
+    return out | (_mdl(X, y, int(random_state)) if mdl else {})
 
 
 def fold_leakage(pooled: Any, probabilities: Any, genders: Any, *, scrubbed: tuple[Any, Any] | None = None,

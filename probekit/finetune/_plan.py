@@ -21,6 +21,7 @@ import pandas as pd
 from debias import describe_scrub, describe_swap
 from probekit.errors import InputFileError, InvalidParameterError
 from probekit.finetune._datasets import label_gender_counts
+from probekit.finetune._groups import check_attribute_groups, check_group_setting
 from probekit.finetune._settings import DATA_SETTINGS, SETTING_TABLE
 from probekit.finetune._train import FinetuneConfig
 from probekit.utils import Nullable, dumps_json, is_main_process, read_json_file, write_json
@@ -75,23 +76,30 @@ def stratified_folds(labels: Sequence[Any], genders: Sequence[Any], n_folds: int
         return [(train, test) for train, test in splitter.split(np.zeros(n), strata)]
 
 
-def data_digest(dataset: Any) -> str:
-    """SHA-256 (20 hex digits) over every example's id, label, gender and text, in order."""
+def data_digest(dataset: Any, group_column: str = "gender") -> str:
+    """SHA-256 (20 hex digits) over every example's id, label, group (gender) and text, in order."""
     digest = hashlib.sha256()
-    for ex_id, label, gender, text in zip(dataset["example_id"], dataset["label"], dataset["gender"], dataset["text"]):
+    for ex_id, label, gender, text in zip(dataset["example_id"], dataset["label"], dataset[group_column], dataset["text"]):
         digest.update(f"{ex_id}\x1f{label}\x1f{gender}\x1f{text}\x1e".encode("utf-8"))
     return digest.hexdigest()[:20]
 
 
-def _check_dataset(dataset: Any, name: str) -> None:
+def _check_dataset(dataset: Any, name: str, attribute: str = "gender") -> None:
     columns = getattr(dataset, "column_names", None)
+    required = _REQUIRED if attribute == "gender" else ("text", "label", attribute, "example_id")
     if columns is None or not hasattr(dataset, "select"):
-        raise InvalidParameterError(name, type(dataset).__name__, "a datasets.Dataset with columns " + ", ".join(_REQUIRED))
-    missing = [c for c in _REQUIRED if c not in columns]
+        raise InvalidParameterError(name, type(dataset).__name__, "a datasets.Dataset with columns " + ", ".join(required))
+    missing = [c for c in required if c not in columns]
+    if missing and attribute != "gender" and attribute in missing:
+        raise InvalidParameterError("attribute", attribute, f"an attribute whose groups the data carries in a column of "
+                                    f"that name (the data's columns: {list(columns)})", f"{name} has no {attribute!r} column")
     if missing:
-        raise InvalidParameterError(name, f"columns {list(columns)}", "columns " + ", ".join(_REQUIRED), f"missing {missing}")
+        raise InvalidParameterError(name, f"columns {list(columns)}", "columns " + ", ".join(required), f"missing {missing}")
     if len(dataset) == 0:
         raise InvalidParameterError(name, "an empty dataset", "at least one example")
+    if attribute != "gender":
+        check_attribute_groups(dataset, name, attribute)
+        return
     genders = set(dataset["gender"])
     if not genders <= {"female", "male"}:
         raise InvalidParameterError(f"{name}['gender']", sorted(map(str, genders))[:5], ["female", "male"])
@@ -117,10 +125,12 @@ def check_output_dir(out_dir: str | os.PathLike, *, resume: bool, parameter: str
 
 
 def _run_spec(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of the settings a resumed run must share with the interrupted one."""
+    """The part of the settings a resumed run must share with the interrupted one (a run saved before
+    attributes were recorded is a gender run).
+    """
     keys = ("data", "data_digest", "test_data_digest", "setting", "split", "folds", "config", "model_fingerprint",
-            "classes", "fold_seed")
-    return {k: settings.get(k) for k in keys}
+            "classes", "fold_seed", "intersect", "min_cell_size")
+    return {**{k: settings.get(k) for k in keys}, "attribute": settings.get("attribute", "gender")}
 
 
 def _start_run_dir(out: Path, settings: Mapping[str, Any], resume: bool) -> None:
@@ -178,15 +188,19 @@ class _Plan:
 
 
 def _prepare(encoder: Any, data: Any, *, setting: str, folds: int, test_data: Any, config: FinetuneConfig,
-             data_name: str) -> _Plan:
+             data_name: str, attribute: str = "gender", intersect: str | None = None, min_cell_size: int = 30) -> _Plan:
     if not isinstance(config, FinetuneConfig):
         raise InvalidParameterError("config", type(config).__name__, "a probekit.finetune.FinetuneConfig")
     if setting not in DATA_SETTINGS:
         raise InvalidParameterError("setting", setting, DATA_SETTINGS)
-    _check_dataset(data, "data")
+    _check_attribute_options(data, attribute, intersect, min_cell_size)
+    check_group_setting(setting, attribute)
+    _check_dataset(data, "data", attribute)
     classes = class_names(data)
     if test_data is not None:
-        _check_dataset(test_data, "test_data")
+        _check_dataset(test_data, "test_data", attribute)
+        if intersect is not None and intersect not in test_data.column_names:
+            raise InvalidParameterError("intersect", intersect, "a column of test_data too")
         if class_names(test_data) != classes:
             raise InvalidParameterError("test_data", class_names(test_data)[:10], f"the classes of data {classes[:10]}")
         split, n_folds = "fixed", 1
@@ -196,16 +210,16 @@ def _prepare(encoder: Any, data: Any, *, setting: str, folds: int, test_data: An
             raise InvalidParameterError("folds", folds, f"an integer from 2 to the number of examples ({len(data)})")
         n_folds = int(folds)
 
-
+    gender = attribute == "gender"
     settings: dict[str, Any] = {
         "data": data_name,
         "data_description": getattr(getattr(data, "info", None), "description", None),
-        "data_digest": data_digest(data),
-        "test_data_digest": data_digest(test_data) if test_data is not None else None,
+        "data_digest": data_digest(data, attribute),
+        "test_data_digest": data_digest(test_data, attribute) if test_data is not None else None,
         "n_examples": len(data),
         "n_test_examples": len(test_data) if test_data is not None else None,
         "classes": classes,
-        "label_gender_counts": _counts_dict(label_gender_counts(data)),
+        "label_gender_counts": _counts_dict(label_gender_counts(data)) if gender else None,
         "setting": setting,
         "split": split,
         "folds": n_folds,
@@ -213,18 +227,65 @@ def _prepare(encoder: Any, data: Any, *, setting: str, folds: int, test_data: An
         "config": config.to_dict(),
         "model_fingerprint": encoder.fingerprint,
         "model": encoder.describe(),
-        "interventions": _interventions(setting),
-        "metric_aggregation": (
-            "tprd/fprd: mean over classes of |female - male| per class (tprd_rms: root mean square); "
-            "over folds: mean, std (ddof=1), 95% Student-t interval"
-        ),
+        "interventions": _interventions(setting) if gender else _group_interventions(setting, attribute),
+        "metric_aggregation": _AGGREGATION if gender else _GROUP_AGGREGATION,
+        "attribute": attribute,
     }
+    if not gender:
+        settings |= {"groups": list(check_attribute_groups(data, "data", attribute)), "intersect": intersect,
+                     "min_cell_size": int(min_cell_size), "label_group_counts": _group_counts(data, attribute, classes)}
     if split == "cv":
-        folds_ = stratified_folds(data["label"], data["gender"], n_folds, config.seed)
+        folds_ = stratified_folds(data["label"], data[attribute], n_folds, config.seed)
         splits = [(train_idx, data.select(test_idx)) for train_idx, test_idx in folds_]
     else:
         splits = [(np.arange(len(data)), test_data)]
     return _Plan(settings=settings, classes=classes, pool=data, splits=splits, test_data=test_data)
+
+
+_AGGREGATION = ("tprd/fprd: mean over classes of |female - male| per class (tprd_rms: root mean square); "
+                "over folds: mean, std (ddof=1), 95% Student-t interval")
+_GROUP_AGGREGATION = ("tpr/fpr max gap and RMS gap to the overall rate: mean over the evaluated classes of the "
+                      "per-class values (probekit.extrinsic.group_gaps); over folds: mean, std (ddof=1), 95% Student-t "
+                      "interval; summary.group_gaps: the gap family with bootstrap intervals over the pooled "
+                      "out-of-fold predictions")
+
+
+def _check_attribute_options(data: Any, attribute: Any, intersect: Any, min_cell_size: Any) -> None:
+    if not isinstance(attribute, str) or not attribute:
+        raise InvalidParameterError("attribute", attribute, "gender, race, religion or a registered attribute's name")
+    if isinstance(min_cell_size, bool) or not isinstance(min_cell_size, (int, np.integer)) or min_cell_size < 1:
+        raise InvalidParameterError("min_cell_size", min_cell_size, "an integer >= 1")
+    if intersect is None:
+        return
+    columns = list(getattr(data, "column_names", []))
+    if attribute == "gender":
+        raise InvalidParameterError("intersect", intersect, "None with attribute='gender' (intersect a k-group attribute "
+                                    "with gender: attribute='race', intersect='gender')")
+    if intersect == attribute or intersect not in columns or intersect in ("text", "label", "example_id"):
+        raise InvalidParameterError("intersect", intersect, f"another group column of the data (its columns: {columns})")
+
+
+def _group_counts(data: Any, attribute: str, classes: Sequence[str]) -> dict[str, dict[str, int]]:
+    table = pd.crosstab(pd.Series(np.asarray(classes, dtype=object)[np.asarray(data["label"])], name="label"),
+                        pd.Series(list(data[attribute]), name=attribute))
+    return {str(label): {str(g): int(n) for g, n in row.items()} for label, row in table.iterrows()}
+
+
+def _group_interventions(setting: str, attribute: str) -> dict[str, Any]:
+    import wordlists
+
+    attr = wordlists.get_attribute(attribute)
+    swap = {"intervention": "group swap (debias.swap_groups) to each other group", "attribute": attribute,
+            "groups": list(attr.groups), "digest": attr.digest[:16]}
+    out: dict[str, Any] = {"counterfactual_test": swap}
+    if setting == "scrubbed":
+        out["training"] = {**swap, "intervention": "group scrub (debias.scrub_attribute)"}
+    elif setting == "swapped":
+        out["training"] = {**swap, "intervention": "k-group CDA: one swap per example to a uniformly drawn other group"}
+    elif setting == "balanced":
+        out["training"] = {"intervention": setting, "objective": "balanced", "attribute": attribute,
+                           "description": f"every label x {attribute} cell weighs the same"}
+    return out
 
 
 

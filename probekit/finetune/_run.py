@@ -60,7 +60,7 @@ from probekit.finetune._aggregate import FinetuneResult, aggregate_folds
 from probekit.finetune._embeddings import distinct_texts, frozen_embedder, frozen_text_groups, uncached_groups
 from probekit.finetune._estimate import _estimate
 from probekit.finetune._fold import _run_fold, fold_dir_name
-from probekit.finetune._leakage import check_leakage_readers
+from probekit.finetune._fold_common import _attribute_readers
 from probekit.finetune._plan import _Plan, _prepare, _read_json, _start_run_dir, check_output_dir, datasets_bars_off
 from probekit.finetune._train import FinetuneConfig
 from probekit.utils import is_main_process, wait_for_everyone
@@ -86,6 +86,9 @@ def run_finetune(
     callback: Callable[[int, dict[str, float]], None] | None = None,
     embedding_cache: str | os.PathLike | None = None,
     leakage_readers: str | Sequence[str] | None = None,
+    attribute: str = "gender",
+    intersect: str | None = None,
+    min_cell_size: int = 30,
 ) -> FinetuneResult:
     """Fine-tune and evaluate a classifier on every fold; write predictions, metrics, table, figure.
 
@@ -133,6 +136,23 @@ def run_finetune(
     leakage_readers : str or sequence of str, optional
         Nonlinear readers (``"mlp"``, ``"kernel"``) that also read every fold's leakage from the pooled
         vectors (:func:`probekit.finetune.fold_leakage`), beside the linear gender probe.
+    attribute : str
+        The protected attribute: ``"gender"`` (default; everything above), or one of k groups
+        (``"race"``, ``"religion"``, a registered attribute) whose group each example carries in a
+        column of ``data`` named after it (:func:`probekit.finetune.make_synthetic_group_bios`,
+        :func:`probekit.finetune.load_jigsaw_groups`). Then the folds are stratified on label x group, the
+        settings are those of :mod:`probekit.finetune._groups` (``adversarial`` is refused by name), the
+        metrics are the k-group gap family of TPR and FPR per class, the k-group CF and the accuracy
+        (:data:`probekit.finetune.GROUP_METRICS`; ``metrics.json``'s ``summary.group_gaps`` adds the gap
+        family with intervals over the pooled out-of-fold predictions), leakage is the k-class probe
+        (:func:`probekit.finetune.group_leakage`, chance 1/k), and on Jigsaw data with identity columns
+        every fold has Borkan et al.'s subgroup AUCs. Recorded in ``run.json`` and every ``fold.json``.
+    intersect : str, optional
+        With a k-group ``attribute``: a second group column of the data (``"gender"``) whose
+        intersection cells with the attribute get the gap family too
+        (:func:`probekit.extrinsic.intersectional_gaps`).
+    min_cell_size : int
+        Intersection cells with fewer test examples are listed and left out of the intersection's gaps.
 
     Returns
     -------
@@ -140,10 +160,10 @@ def run_finetune(
     """
     config = config or FinetuneConfig()
     out = check_output_dir(out_dir, resume=resume)  # before any work
-    readers = check_leakage_readers(leakage_readers)
+    readers = _attribute_readers(leakage_readers, attribute)
     with datasets_bars_off():
         plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config,
-                        data_name=data_name)
+                        data_name=data_name, attribute=attribute, intersect=intersect, min_cell_size=min_cell_size)
         return _run(encoder, plan, config=config, out=out, resume=resume, progress=progress,
                     say=report or logger.info, callback=callback, embedding_cache=embedding_cache, leakage_readers=readers)
 
@@ -165,7 +185,7 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
 
     groups = None
     if config.frozen and todo:
-        groups = frozen_text_groups(plan.pool, plan.test_data, settings["setting"])
+        groups = frozen_text_groups(plan.pool, plan.test_data, settings["setting"], settings.get("attribute", "gender"))
     frozen_texts = distinct_texts(uncached_groups(encoder, config, groups, embedding_cache)) if groups else None
     _, message = _estimate(encoder, plan, config, todo, frozen_texts=frozen_texts)
     say(f"estimate: {message}")
@@ -181,10 +201,7 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
         for k in todo:
             entries[k] = _run_fold(k, encoder, plan, config=config, out=out, resume=resume, progress=progress,
                                    embed=embed, callback=callback, leakage_readers=leakage_readers)
-            m = entries[k]["metrics"]
-            leak = ((entries[k].get("leakage") or {}).get("representation") or {}).get("balanced_accuracy")
-            say(f"fold {k}: accuracy {_fmt(m['accuracy'])}, TPRD {_fmt(m['tprd'])}, CF {_fmt(m['cf'])}, "
-                f"gender leakage {_fmt(leak)} ({entries[k]['seconds']:.0f} s)")
+            say(_fold_line(k, entries[k], settings.get("attribute", "gender")))
             bar.update(1)
     result = aggregate_folds([entries[k] for k in range(n)], settings)
     result.settings["seconds"] = time.perf_counter() - started
@@ -193,6 +210,14 @@ def _run(encoder: Any, plan: _Plan, *, config: FinetuneConfig, out: Path, resume
         shutil.rmtree(out / "checkpoints", ignore_errors=True)
     wait_for_everyone()
     return result
+
+
+def _fold_line(k: int, entry: dict[str, Any], attribute: str) -> str:
+    m = entry["metrics"]
+    leak = ((entry.get("leakage") or {}).get("representation") or {}).get("balanced_accuracy")
+    gap = f"TPRD {_fmt(m.get('tprd'))}" if attribute == "gender" else f"{attribute} TPR max gap {_fmt(m.get('tpr_max_gap'))}"
+    return (f"fold {k}: accuracy {_fmt(m['accuracy'])}, {gap}, CF {_fmt(m['cf'])}, "
+            f"{attribute} leakage {_fmt(leak)} ({entry['seconds']:.0f} s)")
 
 
 def _fmt(value: Any) -> str:

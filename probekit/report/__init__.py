@@ -67,6 +67,7 @@ from probekit.report._extrinsic import (
     plot_tprd_cf,
     plot_tprd_vs_cf,
 )
+from probekit.report._finetune_groups import finetune_groups_blocks, finetune_groups_markdown
 from probekit.report._format import latex_escape, latex_table, markdown_tables, write_latex_tables
 from probekit.report._html import blocks_html, markdown_to_html
 from probekit.report._intrinsic import intrinsic_blocks, intrinsic_markdown, write_intrinsic_comparison
@@ -191,6 +192,8 @@ __all__ = [
     "plot_finetune_figure",
     "load_finetune_results",
     "finetune_markdown",
+    "finetune_groups_markdown",
+    "finetune_groups_blocks",
     "finetune_records",
     "render_finetune",
     "summary_markdown",

@@ -39,6 +39,9 @@ def test_race_groups_follow_the_k_group_rule(tmp_path):
     assert (got == want).all()
     assert data["label"] == (frame["target"].to_numpy()[expected] > 0.5).astype(int).tolist()
     assert "identity_muslim" in data.column_names and "identity_other_race_or_ethnicity" in data.column_names
+    f, m = frame["female"].to_numpy()[expected], frame["male"].to_numpy()[expected]
+    gender = np.where((f > 0.5) & (m == 0), "female", np.where((m > 0.5) & (f == 0), "male", "unspecified"))
+    assert data["gender"] == gender.tolist()
     religion = load_jigsaw_groups(path, attribute="religion")
     assert set(religion["religion"]) <= {"jewish", "christian", "muslim", "hindu", "buddhist", "atheist"}
 

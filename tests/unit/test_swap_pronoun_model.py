@@ -138,6 +138,30 @@ CONSTRUCTIONS = [
     ("She married her strong and silent husband.", "He married his strong and silent wife."),
     ("The court let him finally return in 1962.", "The court let her finally return in 1962."),
     ("He had his first show in 1969.", "She had her first show in 1969."),
+    # issue 27, session 3 (the survey's CDA run side by side): a preposition that heads the noun
+    # phrase after a possessive ("his like", "his inside pocket"), and a noun after a perception
+    # verb's "her" before a preposition or the clause's end; both readings
+    ("We'll not see his like again.", "We'll not see her like again."),
+    ("The world will never see her like again.", "The world will never see his like again."),
+    ("We shall not look upon his like.", "We shall not look upon her like."),
+    ("Poets of her like are rare.", "Poets of his like are rare."),
+    ("They treated him like family.", "They treated her like family."),
+    ("She loved him like a brother.", "He loved her like a sister."),
+    ("The fault was his like everyone said.", "The fault was hers like everyone said."),
+    ("He reached into his inside jacket pocket.", "She reached into her inside jacket pocket."),
+    ("She kept the note in her inside coat pocket.", "He kept the note in his inside coat pocket."),
+    ("He kept the note in his inside pocket.", "She kept the note in her inside pocket."),
+    ("She neglected her outside business interests.", "He neglected his outside business interests."),
+    ("They locked him inside the barn.", "They locked her inside the barn."),
+    ("We met him outside school.", "We met her outside school."),
+    ("I saw her photograph in the paper.", "I saw his photograph in the paper."),
+    ("We saw his photograph on the wall.", "We saw her photograph on the wall."),
+    ("Nobody noticed her photograph.", "Nobody noticed his photograph."),
+    ("Millions watched her debut on television.", "Millions watched his debut on television."),
+    ("I saw her photograph the bird.", "I saw him photograph the bird."),
+    ("The crowd saw him murder the guard.", "The crowd saw her murder the guard."),
+    ("I saw him leave.", "I saw her leave."),
+    ("We watched him walk to the door.", "We watched her walk to the door."),
 ]
 
 
@@ -145,6 +169,8 @@ CONSTRUCTIONS = [
 KNOWN_MISSES = [
     ("I saw him cross the street.", "I saw her cross the street."),  # "cross": a noun as often as a verb
     ("The king granted him lands in Kent.", "The queen granted her lands in Kent."),  # "granted his lands" reads as well
+    # "her outside interests." reads as "met her outside school.": one noun after "outside", no preposition before "her"
+    ("He neglected his outside interests.", "She neglected her outside interests."),
 ]
 
 
