@@ -172,4 +172,4 @@ def attribute_answers(records: Sequence[Mapping[str, Any]], name: str) -> list[B
                      f"{fmt_ci(r['balanced_accuracy'], r['balanced_accuracy_low'], r['balanced_accuracy_high'], digits=2)}"
                      f"{against}, chance {_chance(r['k'])}: {r['verdict'] or 'no verdict'}"
                      + (f" (flagged: {r['flags']}; see Removed or hidden?)." if r["flags"] else "."))
-    return [*lines, "", f"The fine-tuning grid of a study measures gender only: a {name} study has no extrinsic units.", ""]
+    return [*lines, "", f"A {name} study has no fine-tuning units (`probekit finetune --attribute {name}` fine-tunes for k groups).", ""]

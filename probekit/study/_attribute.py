@@ -121,8 +121,9 @@ def resolve_study_attribute(study: Mapping[str, Any], intrinsic: dict[str, Any],
     if study["finetune"]:
         raise InvalidParameterError(
             "study.finetune", True, f"false in a {name} study",
-            f"the fine-tuning grid of a study knows two genders only; a {name} study runs the intrinsic units and "
-            "[benchmarks] (for k-group gaps of a classifier use probekit.extrinsic.group_gaps on its predictions)")
+            f"the study's fine-tuning units are not wired to k groups yet; a {name} study runs the intrinsic units "
+            f"and [benchmarks] (fine-tune for {name} with `probekit finetune --attribute {name}` on the study's "
+            "debiased encoders under DIR/shared/debiased)")
     if sweep is not None:
         raise InvalidParameterError("[sweep]", sorted(sweep) if isinstance(sweep, Mapping) else sweep,
                                     f"no [sweep] table in a {name} study",
