@@ -97,6 +97,7 @@ class StudyResults:
     benchmarks: list[dict[str, Any]] = field(default_factory=list)
     dose_response: dict[str, Any] | None = None  # DIR/dose_response.json of a [sweep] study
     n_points: int = 0  # finished sweep points
+    n_benchmark_units: int = 0  # finished benchmark units (a skipped one included)
 
     @property
     def planned_units(self) -> int | None:
@@ -155,6 +156,7 @@ def _load_units(root: Path, result: StudyResults) -> None:
         elif kind == "point":  # a sweep point: read through DIR/dose_response.json
             result.n_points += 1
         elif kind == "benchmark":
+            result.n_benchmark_units += 1
             run = study_benchmark_run(unit)
             if run is not None:  # a skipped benchmark (no masked-LM head) is stated in its unit, not tabled
                 result.benchmarks.append(run)
@@ -363,7 +365,8 @@ def _header_lines(study: StudyResults, title: str, *, version: str, confidence: 
     summary = (f"Source: `{study.root}` ({kinds[study.source]}): {len(study.intrinsic)} intrinsic result(s), "
                f"{len(study.finetune)} fine-tuning fold(s)")
     if study.planned_units is not None:
-        summary += f"; {len(study.intrinsic) + len(study.finetune) + study.n_points} of {study.planned_units} planned units finished"
+        finished = len(study.intrinsic) + len(study.finetune) + study.n_points + study.n_benchmark_units
+        summary += f"; {finished} of {study.planned_units} planned units finished"
     if study.wall_s:
         summary += f" ({study.wall_s / 3600:.2f} h of unit wall time)" if study.wall_s >= 360 else f" ({study.wall_s:.0f} s of unit wall time)"
     lines += [summary + f". Built by probekit {version} from the saved JSON alone; every interval is "
