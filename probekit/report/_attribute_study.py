@@ -12,12 +12,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from probekit.report._finetune_groups import finetune_groups_blocks
 from probekit.report._format import fmt, fmt_ci, interval, num, pyplot, save_figure, wrap
 from probekit.report._tables import Block
-from probekit.utils import Table
+from probekit.utils import Table, read_json_file
 
 __all__ = ["study_attribute_name", "attribute_records", "attribute_study_blocks", "attribute_answers",
-           "plot_attribute_probe", "attribute_heading"]
+           "plot_attribute_probe", "attribute_heading", "attribute_extrinsic_blocks"]
 
 ATTRIBUTE_FIGURE = "attribute_probe.png"
 
@@ -172,4 +173,31 @@ def attribute_answers(records: Sequence[Mapping[str, Any]], name: str) -> list[B
                      f"{fmt_ci(r['balanced_accuracy'], r['balanced_accuracy_low'], r['balanced_accuracy_high'], digits=2)}"
                      f"{against}, chance {_chance(r['k'])}: {r['verdict'] or 'no verdict'}"
                      + (f" (flagged: {r['flags']}; see Removed or hidden?)." if r["flags"] else "."))
-    return [*lines, "", f"A {name} study has no fine-tuning units (`probekit finetune --attribute {name}` fine-tunes for k groups).", ""]
+    return [*lines, ""]
+
+
+def attribute_extrinsic_blocks(root: Path, units: Sequence[Mapping[str, Any]], name: str) -> list[Block]:
+    """The fine-tuning runs of a study of attribute ``name`` (k groups): per run (encoder x method x dataset
+    x setting, in unit order) the tables of its saved ``metrics.json`` (:func:`probekit.report.finetune_groups_blocks`),
+    each under a heading that names the attribute; a run whose folds are not all finished is said so.
+    """
+    runs: dict[str, list[Mapping[str, Any]]] = {}
+    for unit in units:
+        runs.setdefault(str(((unit.get("provenance") or {}).get("parameters") or {}).get("run_dir")), []).append(unit)
+    blocks: list[Block] = [f"## Extrinsic bias: {name} (k groups)", ""]
+    if not units:
+        return [*blocks, f"No fine-tuning results of {name} yet.", ""]
+    blocks += [f"Each run fine-tunes the (debiased) encoder on data carrying {name} groups; the gaps are between "
+               f"the {name} groups (max gap, RMS gap to the overall rate), CF over counterfactuals to every other "
+               "group, and the pooled out-of-fold gap family with intervals.", ""]
+    for run_dir, members in runs.items():
+        p = members[0]["params"]
+        label = f"{p['method']} ({p['encoder']}), {p['dataset']}"
+        path = root / run_dir / "metrics.json"
+        if not path.is_file():
+            blocks += [f"### {label}, setting {p['setting']} ({name})", "",
+                       f"{len(members)} fold(s) finished; the run's metrics.json is written once every fold is.", ""]
+            continue
+        for block in finetune_groups_blocks(read_json_file(path), label):
+            blocks += [f"### {block.caption}", "", block, ""] if isinstance(block, Table) else [block]
+    return blocks

@@ -29,7 +29,13 @@ from probekit.report._analysis import (
     rank_correlations,
 )
 from probekit.report._answers import answers_markdown
-from probekit.report._attribute_study import attribute_answers, attribute_records, attribute_study_blocks, study_attribute_name
+from probekit.report._attribute_study import (
+    attribute_answers,
+    attribute_extrinsic_blocks,
+    attribute_records,
+    attribute_study_blocks,
+    study_attribute_name,
+)
 from probekit.report._benchmarks import (
     benchmark_blocks,
     benchmark_models,
@@ -532,11 +538,15 @@ def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: floa
         lines += _headings_named(intrinsic_lines, attribute)
     benchmark_lines, benchmark_records = _benchmark_section(study, **settings)
     lines += _headings_named(benchmark_lines, attribute)
-    groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
-                             confidence=confidence)
+    groups = [] if attribute else finetune_groups(study.finetune, encoder_order=study.order("encoder"),
+                                                  dataset_order=study.order("dataset"), confidence=confidence)
     correlations: list[dict[str, Any]] = []
     diagnostics: dict[str, Any] = {}
-    if attribute is None:  # a study of another attribute has no fine-tuning units
+    if attribute is not None and study.source == "study":  # k groups: the runs' own tables
+        planned = {u.get("id"): i for i, u in enumerate((study.manifest or {}).get("units") or []) if isinstance(u, Mapping)}
+        units = sorted(study.finetune, key=lambda u: planned.get(u.get("id"), len(planned)))  # in grid order
+        lines += attribute_extrinsic_blocks(study.root, units, attribute)
+    if attribute is None:
         lines += _extrinsic_section(study, groups, figures_dir, confidence=confidence)
         diagnostics_lines, diagnostics = diagnostics_section(groups, figures_dir)
         lines += diagnostics_lines

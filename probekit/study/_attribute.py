@@ -24,11 +24,12 @@ what they were before attributes reached the study.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import wordlists
 from debias import debiasing_prefixes
 from probekit.errors import InvalidParameterError
+from probekit.finetune import K_GROUP_SETTINGS
 from probekit.intrinsic import SEAT_ATTRIBUTE_TESTS
 
 __all__ = ["ATTRIBUTE_METHODS", "BENCHMARK_BIAS_TYPES", "study_attribute", "resolve_study_attribute"]
@@ -38,6 +39,9 @@ __all__ = ["ATTRIBUTE_METHODS", "BENCHMARK_BIAS_TYPES", "study_attribute", "reso
 #: attribute-specific). A method missing here has no attribute form and is refused.
 ATTRIBUTE_METHODS: dict[str, str] = {"sent-debias": "fit", "inlp": "fit", "leace": "fit", "rlace": "fit",
                                      "cda": "fit", "self-debias": "prefixes", "dropout": "as-is"}
+
+#: Dataset kinds of the fine-tuning grid -> the k-group attributes their data carry (probekit.finetune.load_data).
+_GROUP_DATA: dict[str, tuple[str, ...]] = {"synthetic": ("race",), "jigsaw": ("race", "religion")}
 
 #: attribute -> (CrowS-Pairs bias type, StereoSet domain), as the two benchmarks name them.
 BENCHMARK_BIAS_TYPES: dict[str, tuple[str, str]] = {"gender": ("gender", "gender"), "race": ("race-color", "race"),
@@ -97,13 +101,31 @@ def _resolve_benchmarks(name: str, benchmarks: dict[str, Any]) -> None:
         benchmarks["seat_tests"] = list(SEAT_ATTRIBUTE_TESTS[name])
 
 
+def _check_finetune(name: str, study: Mapping[str, Any], datasets: Sequence[Mapping[str, Any]]) -> None:
+    """The fine-tuning grid of a k-group study: its settings and datasets must have a k-group form
+    (:func:`probekit.finetune.run_finetune` with ``attribute``), else they are refused by name.
+    """
+    for setting in study["settings"]:
+        if setting not in K_GROUP_SETTINGS:
+            raise InvalidParameterError("study.settings", setting, f"one of {', '.join(K_GROUP_SETTINGS)} in a {name} study",
+                                        f"{setting} is defined for gender only (its discriminator is a binary gender head)")
+    for dataset in datasets:
+        valid = _GROUP_DATA.get(dataset["kind"], ())
+        if name not in valid:
+            raise InvalidParameterError(f"datasets.{dataset['name']}.kind", dataset["kind"],
+                                        f"a kind whose data carries {name} groups: "
+                                        + ", ".join(k for k, v in _GROUP_DATA.items() if name in v),
+                                        f"{dataset['kind']} data carries {', '.join(valid) or 'gender only'}")
+
+
 def resolve_study_attribute(study: Mapping[str, Any], intrinsic: dict[str, Any], methods: dict[str, dict[str, Any]],
-                            benchmarks: dict[str, Any], sweep: Any) -> str:
+                            benchmarks: dict[str, Any], sweep: Any, datasets: Sequence[Mapping[str, Any]] = ()) -> str:
     """Check the study's attribute and make every part of the study for it (in place); returns its name.
 
     ``[intrinsic] attribute = "gender"`` is dropped from ``intrinsic`` (a gender study records what it
-    always did). A method's own ``attribute`` option must be the study's. For another attribute, the fine-tuning grid and ``[sweep]`` are refused by name (their
-    k-group form is not in the study yet), as is a method without an attribute form.
+    always did). A method's own ``attribute`` option must be the study's. For another attribute, ``[sweep]``
+    is refused by name (it measures gender only), as are a method without an attribute form and a
+    setting or dataset of the fine-tuning grid without a k-group form.
 
     Raises
     ------
@@ -119,11 +141,7 @@ def resolve_study_attribute(study: Mapping[str, Any], intrinsic: dict[str, Any],
         intrinsic.pop("attribute", None)
         return name
     if study["finetune"]:
-        raise InvalidParameterError(
-            "study.finetune", True, f"false in a {name} study",
-            f"the study's fine-tuning units are not wired to k groups yet; a {name} study runs the intrinsic units "
-            f"and [benchmarks] (fine-tune for {name} with `probekit finetune --attribute {name}` on the study's "
-            "debiased encoders under DIR/shared/debiased)")
+        _check_finetune(name, study, datasets)
     if sweep is not None:
         raise InvalidParameterError("[sweep]", sorted(sweep) if isinstance(sweep, Mapping) else sweep,
                                     f"no [sweep] table in a {name} study",

@@ -51,7 +51,14 @@ from debias import PROJECTION_METHODS as _PROJECTIONS
 from debias import TRAINING_METHODS as _TRAINING
 from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
+from probekit.finetune import (
+    DATA_SETTINGS,
+    FinetuneConfig,
+    load_bios,
+    load_jigsaw,
+    make_synthetic_bios,
+    make_synthetic_group_bios,
+)
 from probekit.intrinsic import (
     CROWS_SCORINGS,
     SEAT_ALTERNATIVES,
@@ -130,8 +137,11 @@ def _intrinsic_schema() -> dict[str, Any]:
     return _signature_options(run_probe_suite, ("encoder", "corpus", "random_state", "cache_dir", "progress"))
 
 
-def _dataset_schema(kind: str) -> dict[str, Any]:
+def _dataset_schema(kind: str, attribute: str = "gender") -> dict[str, Any]:
     common = {"name": (_NO_DEFAULT, "str", None), "kind": (_NO_DEFAULT, "str", None)}
+    if kind == "synthetic" and attribute != "gender":  # biographies with k groups (race)
+        return {**common, "n_examples": (560, "int", None),
+                **_signature_options(make_synthetic_group_bios, ("n_train", "n_test", "random_state"))}
     if kind == "synthetic":
 
         return {**common, "n_examples": (560, "int", None),
@@ -347,7 +357,7 @@ def _parse_encoders(value: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _parse_datasets(value: Any) -> list[dict[str, Any]]:
+def _parse_datasets(value: Any, attribute: str = "gender") -> list[dict[str, Any]]:
     if value is None:
         value = [{"name": "synthetic", "kind": "synthetic"}]
     if not isinstance(value, list) or not value:
@@ -359,7 +369,7 @@ def _parse_datasets(value: Any) -> list[dict[str, Any]]:
             raise InvalidParameterError(path, table, "a table")
         kind = table.get("kind", "synthetic")
         _check_type(kind, DATASET_KINDS, f"{path}.kind")
-        schema = _dataset_schema(kind)
+        schema = _dataset_schema(kind, attribute)
         options = _options_table(table, schema, path)
         name = _check_label(_check_type(options.get("name", kind), str, f"{path}.name"), f"{path}.name")
         resolved: dict[str, Any] = {"name": name, "kind": kind}
@@ -487,7 +497,8 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None, attribut
     _check_keys(data, _TABLES, "")
     study = _parse_study(data.get("study", {}))
     encoders = _parse_encoders(data.get("encoders"))
-    datasets = _parse_datasets(data.get("datasets"))
+    named = attribute or (data.get("intrinsic") or {}).get("attribute", "gender")  # checked below
+    datasets = _parse_datasets(data.get("datasets"), named if isinstance(named, str) else "gender")
     corpus = _simple_table(data.get("corpus", {}), _CORPUS_KEYS, "corpus")
     if corpus["files"] and corpus["hf_dataset"]:
         raise InvalidParameterError("corpus.files/corpus.hf_dataset", [corpus["files"], corpus["hf_dataset"]],
@@ -500,7 +511,7 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None, attribut
     methods = _parse_methods(data.get("methods"), study["methods"])
     benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")
-    resolve_study_attribute(study, intrinsic, methods, benchmarks, data.get("sweep"))  # before [sweep]: refused by name
+    resolve_study_attribute(study, intrinsic, methods, benchmarks, data.get("sweep"), datasets)  # before [sweep]: refused
     sweep = parse_sweep(data.get("sweep"), study, method_schema=_method_schema, finetune_schema=_finetune_schema(),
                         check=_check_like_library)
     config = StudyConfig(study=study, encoders=encoders, datasets=datasets, corpus=corpus, finetune=finetune,

@@ -48,7 +48,9 @@ def load_study_dataset(config: StudyConfig, name: str) -> Any:
     spec = dict(config.dataset(name))
     kind = spec.pop("kind")
     spec.pop("name")
-    data, _ = load_data(kind, random_state=int(config.study["seed"]), **spec)
+    attribute = study_attribute(config.intrinsic)  # k groups: the data carries a column of the attribute
+    data, _ = load_data(kind, random_state=int(config.study["seed"]), **spec,
+                        **({} if attribute == "gender" else {"attribute": attribute}))
     return data
 
 

@@ -16,6 +16,8 @@ def describe_result(record: dict[str, Any]) -> str:
     result = record.get("result") or {}
     if record.get("kind") == "finetune":
         m = result.get("metrics") or {}
+        if "tpr_max_gap" in m:  # k groups of an attribute
+            return f"accuracy {_fmt(m.get('accuracy'))}, TPR max gap {_fmt(m.get('tpr_max_gap'))}, CF {_fmt(m.get('cf'))}"
         return f"accuracy {_fmt(m.get('accuracy'))}, TPRD {_fmt(m.get('tprd'))}, CF {_fmt(m.get('cf'))}"
     if record.get("kind") == "point":
         i, e = result.get("intrinsic") or {}, result.get("extrinsic") or {}

@@ -37,7 +37,7 @@ from probekit.encoders import (
 )
 from probekit.errors import InputFileError, InvalidParameterError, ModelLoadError, ProbekitError
 from probekit.finetune import collect_run
-from probekit.report import finetune_markdown
+from probekit.report import finetune_groups_markdown, finetune_markdown
 from probekit.study._attribute import ATTRIBUTE_METHODS, study_attribute
 from probekit.study._backends import BACKEND_BUILDS, BACKEND_RUNS
 from probekit.study._config import DEFAULT_MODEL, StudyConfig
@@ -249,7 +249,9 @@ def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit],
             result = collect_run(run_dir, save=False)
             write_json(run_dir / "metrics.json", result.to_dict())
             saved = read_json_file(run_dir / "metrics.json")
-            atomic_write_text(run_dir / "results.md", finetune_markdown([saved], [name]))
+            grouped = ((saved.get("settings") or {}).get("attribute") or "gender") != "gender"  # k groups
+            atomic_write_text(run_dir / "results.md", finetune_groups_markdown(saved, name) if grouped
+                              else finetune_markdown([saved], [name]))
             written += 1
         except (ProbekitError, OSError, ValueError) as exc:  # the unit files are the results; this is a convenience
             logger.warning("could not aggregate %s: %s", run_dir, exc)

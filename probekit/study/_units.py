@@ -137,6 +137,9 @@ def run_key(config: StudyConfig, label: str, method: str, dataset: str, setting:
     spec = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method),
             "dataset": dataset_spec(config, dataset), "setting": setting, "folds": config.study["folds"],
             "finetune": dict(config.finetune), "seed": config.study["seed"]}
+    attribute = study_attribute(config.intrinsic)
+    if attribute != "gender":  # the run of k groups (gender: the key it always had)
+        spec["attribute"] = attribute
     return f"{label}-{method}-{dataset}-{setting}-{canonical_hash(spec, 10)}"
 
 
@@ -282,7 +285,7 @@ def plan_units(config: StudyConfig) -> list[Unit]:
                 for setting in config.study["settings"]:
                     for fold in range(int(config.study["folds"])):
                         params = {"encoder": label, "method": method, "dataset": dataset["name"], "setting": setting,
-                                  "fold": fold}
+                                  "fold": fold, **named}
                         spec = {"kind": "finetune", "params": params, **common,
                                 "dataset": dataset_spec(config, dataset["name"]), "folds": int(config.study["folds"]),
                                 "finetune": dict(config.finetune)}

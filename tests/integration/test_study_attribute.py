@@ -25,11 +25,21 @@ CONFIG = """
 [study]
 name = "attr"
 methods = ["none", "leace"]
-finetune = false
+settings = ["original"]
+folds = 2
 
 [[encoders]]
 label = "tiny"
 model = "{model}"
+
+[[datasets]]
+name = "synth"
+kind = "synthetic"
+n_examples = 24
+
+[finetune]
+frozen = true
+max_length = 24
 
 [corpus]
 frames_per_word = 1
@@ -69,7 +79,7 @@ def race_study(tmp_path_factory):
 
 
 def records(out: Path) -> dict[str, dict]:
-    units = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((out / "units").glob("*.json"))]
+    units = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((out / "units").glob("intrinsic-*.json"))]
     return {u["params"]["method"]: u for u in units}
 
 
@@ -93,6 +103,11 @@ def test_race_study_runs_the_k_class_probe_as_run_attribute_probe(race_study):
     units = records(root / "out")
     assert sorted(units) == ["leace", "none"]
     assert all("-race-" in u["id"] and u["params"]["attribute"] == "race" for u in units.values())
+    folds = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((root / "out" / "units").glob("finetune-*.json"))]
+    assert len(folds) == 4 and all("-race-" in f["id"] for f in folds)  # the fine-tuning grid with k race groups
+    assert all({"tpr_max_gap", "tpr_rms_gap", "cf"} <= set(f["result"]["metrics"]) for f in folds)
+    run = json.loads(next((root / "out" / "runs").glob("tiny-none-*/metrics.json")).read_text(encoding="utf-8"))
+    assert run["settings"]["attribute"] == "race" and len(run["settings"]["groups"]) == 4
     encoder = load_encoder(str(root / "tiny"), device="cpu")
     corpus = attribute_corpus("race", frames_per_word=1, random_state=0)
     direct = run_attribute_probe(encoder, "race", corpus, progress=False, **PROBE).to_dict()
@@ -107,7 +122,7 @@ def test_race_study_runs_the_k_class_probe_as_run_attribute_probe(race_study):
     # the ids carry the attribute: the gender study of the same file shares no unit with the race study
     race = {u.id for u in plan_units(load_config(config, attribute="race"))}
     gender = {u.id for u in plan_units(load_config(config))}
-    assert race == {u["id"] for u in units.values()} and not race & gender
+    assert race == {u["id"] for u in units.values()} | {f["id"] for f in folds} and not race & gender
 
 
 def test_a_debiased_directory_fitted_for_another_attribute_is_refused(race_study, tmp_path):
@@ -130,6 +145,7 @@ def test_race_study_report_names_the_attribute(race_study):
     assert "## Intrinsic bias: race (k-class probe of 4 groups, chance 1/4)" in text
     assert "k-class race probe (chance 1/4)" in text
     assert "Removed or hidden? (race)" in text
+    assert "## Extrinsic bias: race (k groups)" in text and "Fine-tuning with race (4 groups): none (tiny), synth" in text
     assert "SEAT" not in text and "gender probe" not in text.lower()
     html = (root / "out" / "report" / "report.html").read_text(encoding="utf-8")
     assert "k-class race probe (chance 1/4)" in html
@@ -164,7 +180,9 @@ def test_methods_and_benchmarks_are_made_for_the_attribute(tmp_path):
 
 
 @pytest.mark.parametrize("table, parameter", [
-    ({"study": {"methods": ["none"]}}, "study.finetune"),
+    ({"study": {"methods": ["none"]}}, "study.settings"),  # adversarial: a binary gender discriminator
+    ({"study": {"methods": ["none"], "settings": ["original"]},
+      "datasets": [{"name": "b", "kind": "bios", "path": "bios.jsonl"}]}, "datasets.b.kind"),
     ({"study": {"methods": ["none", "context-debias"], "finetune": False}}, "study.methods"),
     ({"study": {"methods": ["none", "concept-scrubbing"], "finetune": False}}, "study.methods"),
     ({"study": {"methods": ["leace"], "finetune": False}, "methods": {"leace": {"attribute": "gender"}}},

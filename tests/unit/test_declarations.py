@@ -180,9 +180,9 @@ def test_the_study_benchmarks_table_enforces_the_benchmarks_declarations(key, ow
 
 
 def test_a_study_of_another_attribute_refuses_what_measures_gender_only_by_name():
-    """[intrinsic] attribute = "race" runs a race study (tests/integration/test_study_attribute.py); its
-    fine-tuning grid (on by default) measures gender only and is refused by name; an unknown attribute too."""
-    with pytest.raises(InvalidParameterError, match=r"study\.finetune.*race"):
+    """[intrinsic] attribute = "race" runs a race study (tests/integration/test_study_attribute.py); the
+    default grid's adversarial setting (a binary gender discriminator) is refused by name; an unknown attribute too."""
+    with pytest.raises(InvalidParameterError, match=r"study\.settings.*adversarial.*race"):
         parse_config(_study("intrinsic", "attribute", "race"))
     with pytest.raises(InvalidParameterError, match=r"\[intrinsic\] attribute.*religion"):
         parse_config(_study("intrinsic", "attribute", "colour"))
