@@ -14,7 +14,11 @@ a registered one; :func:`wordlists.get_attribute`) runs, per (encoder, method):
   with no attribute form (Context-debias, concept scrubbing) is refused by name, never run as gender;
 - the benchmarks of ``[benchmarks]`` restricted to the attribute: CrowS-Pairs to its bias type
   (race: ``race-color``), StereoSet to its domain, the SEAT suite to the survey's tests of the
-  attribute (:data:`probekit.intrinsic.SEAT_ATTRIBUTE_TESTS`), unless the table names its own.
+  attribute (:data:`probekit.intrinsic.SEAT_ATTRIBUTE_TESTS`), unless the table names its own;
+- the fine-tuning units with k groups (:func:`probekit.finetune.run_fold` with ``attribute``): data
+  carrying the attribute's groups (synthetic race biographies, Jigsaw race and religion) and the settings
+  defined for k groups (:data:`probekit.finetune.K_GROUP_SETTINGS`); the rest is refused by name, as is
+  ``[sweep]`` (the dose-response sweep measures gender only).
 
 Everything resolved here is written into the configuration (the methods' options, the benchmarks'
 lists, the corpus record), so the unit ids and ``study.json`` carry the attribute: a gender study and a
