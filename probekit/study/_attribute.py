@@ -34,9 +34,10 @@ import wordlists
 from debias import debiasing_prefixes
 from probekit.errors import InvalidParameterError
 from probekit.finetune import K_GROUP_SETTINGS
-from probekit.intrinsic import SEAT_ATTRIBUTE_TESTS
+from probekit.intrinsic import SEAT_ATTRIBUTE_TESTS, run_attribute_probe, run_probe_suite
 
-__all__ = ["ATTRIBUTE_METHODS", "BENCHMARK_BIAS_TYPES", "study_attribute", "resolve_study_attribute"]
+__all__ = ["ATTRIBUTE_METHODS", "BENCHMARK_BIAS_TYPES", "check_attribute_options", "study_attribute",
+           "resolve_study_attribute"]
 
 #: How each debiasing method is made for an attribute other than gender: "fit" (``attribute`` keyword of
 #: its fit or constructor), "prefixes" (Self-Debias: the attribute's prefix), "as-is" (Dropout: nothing
@@ -50,6 +51,24 @@ _GROUP_DATA: dict[str, tuple[str, ...]] = {"synthetic": ("race",), "jigsaw": ("r
 #: attribute -> (CrowS-Pairs bias type, StereoSet domain), as the two benchmarks name them.
 BENCHMARK_BIAS_TYPES: dict[str, tuple[str, str]] = {"gender": ("gender", "gender"), "race": ("race-color", "race"),
                                                     "religion": ("religion", "religion")}
+
+
+def check_attribute_options(name: str, table: Mapping[str, Any]) -> None:
+    """Refuse, by name, an ``[intrinsic]`` option of the gender suite only (SEAT's permutations, the gender
+    probe's classifier, ...) written in a study of another attribute, whose k-class probe would ignore it.
+    """
+    if name == "gender" or not isinstance(table, Mapping):
+        return
+    import inspect
+
+    own = set(inspect.signature(run_attribute_probe).parameters) | {"attribute", "readers", "C", "class_weight",
+                                                                     "single_piece_only"}
+    gender_only = sorted(set(table) & (set(inspect.signature(run_probe_suite).parameters) - own))
+    if gender_only:
+        raise InvalidParameterError(f"intrinsic.{gender_only[0]}", table[gender_only[0]],
+                                    f"no {gender_only[0]} in a {name} study (the k-class probe's options: "
+                                    + ", ".join(sorted(own - {"encoder", "corpus", "cache_dir", "progress"})) + ")",
+                                    "it belongs to the gender suite (SEAT, the gender probe, LPBS on gender words)")
 
 
 def study_attribute(intrinsic: Mapping[str, Any]) -> str:

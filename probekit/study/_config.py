@@ -68,7 +68,7 @@ from probekit.intrinsic import (
     run_seat_suite,
     stereoset,
 )
-from probekit.study._attribute import resolve_study_attribute
+from probekit.study._attribute import check_attribute_options, resolve_study_attribute
 from probekit.study._config_checks import (
     _NO_DEFAULT,
     _check_keys,
@@ -508,6 +508,7 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None, attribut
     if attribute is not None and isinstance(intrinsic_table, Mapping):
         intrinsic_table = {**intrinsic_table, "attribute": attribute}
     intrinsic = _options_table(intrinsic_table, _intrinsic_schema(), "intrinsic")
+    check_attribute_options(str(intrinsic.get("attribute", "gender")), intrinsic_table)
     methods = _parse_methods(data.get("methods"), study["methods"])
     benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")

@@ -188,6 +188,8 @@ def test_methods_and_benchmarks_are_made_for_the_attribute(tmp_path):
     ({"study": {"methods": ["leace"], "finetune": False}, "methods": {"leace": {"attribute": "gender"}}},
      "methods.leace.attribute"),
     ({"study": {"methods": ["none"], "finetune": False}, "sweep": {"seeds": [0, 1]}}, "[sweep]"),
+    ({"study": {"methods": ["none"], "finetune": False}, "intrinsic": {"n_permutations": 10}}, "intrinsic.n_permutations"),
+    ({"study": {"methods": ["none"], "finetune": False}, "intrinsic": {"standard_tests": []}}, "intrinsic.standard_tests"),
 ])
 def test_what_has_no_race_form_is_refused_by_name(table, parameter):
     with pytest.raises(InvalidParameterError) as caught:
