@@ -36,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a study shipped with probekit instead of CONFIG: default (the paper's grid on the embedded "
                         "encoder) or dose-response (153 sweep points: does intrinsic bias predict downstream bias?)")
     parser.add_argument("--out", required=True, metavar="DIR", help="study directory (new, or the same study to continue)")
+    parser.add_argument("--attribute", default=None, metavar="gender|race|religion|NAME",
+                        help="the protected attribute of the study, replacing the config's [intrinsic] attribute: "
+                        "another than gender runs the k-class probe of its groups, the methods debiased for it and "
+                        "[benchmarks] restricted to it (needs [study] finetune = false and no [sweep]; default: the config's)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print one line per unit (id, parameters, done|todo) to stdout and run nothing")
     parser.add_argument("--shard", default=None, metavar="i/n", help="run only shard i of n (0 <= i < n) of the units")
@@ -78,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if args.preset is not None and args.config is not None:
         raise InvalidParameterError("--preset", args.preset, "either CONFIG or --preset, not both",
                                     f"CONFIG {args.config!r} was given too")
-    config = load_config(preset_path(args.preset) if args.preset else args.config)
+    config = load_config(preset_path(args.preset) if args.preset else args.config, attribute=args.attribute)
     paths = _data_paths(args.data_path)
     if paths:
         config = config.with_data_paths(paths)

@@ -29,6 +29,13 @@ from probekit.report._analysis import (
     rank_correlations,
 )
 from probekit.report._answers import answers_markdown
+from probekit.report._attribute_study import (
+    attribute_answers,
+    attribute_extrinsic_blocks,
+    attribute_records,
+    attribute_study_blocks,
+    study_attribute_name,
+)
 from probekit.report._benchmarks import (
     benchmark_blocks,
     benchmark_models,
@@ -36,12 +43,7 @@ from probekit.report._benchmarks import (
     find_benchmark_runs,
     study_benchmark_run,
 )
-from probekit.report._diagnostics import (
-    diagnostics_class_rows,
-    diagnostics_correlation_rows,
-    diagnostics_markdown,
-    plot_diagnostics,
-)
+from probekit.report._diagnostics_section import diagnostics_section
 from probekit.report._dose_response import (
     DOSE_RESPONSE_FIGURE,
     DOSE_RESPONSE_FILE,
@@ -49,6 +51,7 @@ from probekit.report._dose_response import (
     plot_dose_response_matrix,
 )
 from probekit.report._extrinsic import EXTRINSIC_MEASURES, extrinsic_blocks, finetune_groups, plot_tprd_cf, plot_tprd_vs_cf
+from probekit.report._format import slug
 from probekit.report._html import blocks_html
 from probekit.report._intrinsic import intrinsic_blocks
 from probekit.report._intrinsic_figures import intrinsic_figures
@@ -100,6 +103,7 @@ class StudyResults:
     benchmarks: list[dict[str, Any]] = field(default_factory=list)
     dose_response: dict[str, Any] | None = None  # DIR/dose_response.json of a [sweep] study
     n_points: int = 0  # finished sweep points
+    n_benchmark_units: int = 0  # finished benchmark units (a skipped one included)
 
     @property
     def planned_units(self) -> int | None:
@@ -158,6 +162,7 @@ def _load_units(root: Path, result: StudyResults) -> None:
         elif kind == "point":  # a sweep point: read through DIR/dose_response.json
             result.n_points += 1
         elif kind == "benchmark":
+            result.n_benchmark_units += 1
             run = study_benchmark_run(unit)
             if run is not None:  # a skipped benchmark (no masked-LM head) is stated in its unit, not tabled
                 result.benchmarks.append(run)
@@ -253,10 +258,6 @@ def load_study(directory: str | os.PathLike) -> StudyResults:
 # --------------------------------------------------------------------------------------------- writing
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_")[:60] or "x"
-
-
 def _csv(rows: Sequence[Mapping[str, Any]]) -> str:
     columns = list(dict.fromkeys(k for row in rows for k, v in row.items() if not isinstance(v, (list, dict, tuple))))
     buffer = io.StringIO()
@@ -293,47 +294,6 @@ def _leakage_columns(summary: Mapping[str, Any]) -> dict[str, Any]:
         row[f"{metric}_excess_margin"] = (cell.get("excess") or {}).get("margin")
         row[f"{metric}_exceeds_floor"] = cell.get("exceeds")
     return row
-
-
-def _group_name(group: Mapping[str, Any], groups: Sequence[Mapping[str, Any]]) -> str:
-    """The method, with the encoder when the groups hold several."""
-    several = len({g["encoder"] for g in groups}) > 1
-    return f"{group['method']} ({group['encoder']})" if several else str(group["method"])
-
-
-def _diagnostics_section(groups: Sequence[Mapping[str, Any]], figures_dir: Path) -> tuple[list[Block], dict[str, Any]]:
-    """TPR gap vs share of women per class (De-Arteaga et al. 2019): per dataset, the compact
-    correlation table (method x setting) and one figure panel per method x setting (a row per
-    method, a column per setting when every method has the same settings); returns the lines and
-    the records of report.json (``correlations`` and ``classes``, each with the group's keys).
-    """
-    records: dict[str, Any] = {"correlations": [], "classes": []}
-    lines: list[Block] = []
-    datasets = list(dict.fromkeys(g["dataset"] for g in groups))
-    for dataset in datasets:
-        part = [g for g in groups if g["dataset"] == dataset]
-        runs, names, settings = [g["run"] for g in part], [_group_name(g, part) for g in part], [g["setting"] for g in part]
-        correlations = diagnostics_correlation_rows(runs, names, settings)
-        classes = diagnostics_class_rows(runs, names, settings)
-        keys = {(n, s): {k: g[k] for k in ("encoder", "method", "dataset", "setting")} for g, n, s in zip(part, names, settings)}
-        records["correlations"] += [keys[(r["run"], r["setting"])] | r for r in correlations]
-        records["classes"] += [keys[(r["run"], r["setting"])] | r for r in classes]
-        figure = None
-        diagnosed = [(run, f"{n}, {s}") for run, n, s in zip(runs, names, settings) if (run.get("summary") or {}).get("per_class_diagnostics")]
-        if diagnosed:
-            per_method = [tuple(s for n2, s in zip(names, settings) if n2 == n) for n in dict.fromkeys(names)]
-            columns = len(per_method[0]) if len(set(per_method)) == 1 and len(diagnosed) == len(part) else 4
-            path = plot_diagnostics([r for r, _ in diagnosed], [n for _, n in diagnosed],
-                                    figures_dir / f"per_class_gap_{_slug(dataset)}.png", columns=max(columns, 1),
-                                    title=f"{dataset}: TPR gap vs share of women per class (De-Arteaga et al. 2019, Fig. 2)")
-            figure = f"figures/{path.name}"
-        title = "TPR gap vs share of women per class (De-Arteaga et al. 2019)" + (f" — {dataset}" if len(datasets) > 1 else "")
-        found = diagnostics_markdown(correlations, classes, heading="##", figure=figure, per_class=False, title=title)
-        if found and classes:
-            found += ["The per-class values (share of women, TPR gap with its fold interval) of every row: "
-                      "`report.json` (`per_class_diagnostics`) and `tables/per_class_diagnostics.csv`.", ""]
-        lines += found
-    return lines, records
 
 
 def _hidden_section(records: Sequence[Mapping[str, Any]], groups: Sequence[Mapping[str, Any]], figures_dir: Path, *,
@@ -411,7 +371,8 @@ def _header_lines(study: StudyResults, title: str, *, version: str, confidence: 
     summary = (f"Source: `{study.root}` ({kinds[study.source]}): {len(study.intrinsic)} intrinsic result(s), "
                f"{len(study.finetune)} fine-tuning fold(s)")
     if study.planned_units is not None:
-        summary += f"; {len(study.intrinsic) + len(study.finetune) + study.n_points} of {study.planned_units} planned units finished"
+        finished = len(study.intrinsic) + len(study.finetune) + study.n_points + study.n_benchmark_units
+        summary += f"; {finished} of {study.planned_units} planned units finished"
     if study.wall_s:
         summary += f" ({study.wall_s / 3600:.2f} h of unit wall time)" if study.wall_s >= 360 else f" ({study.wall_s:.0f} s of unit wall time)"
     lines += [summary + f". Built by probekit {version} from the saved JSON alone; every interval is "
@@ -462,9 +423,9 @@ def _extrinsic_section(study: StudyResults, groups: Sequence[Mapping[str, Any]],
         lines += [*blocks, ""]
         for dataset in dict.fromkeys(g["dataset"] for g in groups):
             part = [g for g in groups if g["dataset"] == dataset]
-            bars = plot_tprd_cf(part, figures_dir / f"tprd_cf_{_slug(dataset)}.png",
+            bars = plot_tprd_cf(part, figures_dir / f"tprd_cf_{slug(dataset)}.png",
                                 title=f"{dataset}: TPRD and CF per method and training data (Fig. 5 style)")
-            scatter = plot_tprd_vs_cf(part, figures_dir / f"tprd_vs_cf_{_slug(dataset)}.png",
+            scatter = plot_tprd_vs_cf(part, figures_dir / f"tprd_vs_cf_{slug(dataset)}.png",
                                       title=f"{dataset}: TPRD vs CF (Fig. 6 style; lower-left is fairer)")
             lines += [f"![{dataset}: TPRD and CF per method × setting (mean over folds, {confidence:.0%} t-interval, "
                       f"dots: folds)](figures/{bars.name})", "",
@@ -492,12 +453,12 @@ def _analysis_section(study: StudyResults, records: Sequence[Mapping[str, Any]],
                                          confidence=confidence, random_state=random_state)
         links: dict[str, str] = {}
         for dataset in dict.fromkeys(r["dataset"] for r in correlations):
-            heat = plot_correlation_heatmap(correlations, figures_dir / f"correlation_{_slug(dataset)}.png", dataset=dataset)
+            heat = plot_correlation_heatmap(correlations, figures_dir / f"correlation_{slug(dataset)}.png", dataset=dataset)
             links[f"{dataset}: Spearman ρ of each intrinsic × extrinsic measure and setting"] = f"figures/{heat.name}"
             settings = list(dict.fromkeys(r["setting"] for r in correlations if r["dataset"] == dataset))
             setting = "original" if "original" in settings else settings[0]
             scatter = plot_correlation_scatter(
-                correlations, figures_dir / f"correlation_points_{_slug(dataset)}_{_slug(setting)}.png", dataset=dataset,
+                correlations, figures_dir / f"correlation_points_{slug(dataset)}_{slug(setting)}.png", dataset=dataset,
                 setting=setting, intrinsic=_scatter_measures(records), extrinsic=["tprd", "cf"])
             links[f"{dataset}, {setting} training data: the points behind the correlations"] = f"figures/{scatter.name}"
         lines += [*correlation_blocks(correlations, heading_level=2, confidence=confidence, figures=links), "", ""]
@@ -549,34 +510,55 @@ def _benchmark_section(study: StudyResults, *, n_bootstrap: int, confidence: flo
     return [*blocks, ""], records
 
 
+def _headings_named(blocks: list[Block], attribute: str | None) -> list[Block]:
+    """``blocks`` with the attribute after every heading ("## Removed or hidden? (race)"); unchanged for gender."""
+    if attribute is None:
+        return blocks
+    return [f"{b} ({attribute})" if isinstance(b, str) and b.startswith("#") else b for b in blocks]
+
+
 def _write(study: StudyResults, out: Path, *, n_bootstrap: int, confidence: float, random_state: int, version: str,
            dumps_json: Any) -> None:
     figures_dir = out / "figures"
     figures_dir.mkdir()
     title = "probekit study report" if study.source == "study" else "probekit report: intrinsic comparison"
+    attribute = study_attribute_name(study.intrinsic, study.manifest)  # None: the gender suite
+    title += f": {attribute}" if attribute else ""
     settings = {"n_bootstrap": n_bootstrap, "confidence": confidence, "random_state": random_state}
     lines = _header_lines(study, title, version=version, confidence=confidence)
     if study.dose_response:  # the dose-response study's answer comes first
         figure = plot_dose_response_matrix(study.dose_response, figures_dir / DOSE_RESPONSE_FIGURE)
         lines += dose_response_markdown(study.dose_response, figure=f"figures/{figure.name}")
     answers_at = len(lines)
-    intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
-    lines += intrinsic_lines
+    if attribute is not None and study.intrinsic:
+        records = attribute_records(study.intrinsic)
+        lines += attribute_study_blocks(study.intrinsic, records, attribute, figures_dir)
+    else:
+        intrinsic_lines, records = _intrinsic_section(study, figures_dir, **settings)
+        lines += _headings_named(intrinsic_lines, attribute)
     benchmark_lines, benchmark_records = _benchmark_section(study, **settings)
-    lines += benchmark_lines
-    groups = finetune_groups(study.finetune, encoder_order=study.order("encoder"), dataset_order=study.order("dataset"),
-                             confidence=confidence)
-    lines += _extrinsic_section(study, groups, figures_dir, confidence=confidence)
-    diagnostics_lines, diagnostics = _diagnostics_section(groups, figures_dir)
-    lines += diagnostics_lines
-    analysis_lines, correlations = _analysis_section(study, records, groups, figures_dir, **settings)
-    lines += analysis_lines
+    lines += _headings_named(benchmark_lines, attribute)
+    groups = [] if attribute else finetune_groups(study.finetune, encoder_order=study.order("encoder"),
+                                                  dataset_order=study.order("dataset"), confidence=confidence)
+    correlations: list[dict[str, Any]] = []
+    diagnostics: dict[str, Any] = {}
+    if attribute is not None and study.source == "study":  # k groups: the runs' own tables
+        planned = {u.get("id"): i for i, u in enumerate((study.manifest or {}).get("units") or []) if isinstance(u, Mapping)}
+        units = sorted(study.finetune, key=lambda u: planned.get(u.get("id"), len(planned)))  # in grid order
+        lines += attribute_extrinsic_blocks(study.root, units, attribute)
+    if attribute is None:
+        lines += _extrinsic_section(study, groups, figures_dir, confidence=confidence)
+        diagnostics_lines, diagnostics = diagnostics_section(groups, figures_dir)
+        lines += diagnostics_lines
+        analysis_lines, correlations = _analysis_section(study, records, groups, figures_dir, **settings)
+        lines += analysis_lines
     verdicts = [(r["label"], r["results"]) for r in study.intrinsic]
-    lines += verdict_study_blocks(verdicts)  # removed or hidden in the encoder, beside the leakage after fine-tuning
-    hidden_lines, hidden = _hidden_section(records, groups, figures_dir, confidence=confidence)
+    lines += _headings_named(verdict_study_blocks(verdicts), attribute)  # removed or hidden in the encoder
+    hidden_lines, hidden = _hidden_section(records, groups, figures_dir, confidence=confidence) if attribute is None else ([], [])
     lines += hidden_lines
     if study.source == "study":
-        lines[answers_at:answers_at] = answers_markdown(records, groups, correlations, confidence=confidence)
+        lines[answers_at:answers_at] = (answers_markdown(records, groups, correlations, confidence=confidence)
+                                        if attribute is None else attribute_answers(records, attribute))
     lines += _write_tables(out, study, records, groups, correlations, settings=settings, version=version,
                            dumps_json=dumps_json, hidden=hidden, diagnostics=diagnostics, verdicts=verdict_records(verdicts))
     markdown = "\n".join(blocks_markdown(lines)).rstrip() + "\n"

@@ -145,6 +145,11 @@ def save_figure(fig: Any, path: str | os.PathLike, *, tight: bool = True, dpi: i
     return Path(path)
 
 
+def slug(text: str) -> str:
+    """``text`` as a file-name part (letters, digits, '.', '_', '-'; at most 60 characters)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(text)).strip("_")[:60] or "x"
+
+
 def wrap(label: str, width: int = 26) -> str:
     """A label wrapped onto several lines for a figure axis."""
     return "\n".join(textwrap.wrap(str(label), width=width, break_long_words=True, break_on_hyphens=False)) or str(label)

@@ -51,7 +51,14 @@ from debias import PROJECTION_METHODS as _PROJECTIONS
 from debias import TRAINING_METHODS as _TRAINING
 from probekit import run_probe_suite
 from probekit.errors import InputFileError, InvalidParameterError
-from probekit.finetune import DATA_SETTINGS, FinetuneConfig, load_bios, load_jigsaw, make_synthetic_bios
+from probekit.finetune import (
+    DATA_SETTINGS,
+    FinetuneConfig,
+    load_bios,
+    load_jigsaw,
+    make_synthetic_bios,
+    make_synthetic_group_bios,
+)
 from probekit.intrinsic import (
     CROWS_SCORINGS,
     SEAT_ALTERNATIVES,
@@ -61,6 +68,7 @@ from probekit.intrinsic import (
     run_seat_suite,
     stereoset,
 )
+from probekit.study._attribute import check_attribute_options, resolve_study_attribute
 from probekit.study._config_checks import (
     _NO_DEFAULT,
     _check_keys,
@@ -129,21 +137,11 @@ def _intrinsic_schema() -> dict[str, Any]:
     return _signature_options(run_probe_suite, ("encoder", "corpus", "random_state", "cache_dir", "progress"))
 
 
-def _check_study_attribute(intrinsic: dict[str, Any]) -> None:
-    """A study's units, records and report are those of the gender suite: another attribute is refused,
-    not run as gender under another name.
-    """
-    attribute = intrinsic.get("attribute", "gender")
-    if attribute != "gender":
-        raise InvalidParameterError(
-            "[intrinsic] attribute", attribute,
-            "gender (a study runs the gender suite; for race, religion or your own attribute run "
-            "`probekit probe --attribute NAME` or `probekit compare --attribute NAME` on its checkpoints)",
-        )
-
-
-def _dataset_schema(kind: str) -> dict[str, Any]:
+def _dataset_schema(kind: str, attribute: str = "gender") -> dict[str, Any]:
     common = {"name": (_NO_DEFAULT, "str", None), "kind": (_NO_DEFAULT, "str", None)}
+    if kind == "synthetic" and attribute != "gender":  # biographies with k groups (race)
+        return {**common, "n_examples": (560, "int", None),
+                **_signature_options(make_synthetic_group_bios, ("n_train", "n_test", "random_state"))}
     if kind == "synthetic":
 
         return {**common, "n_examples": (560, "int", None),
@@ -359,7 +357,7 @@ def _parse_encoders(value: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _parse_datasets(value: Any) -> list[dict[str, Any]]:
+def _parse_datasets(value: Any, attribute: str = "gender") -> list[dict[str, Any]]:
     if value is None:
         value = [{"name": "synthetic", "kind": "synthetic"}]
     if not isinstance(value, list) or not value:
@@ -371,7 +369,7 @@ def _parse_datasets(value: Any) -> list[dict[str, Any]]:
             raise InvalidParameterError(path, table, "a table")
         kind = table.get("kind", "synthetic")
         _check_type(kind, DATASET_KINDS, f"{path}.kind")
-        schema = _dataset_schema(kind)
+        schema = _dataset_schema(kind, attribute)
         options = _options_table(table, schema, path)
         name = _check_label(_check_type(options.get("name", kind), str, f"{path}.name"), f"{path}.name")
         resolved: dict[str, Any] = {"name": name, "kind": kind}
@@ -482,8 +480,11 @@ def enabled_benchmarks(config: StudyConfig) -> list[str]:
     return [name for name in BENCHMARKS if table.get(name)]
 
 
-def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> StudyConfig:
+def parse_config(data: Mapping[str, Any], *, source: str | None = None, attribute: str | None = None) -> StudyConfig:
     """Check a configuration already read from TOML (a dict) and fill in the defaults.
+
+    ``attribute`` (``probekit study --attribute NAME``) replaces the file's ``[intrinsic] attribute``;
+    the study is then made for it (:mod:`probekit.study._attribute`).
 
     Raises
     ------
@@ -496,17 +497,22 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None) -> Study
     _check_keys(data, _TABLES, "")
     study = _parse_study(data.get("study", {}))
     encoders = _parse_encoders(data.get("encoders"))
-    datasets = _parse_datasets(data.get("datasets"))
+    named = attribute or (data.get("intrinsic") or {}).get("attribute", "gender")  # checked below
+    datasets = _parse_datasets(data.get("datasets"), named if isinstance(named, str) else "gender")
     corpus = _simple_table(data.get("corpus", {}), _CORPUS_KEYS, "corpus")
     if corpus["files"] and corpus["hf_dataset"]:
         raise InvalidParameterError("corpus.files/corpus.hf_dataset", [corpus["files"], corpus["hf_dataset"]],
                                     "one corpus source, not both")
     finetune = _options_table(data.get("finetune", {}), _finetune_schema(), "finetune")
-    intrinsic = _options_table(data.get("intrinsic", {}), _intrinsic_schema(), "intrinsic")
-    _check_study_attribute(intrinsic)
+    intrinsic_table = data.get("intrinsic", {})
+    if attribute is not None and isinstance(intrinsic_table, Mapping):
+        intrinsic_table = {**intrinsic_table, "attribute": attribute}
+    intrinsic = _options_table(intrinsic_table, _intrinsic_schema(), "intrinsic")
+    check_attribute_options(str(intrinsic.get("attribute", "gender")), intrinsic_table)
     methods = _parse_methods(data.get("methods"), study["methods"])
     benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")
+    resolve_study_attribute(study, intrinsic, methods, benchmarks, data.get("sweep"), datasets)  # before [sweep]: refused
     sweep = parse_sweep(data.get("sweep"), study, method_schema=_method_schema, finetune_schema=_finetune_schema(),
                         check=_check_like_library)
     config = StudyConfig(study=study, encoders=encoders, datasets=datasets, corpus=corpus, finetune=finetune,
@@ -541,10 +547,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise InputFileError(f"study config {str(path)!r} is not valid TOML: {exc}") from None
 
 
-def load_config(path: str | os.PathLike | None = None) -> StudyConfig:
-    """Read and check a study configuration (TOML); ``None``: the default study shipped with probekit."""
+def load_config(path: str | os.PathLike | None = None, *, attribute: str | None = None) -> StudyConfig:
+    """Read and check a study configuration (TOML); ``None``: the default study shipped with probekit.
+    ``attribute``: replaces the file's ``[intrinsic] attribute`` (:func:`parse_config`).
+    """
     file = default_config_path() if path is None else Path(path).expanduser()
-    return parse_config(_read_toml(file), source=str(file))
+    return parse_config(_read_toml(file), source=str(file), attribute=attribute)
 
 
 def finetune_config(config: StudyConfig) -> Any:

@@ -20,17 +20,24 @@ from probekit.intrinsic import (
     read_stereoset,
     stereoset_input_lengths,
 )
+from probekit.study._attribute import study_attribute
 from probekit.study._config import DEFAULT_MODEL, StudyConfig
 from probekit.study._units import Unit, benchmark_data_key
-from probekit.text import load_corpus, load_text_corpus
+from probekit.text import attribute_corpus, load_corpus, load_text_corpus
 
 __all__ = ["StudyInputs", "load_study_corpus", "load_study_dataset", "load_benchmark_data", "check_inputs",
            "check_benchmark_lengths"]
 
 
 def load_study_corpus(config: StudyConfig) -> Any:
-    """The corpus of the debiasing methods and the intrinsic suite (``[corpus]``; :func:`probekit.text.load_corpus`)."""
+    """The corpus of the debiasing methods and the intrinsic suite (``[corpus]``; :func:`probekit.text.load_corpus`);
+    in a study of another attribute without ``files`` or ``hf_dataset``, the attribute's template corpus
+    (:func:`probekit.text.attribute_corpus`, with ``frames_per_word``), the one ``probekit probe --attribute`` reads.
+    """
     spec = config.corpus
+    attribute = study_attribute(config.intrinsic)
+    if attribute != "gender" and not spec.get("files") and not spec.get("hf_dataset"):
+        return attribute_corpus(attribute, frames_per_word=spec.get("frames_per_word"), random_state=int(config.study["seed"]))
     return load_corpus(files=spec.get("files") or None, hf_dataset=spec.get("hf_dataset"), text_column=spec.get("text_column", "text"),
                        split=spec.get("split", "train"), mode=spec.get("mode", "lines"), encoding=spec.get("encoding", "utf-8"),
                        frames_per_word=spec.get("frames_per_word"), random_state=int(config.study["seed"]))
@@ -41,7 +48,9 @@ def load_study_dataset(config: StudyConfig, name: str) -> Any:
     spec = dict(config.dataset(name))
     kind = spec.pop("kind")
     spec.pop("name")
-    data, _ = load_data(kind, random_state=int(config.study["seed"]), **spec)
+    attribute = study_attribute(config.intrinsic)  # k groups: the data carries a column of the attribute
+    data, _ = load_data(kind, random_state=int(config.study["seed"]), **spec,
+                        **({} if attribute == "gender" else {"attribute": attribute}))
     return data
 
 

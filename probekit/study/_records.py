@@ -16,6 +16,8 @@ def describe_result(record: dict[str, Any]) -> str:
     result = record.get("result") or {}
     if record.get("kind") == "finetune":
         m = result.get("metrics") or {}
+        if "tpr_max_gap" in m:  # k groups of an attribute
+            return f"accuracy {_fmt(m.get('accuracy'))}, TPR max gap {_fmt(m.get('tpr_max_gap'))}, CF {_fmt(m.get('cf'))}"
         return f"accuracy {_fmt(m.get('accuracy'))}, TPRD {_fmt(m.get('tprd'))}, CF {_fmt(m.get('cf'))}"
     if record.get("kind") == "point":
         i, e = result.get("intrinsic") or {}, result.get("extrinsic") or {}
@@ -30,5 +32,10 @@ def describe_result(record: dict[str, Any]) -> str:
         return ", ".join(f"{k} {_fmt(o[k])}" for k in keys if k in o)
     seat = result.get("seat") or {}
     probe = result.get("probe") or {}
+    attribute = result.get("attribute")
+    if isinstance(attribute, dict):  # the k-class probe of a study of another attribute
+        verdict = (result.get("verdict") or {}).get("verdict", "n/a")
+        return (f"{attribute.get('name')} probe balanced accuracy {_fmt(probe.get('balanced_accuracy'))} "
+                f"(chance {_fmt(probe.get('chance'))}, k = {attribute.get('k')}), verdict {verdict}")
     return (f"SEAT effect size {_fmt(seat.get('effect_size'))}, gender probe accuracy {_fmt(probe.get('gender_accuracy'))}, "
             f"stereotype accuracy {_fmt(probe.get('stereotype_accuracy'))}")

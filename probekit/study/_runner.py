@@ -37,7 +37,8 @@ from probekit.encoders import (
 )
 from probekit.errors import InputFileError, InvalidParameterError, ModelLoadError, ProbekitError
 from probekit.finetune import collect_run
-from probekit.report import finetune_markdown
+from probekit.report import finetune_groups_markdown, finetune_markdown
+from probekit.study._attribute import ATTRIBUTE_METHODS, study_attribute
 from probekit.study._backends import BACKEND_BUILDS, BACKEND_RUNS
 from probekit.study._config import DEFAULT_MODEL, StudyConfig
 from probekit.study._dose_response import analyze_sweep
@@ -163,8 +164,10 @@ _RECORD_READERS: dict[str, Callable[[Path], dict[str, Any]]] = {
 }
 
 
-def _recorded_base(directory: Path, method: str) -> tuple[str, set[str]]:
-    """(file, fingerprints of the base model) recorded in the output directory of ``method``."""
+def _recorded_base(directory: Path, method: str) -> tuple[str, set[str], str]:
+    """(file, fingerprints of the base model, attribute it was fitted for) recorded in the output
+    directory of ``method`` (the attribute: the estimator's or the fit's ``attribute``, else gender).
+    """
     spec = get_method(method)
     file = directory / spec.marker
     if not file.is_file():
@@ -177,7 +180,9 @@ def _recorded_base(directory: Path, method: str) -> tuple[str, set[str]]:
     if not isinstance(base, dict):
         raise InputFileError(f"{str(file)!r} records no base model (damaged or edited file)")
     found = {base.get(k) for k in ("fingerprint", "encoder_fingerprint", "base_fingerprint")}
-    return str(file), {f for f in found if isinstance(f, str)}
+    fitted = ((record.get("hyperparameters") or {}).get("attribute")
+              or ((record.get("provenance") or {}).get("parameters") or {}).get("attribute") or "gender")
+    return str(file), {f for f in found if isinstance(f, str)}, str(fitted)
 
 
 def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
@@ -188,6 +193,7 @@ def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
         if not Path(path).expanduser().is_file():
             raise InputFileError(f"[corpus] files: no such file {path!r}")
     needed = {u.group for u in units}
+    attribute = study_attribute(config.intrinsic)
     for index, encoder in enumerate(config.encoders):
         model, label = encoder["model"], encoder["label"]
         local = Path(model).expanduser()
@@ -206,7 +212,11 @@ def check_study_inputs(config: StudyConfig, units: Sequence[Unit]) -> None:
         expected = checkpoint_fingerprint(None if model == DEFAULT_MODEL else model,
                                           trust_remote_code=encoder["trust_remote_code"])
         for method, path in debiased.items():
-            file, recorded = _recorded_base(Path(path).expanduser(), method)
+            file, recorded, fitted = _recorded_base(Path(path).expanduser(), method)
+            if ATTRIBUTE_METHODS.get(method) == "fit" and fitted != attribute:
+                raise InvalidParameterError(f"encoders[{index}].debiased.{method}", path,
+                                            f"a {method} directory fitted for {attribute} (the study's attribute)",
+                                            f"{file} was fitted for {fitted}")
             if expected is not None and recorded and expected not in recorded:
                 raise InvalidParameterError(
                     f"encoders[{index}].debiased.{method}", path, f"a {method} directory built from {model!r} "
@@ -239,7 +249,9 @@ def collect_finished_runs(config: StudyConfig, out: Path, units: Sequence[Unit],
             result = collect_run(run_dir, save=False)
             write_json(run_dir / "metrics.json", result.to_dict())
             saved = read_json_file(run_dir / "metrics.json")
-            atomic_write_text(run_dir / "results.md", finetune_markdown([saved], [name]))
+            grouped = ((saved.get("settings") or {}).get("attribute") or "gender") != "gender"  # k groups
+            atomic_write_text(run_dir / "results.md", finetune_groups_markdown(saved, name) if grouped
+                              else finetune_markdown([saved], [name]))
             written += 1
         except (ProbekitError, OSError, ValueError) as exc:  # the unit files are the results; this is a convenience
             logger.warning("could not aggregate %s: %s", run_dir, exc)

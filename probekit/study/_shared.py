@@ -34,6 +34,7 @@ import numpy as np
 
 from debias import build_debiased, get_method, is_debiased_dir
 from probekit.finetune import datasets_bars_off, distinct_texts, frozen_embedder, frozen_text_groups
+from probekit.study._attribute import study_attribute
 from probekit.study._config import StudyConfig
 from probekit.study._layout import StudyPaths
 from probekit.study._units import canonical_hash, debiased_key
@@ -135,7 +136,8 @@ class SharedWork:
         key = (encoder.fingerprint, dataset)
         if key not in self._embedders:
             with datasets_bars_off():
-                texts = distinct_texts(frozen_text_groups(data, None, self.config.study["settings"]))
+                texts = distinct_texts(frozen_text_groups(data, None, self.config.study["settings"],
+                                                          study_attribute(self.config.intrinsic)))
             lock = f"embeddings-{canonical_hash([encoder.fingerprint, dataset, config.max_length, config.pooling, len(texts)], 16)}"
             with self.lock(lock):
                 embed = frozen_embedder(encoder, config, [texts], progress=self.progress, cache_dir=self.paths.cache_dir)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from probekit.errors import InvalidParameterError
+from probekit.study._attribute import study_attribute
 from probekit.study._config import BENCHMARK_PATHS, PROJECTION_METHODS, StudyConfig, enabled_benchmarks
 from probekit.study._sweep import sweep_points
 
@@ -57,7 +58,8 @@ class Unit:
     params : dict
         ``encoder`` (label), ``method``, ``dataset``, ``setting``, ``fold`` (the last three
         ``None`` for intrinsic and benchmark units); ``benchmark`` for benchmark units
-        (``"crows_pairs"``, ``"stereoset"``, ``"seat_suite"``, ``"pppl"``).
+        (``"crows_pairs"``, ``"stereoset"``, ``"seat_suite"``, ``"pppl"``); ``attribute`` in a study
+        of another attribute than gender (also in the readable part of the id).
     spec : dict
         Everything the result depends on (hashed into the id).
     """
@@ -83,10 +85,11 @@ class Unit:
     def label(self) -> str:
         """One line naming the unit for progress messages (kind, encoder/method and, for a fold, dataset, setting, fold)."""
         p = self.params
+        of = f" ({p['attribute']})" if p.get("attribute") else ""
         if self.kind == "intrinsic":
-            return f"intrinsic {p['encoder']}/{p['method']}"
+            return f"intrinsic {p['encoder']}/{p['method']}{of}"
         if self.kind == "benchmark":
-            return f"benchmark {p['benchmark']} {p['encoder']}/{p['method']}"
+            return f"benchmark {p['benchmark']} {p['encoder']}/{p['method']}{of}"
         if self.kind == "point":
             strength = " ".join(f"{k}={v}" for k, v in p["strength"].items())
             return f"point {p['encoder']}/{p['method']}/{p['dataset']} seed {p['seed']} {strength}".rstrip()
@@ -99,7 +102,11 @@ def encoder_spec(config: StudyConfig, label: str) -> dict[str, Any]:
 
 
 def corpus_spec(config: StudyConfig) -> dict[str, Any]:
-    return dict(config.corpus)
+    """The ``[corpus]`` table; in a study of another attribute than gender, with its name (the default
+    corpus is then the attribute's templates, and every unit and debiased encoder depends on it).
+    """
+    attribute = study_attribute(config.intrinsic)
+    return dict(config.corpus) if attribute == "gender" else {**config.corpus, "attribute": attribute}
 
 
 def method_spec(config: StudyConfig, label: str, method: str) -> dict[str, Any]:
@@ -130,6 +137,9 @@ def run_key(config: StudyConfig, label: str, method: str, dataset: str, setting:
     spec = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method),
             "dataset": dataset_spec(config, dataset), "setting": setting, "folds": config.study["folds"],
             "finetune": dict(config.finetune), "seed": config.study["seed"]}
+    attribute = study_attribute(config.intrinsic)
+    if attribute != "gender":  # the run of k groups (gender: the key it always had)
+        spec["attribute"] = attribute
     return f"{label}-{method}-{dataset}-{setting}-{canonical_hash(spec, 10)}"
 
 
@@ -181,6 +191,8 @@ _SAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
 def _unit_id(kind: str, params: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
     parts = [kind, params["encoder"], params["method"]]
+    if params.get("attribute"):  # a study of another attribute than gender
+        parts.append(params["attribute"])
     if kind == "benchmark":
         parts.append(params["benchmark"])
     if kind == "finetune":
@@ -249,18 +261,22 @@ def plan_units(config: StudyConfig) -> list[Unit]:
     units: list[Unit] = []
     seed = int(config.study["seed"])
     benchmarks = {name: benchmark_spec(config, name) for name in enabled_benchmarks(config)}
+    attribute = study_attribute(config.intrinsic)
     for encoder in config.encoders:
         label = encoder["label"]
         for method in config.study["methods"]:
             common = {"encoder": encoder_spec(config, label), "method": method_spec(config, label, method), "seed": seed}
+            if attribute != "gender":  # the benchmarks of "none" and of a directory depend on no corpus: named here
+                common["attribute"] = attribute
+            named = {} if attribute == "gender" else {"attribute": attribute}  # gender: the params it always had
             if config.study["intrinsic"]:
-                params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None}
+                params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None, **named}
                 spec = {"kind": "intrinsic", "params": params, **common, "corpus": corpus_spec(config),
                         "intrinsic": dict(config.intrinsic)}
                 units.append(Unit(_unit_id("intrinsic", params, spec), "intrinsic", params, spec))
             for name, bench in benchmarks.items():
                 params = {"encoder": label, "method": method, "dataset": None, "setting": None, "fold": None,
-                          "benchmark": name}
+                          "benchmark": name, **named}
                 spec = {"kind": "benchmark", "params": params, **common, "benchmark": bench}
                 units.append(Unit(_unit_id("benchmark", params, spec), "benchmark", params, spec))
             if not config.study["finetune"]:
@@ -269,7 +285,7 @@ def plan_units(config: StudyConfig) -> list[Unit]:
                 for setting in config.study["settings"]:
                     for fold in range(int(config.study["folds"])):
                         params = {"encoder": label, "method": method, "dataset": dataset["name"], "setting": setting,
-                                  "fold": fold}
+                                  "fold": fold, **named}
                         spec = {"kind": "finetune", "params": params, **common,
                                 "dataset": dataset_spec(config, dataset["name"]), "folds": int(config.study["folds"]),
                                 "finetune": dict(config.finetune)}

@@ -20,6 +20,7 @@ from probekit import run_probe_suite
 from probekit.errors import MissingMLMHeadError
 from probekit.finetune import run_fold
 from probekit.intrinsic import crows_pairs, pseudo_perplexity, run_seat_suite, stereoset
+from probekit.study._attribute import study_attribute
 from probekit.study._config import StudyConfig, finetune_config
 from probekit.study._encoders import StudyEncoders
 from probekit.study._inputs import StudyInputs, check_inputs
@@ -36,6 +37,7 @@ __all__ = ["Workspace", "run_fold_unit", "intrinsic_unit", "benchmark_unit", "fi
 def run_fold_unit(
     encoder: Any, data: Any, fold: int, *, setting: str, folds: int, config: Any, run_dir: Path, data_name: str,
     embed: Callable[[Sequence[str]], np.ndarray] | None, progress: bool, leakage_readers: Sequence[str] = (),
+    attribute: str = "gender",
 ) -> dict[str, Any]:
     """One fold of one fine-tuning run: :func:`probekit.finetune.run_fold` with ``resume=True``.
 
@@ -43,10 +45,12 @@ def run_fold_unit(
     fine-tuning continues from its last epoch-end checkpoint. ``embed`` (frozen path): the
     embeddings shared by every unit of the encoder and dataset (:meth:`SharedWork.frozen_embedder`).
     ``leakage_readers``: the nonlinear readers of the study's ``[intrinsic] readers``, which also read
-    the fold's leakage.
+    the fold's leakage. ``attribute``: the study's (k groups: :func:`probekit.finetune.run_fold` with
+    ``attribute``; leakage then read by the linear k-class probe only).
     """
+    groups = {} if attribute == "gender" else {"attribute": attribute}
     return run_fold(encoder, data, fold, setting=setting, folds=folds, config=config, out_dir=run_dir, resume=True,
-                    progress=progress, data_name=data_name, embed=embed, leakage_readers=leakage_readers)
+                    progress=progress, data_name=data_name, embed=embed, leakage_readers=leakage_readers, **groups)
 
 
 def intrinsic_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -126,10 +130,12 @@ def finetune_unit(workspace: "Workspace", unit: Unit) -> tuple[dict[str, Any], d
     data = workspace.dataset(p["dataset"])
     settings = finetune_config(config)
     embed = workspace.frozen_embedder(encoder, p["dataset"], data, settings) if settings.frozen else None
+    attribute = study_attribute(config.intrinsic)
+    readers = (config.intrinsic.get("readers") or ()) if attribute == "gender" else ()
     run_dir = workspace.paths.run_dir(run_key(config, p["encoder"], p["method"], p["dataset"], p["setting"]))
     entry = run_fold_unit(encoder, data, int(p["fold"]), setting=p["setting"], folds=int(config.study["folds"]),
                           config=settings, run_dir=run_dir, data_name=p["dataset"], embed=embed,
-                          progress=workspace.progress, leakage_readers=config.intrinsic.get("readers") or ())
+                          progress=workspace.progress, leakage_readers=readers, attribute=attribute)
     saved = read_json_file(run_dir / "run.json", schema={"settings": dict})["settings"]
     provenance = collect_provenance(
         model=encoder.describe(), seeds={"seed": int(config.study["seed"])},

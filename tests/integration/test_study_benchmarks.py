@@ -218,5 +218,7 @@ def test_report_tables_the_benchmark_units(study, tmp_path):
     build_report(out, out=tmp_path / "report")
     text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "CrowS-Pairs" in text and "StereoSet" in text and "SEAT" in text
+    planned = len(json.loads((out / "study.json").read_text(encoding="utf-8"))["units"])
+    assert f"{planned} of {planned} planned units finished" in text  # benchmark units counted (skipped ones too)
     # the debiased encoder is tested against the none method of the same encoder
     assert "sent-debias (mlm)" in text and "none (mlm)" in text

@@ -73,8 +73,8 @@ def test_the_study_enforces_the_declared_constraint(table, owner):
     for key, constraints in declared_constraints(owner).items():
         if key in ("seed", "random_state", "device"):  # the study's own [study] seed and [run] device set these
             continue
-        if (table, key) == ("intrinsic", "attribute"):  # a study runs the gender suite only (tested below)
-            continue
+        if key == "attribute" and (table == "intrinsic" or table.startswith("methods.")):
+            continue  # a name, the study's for every method (tests/integration/test_study_attribute.py)
         for value in _candidates(constraints):
             if value is None or (isinstance(value, float) and not math.isfinite(value) and not math.isnan(value)):
                 continue  # TOML has no None; inf passes through the same check as nan
@@ -179,8 +179,11 @@ def test_the_study_benchmarks_table_enforces_the_benchmarks_declarations(key, ow
         assert accepted == expected, (key, value)
 
 
-def test_a_study_refuses_an_attribute_other_than_gender_by_name():
-    """The study's records and report are the gender suite's: [intrinsic] attribute = "race" is refused."""
-    with pytest.raises(InvalidParameterError, match=r"\[intrinsic\] attribute.*probekit probe --attribute"):
+def test_a_study_of_another_attribute_refuses_what_measures_gender_only_by_name():
+    """[intrinsic] attribute = "race" runs a race study (tests/integration/test_study_attribute.py); the
+    default grid's adversarial setting (a binary gender discriminator) is refused by name; an unknown attribute too."""
+    with pytest.raises(InvalidParameterError, match=r"study\.settings.*adversarial.*race"):
         parse_config(_study("intrinsic", "attribute", "race"))
-    assert parse_config(_study("intrinsic", "attribute", "gender")).intrinsic["attribute"] == "gender"
+    with pytest.raises(InvalidParameterError, match=r"\[intrinsic\] attribute.*religion"):
+        parse_config(_study("intrinsic", "attribute", "colour"))
+    assert "attribute" not in parse_config(_study("intrinsic", "attribute", "gender")).intrinsic
