@@ -116,7 +116,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     declared_data = functools.partial(add_declared, data, owner="probekit.finetune:make_synthetic_group_bios")
     declared_data("--shortcut", parameter="shortcut", default=None, metavar="race|intersection|none",
                   help="synthetic with --attribute race: the shortcut planted in the training split "
-                       "(default here: none)")
+                       "(none unless asked)")
     declared_data("--shortcut-strength", parameter="strength", metavar="S",
                   help="synthetic with --attribute race: P(label 1) in the planted cells")
     attribute = parser.add_argument_group("attribute (k groups)")

@@ -60,6 +60,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--reader", choices=("linear", "mlp", "kernel"), default="linear",
                    help="probe family of the leakage with --representations (default: %(default)s, the gender probe; "
                    "mlp and kernel: the nonlinear readers of probekit.intrinsic, hyperparameters by inner CV)")
+    p.add_argument("--gaps", action="store_true",
+                   help="also the k-group gap family of TPR and FPR per class (max gap, RMS gap to the overall rate, "
+                        "pairwise gaps with simultaneous bootstrap intervals, seeded with --seed): what a "
+                        "`probekit finetune --attribute race` fold reports")
     p.add_argument("--sep", default=",", help="CSV field separator (default: ',')")
     p.add_argument("--out", help="JSON output file (default: <stem>.metrics.json next to the input)")
     from probekit.cli._outputs import declare_output
@@ -262,6 +266,31 @@ def _print_leakage(leakage: dict[str, Any], out: Any) -> None:
         print(line + (f"  ({cell['reason']})" if cell.get("reason") else ""), file=out)
 
 
+def _gaps(y_true: Any, y_pred: Any, groups: Any, args: argparse.Namespace) -> dict[str, Any]:
+    """The gap family as the fine-tuning fold computes it (:func:`probekit.finetune.group_gap_family`)."""
+    import numpy as np
+
+    from probekit.finetune import group_gap_family
+
+    y, pred = np.asarray(y_true).astype(str), np.asarray(y_pred).astype(str)
+    classes = sorted(set(y) | set(pred))
+    if args.pos_label is not None and len(classes) == 2:
+        classes = [c for c in classes if c != str(args.pos_label)] + [str(args.pos_label)]
+    family = group_gap_family(y, pred, np.asarray(groups).astype(str), classes, random_state=args.seed)
+    return {score: {c: g.to_dict() for c, g in by.items()} for score, by in family.items()}
+
+
+def _print_gaps(gaps: dict[str, Any], out: Any) -> None:
+    print("\nk-group gaps (max gap, RMS gap to overall, pairwise with simultaneous intervals):", file=out)
+    for score, by_class in gaps.items():
+        for cls, g in by_class.items():
+            print(f"  {score.upper()} of {cls}: max gap {_fmt(g['max_gap']['estimate'])}, "
+                  f"RMS gap {_fmt(g['rms_gap']['estimate'])}", file=out)
+            for p in g["pairwise"]:
+                print(f"    {p['group_a']} - {p['group_b']}: {_fmt(p['gap'])} [{_fmt(p['low'])}, {_fmt(p['high'])}]"
+                      + (" *" if p["excludes_zero"] else ""), file=out)
+
+
 def run(args: argparse.Namespace) -> int:
     from probekit.errors import InvalidParameterError
     from probekit.extrinsic import encode_inputs, evaluate_predictions
@@ -300,6 +329,7 @@ def run(args: argparse.Namespace) -> int:
         leakage = fold_leakage(representations["pooled"], representations["probabilities"], representations["gender"],
                                scrubbed=representations["scrubbed"], random_state=args.seed,
                                reader=args.reader)  # as probekit finetune computes it
+    gaps = _gaps(y_true, y_pred, groups, args) if args.gaps else None
     for w in caught:
         print(f"probekit metrics: warning: {w.message}", file=sys.stderr)
     report.settings["input"] = {
@@ -315,10 +345,16 @@ def run(args: argparse.Namespace) -> int:
     if report.provenance.get("parameters") is not None:
         report.provenance["parameters"]["input"] = report.settings["input"]
     _print_report(report, sys.stdout)
-    if leakage is None:
-        report.to_json(out_path)
-    else:
+    extra = {}
+    if leakage is not None:
         _print_leakage(leakage, sys.stdout)
-        write_json(out_path, report.to_dict() | {"leakage": leakage})
+        extra["leakage"] = leakage
+    if gaps is not None:
+        _print_gaps(gaps, sys.stdout)
+        extra["group_gaps"] = gaps
+    if extra:
+        write_json(out_path, report.to_dict() | extra)
+    else:
+        report.to_json(out_path)
     print(f"\nwrote {out_path}", file=sys.stdout)
     return 0

@@ -45,6 +45,7 @@ from probekit.finetune._evaluate_groups import (
     GROUP_GAP_SCORES,
     GROUP_METRICS,
     fold_group_metrics,
+    group_gap_family,
     pooled_group_gaps,
     subgroup_aucs,
 )
@@ -197,6 +198,7 @@ __all__ = [
     "group_cf",
     "group_leakage",
     "fold_group_metrics",
+    "group_gap_family",
     "pooled_group_gaps",
     "subgroup_aucs",
 ]

@@ -20,6 +20,7 @@ def estimate_seconds(
     test_data: Any = None,
     config: FinetuneConfig | None = None,
     fold_numbers: Sequence[int] | None = None,
+    attribute: str = "gender",
 ) -> tuple[float, str]:
     """Seconds that training and evaluating some folds should take on this machine, and why.
 
@@ -27,12 +28,14 @@ def estimate_seconds(
     the steps of the folds, plus prediction at about a third of a training step per batch), or,
     with ``config.frozen``, a few embeddings (seconds per text times the distinct texts of the
     run). ``fold_numbers``: the folds to count (default all). The arguments are those of
-    :func:`run_finetune`; returns ``(seconds, message)``.
+    :func:`run_finetune` (``attribute``: a k-group run predicts each test example, its k - 1
+    counterfactuals and its scrubbed text); returns ``(seconds, message)``.
     """
     config = config or FinetuneConfig()
     with datasets_bars_off():
-        plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config, data_name="custom")
-        texts = distinct_texts(frozen_text_groups(plan.pool, plan.test_data, setting)) if config.frozen else None
+        plan = _prepare(encoder, data, setting=setting, folds=folds, test_data=test_data, config=config, data_name="custom",
+                        attribute=attribute)
+        texts = distinct_texts(frozen_text_groups(plan.pool, plan.test_data, setting, attribute)) if config.frozen else None
         return _estimate(encoder, plan, config, fold_numbers, frozen_texts=texts)
 
 
@@ -58,11 +61,13 @@ def _estimate(encoder: Any, plan: _Plan, config: FinetuneConfig, todo: Sequence[
     seconds_per_step = measure_step_seconds(encoder, sample, len(plan.classes), config)
     steps = sum(config.epochs * math.ceil(factor * len(plan.splits[k][0]) / config.batch_size) for k in todo)
     # prediction: no backward pass and 4x larger batches, about a third of a training step per batch of examples
-    predict = (2 * n_test / config.batch_size) * seconds_per_step / 3
+    k = len(plan.settings.get("groups") or ()) or 2  # a k-group run: original, k - 1 counterfactuals, scrubbed
+    n_predict = 2 * n_test if plan.settings.get("attribute", "gender") == "gender" else (k + 1) * n_test
+    predict = (n_predict / config.batch_size) * seconds_per_step / 3
     total = steps * seconds_per_step + predict
     return total, (f"{len(todo)} fold(s), {steps} training steps of {config.batch_size} at about "
                    f"{seconds_per_step:.2f} s each ({config.batch_size / seconds_per_step:.1f} examples/s), "
-                   f"then {2 * n_test} predictions: about {_duration(total)}")
+                   f"then {n_predict} predictions: about {_duration(total)}")
 
 
 def _duration(seconds: float) -> str:

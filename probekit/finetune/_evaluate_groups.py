@@ -29,9 +29,11 @@ import numpy as np
 import pandas as pd
 
 from probekit.extrinsic import evaluate_predictions, group_gaps, intersectional_gaps
+from probekit.finetune._groups import group_cf
 from probekit.finetune._identities import jigsaw_subgroups
 
-__all__ = ["GROUP_GAP_SCORES", "GROUP_METRICS", "fold_group_metrics", "pooled_group_gaps", "subgroup_aucs"]
+__all__ = ["GROUP_GAP_SCORES", "GROUP_METRICS", "fold_group_metrics", "group_gap_family", "pooled_group_gaps",
+           "subgroup_aucs"]
 
 #: The rates whose k-group gaps are reported (TPRD's and FPRD's rates).
 GROUP_GAP_SCORES = ("tpr", "fpr")
@@ -44,9 +46,13 @@ def _evaluated_classes(classes: Sequence[str]) -> list[str]:
     return [str(classes[-1])] if len(classes) == 2 else [str(c) for c in classes]
 
 
-def _gap_family(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, classes: Sequence[str], attribute: str,
-                random_state: int, n_bootstrap: int | None) -> dict[str, dict[str, Any]]:
-    """{score: {class: GroupGaps}} over the evaluated classes present in ``y`` or ``pred``."""
+def group_gap_family(y: np.ndarray, pred: np.ndarray, groups: np.ndarray, classes: Sequence[str],
+                     attribute: str | None = None, random_state: int = 0, n_bootstrap: int | None = None,
+                     ) -> dict[str, dict[str, Any]]:
+    """``{score: {class: GroupGaps}}``: :func:`probekit.extrinsic.group_gaps` of TPR and FPR for each evaluated
+    class (every class one-vs-rest; the last of two) present in ``y`` or ``pred``, seeded with ``random_state``:
+    what a k-group fold reports and ``probekit metrics --gaps`` recomputes.
+    """
     present = set(y) | set(pred)
     return {score: {c: group_gaps(y, pred, groups, score=score, pos_label=c, attribute=attribute,
                                   random_state=random_state, n_bootstrap=n_bootstrap)
@@ -81,7 +87,7 @@ def _scalars(family: Mapping[str, Mapping[str, Any]], prefix: str = "") -> tuple
 
 def _gaps(y, pred, groups, other, classes, *, attribute, intersect, min_cell_size, random_state, n_bootstrap):
     """(metrics, per_class, details) of the gap family and, with ``intersect``, the intersections."""
-    family = _gap_family(y, pred, groups, classes, attribute, random_state, n_bootstrap)
+    family = group_gap_family(y, pred, groups, classes, attribute, random_state, n_bootstrap)
     metrics, per_class = _scalars(family)
     details: dict[str, Any] = {"group_gaps": {s: {c: g.to_dict() for c, g in by.items()} for s, by in family.items()}}
     if intersect is not None:
@@ -123,8 +129,6 @@ def fold_group_metrics(
         ``details``: ``group_gaps`` ({score: {class: GroupGaps.to_dict()}}), ``intersection``,
         ``group_counts`` (rows [group, intersect value or null, label, prediction, n]).
     """
-    from probekit.finetune._groups import group_cf
-
     original = predictions[predictions["variant"] == "original"]
     y = original["label"].astype(str).to_numpy()
     pred = original["prediction"].astype(str).to_numpy()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import time
@@ -16,7 +15,14 @@ from probekit.errors import InvalidParameterError
 from probekit.finetune._counterfactual import apply_setting, counterfactual_dataset, renamed_dataset
 from probekit.finetune._embeddings import frozen_embedder, frozen_text_groups
 from probekit.finetune._evaluate import fold_metrics, prob_column
-from probekit.finetune._fold_common import _attribute_readers, _predictions_frame, _train_fold, _write_csv, fold_dir_name
+from probekit.finetune._fold_common import (
+    _attribute_readers,
+    _predictions_frame,
+    _train_fold,
+    _training_record,
+    _write_csv,
+    fold_dir_name,
+)
 from probekit.finetune._fold_groups import run_group_fold
 from probekit.finetune._leakage import (
     REPRESENTATIONS_FILE,
@@ -76,11 +82,7 @@ def _run_fold(
     metrics, per_class, messages = fold_metrics(frame, classes, fold=k)
     evaluation = _leakage_and_floor(frame, classes, metrics, (pooled, probs, renamed_probs, scrubbed_pooled, scrubbed_probs),
                                     test, seed=int(config.seed), leakage_readers=leakage_readers, with_floor=noise_floor)
-    training = {key: value for key, value in clf.training.items() if key != "losses"}
-    losses = clf.training.get("losses")
-    if losses:
-        per_epoch = max(1, math.ceil(len(train) / config.batch_size))
-        training["epoch_losses"] = [float(np.mean(losses[i:i + per_epoch])) for i in range(0, len(losses), per_epoch)]
+    training = _training_record(clf, len(train), config.batch_size)
     entry = {
         "fold": k, "setting": setting, "n_train": len(train), "n_test": len(test), "metrics": metrics,
         "per_class": per_class, "warnings": messages, "training": training,

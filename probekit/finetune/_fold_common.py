@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -45,6 +46,16 @@ def _train_fold(k: int, encoder: Any, plan: _Plan, train: Any, *, config: Finetu
         # balanced: sample weights (to the config's power); adversarial: genders
         **objective_inputs(train, setting, balanced_weight_power=config.balanced_weight_power, group_column=group_column),
     )
+
+
+def _training_record(clf: TrainedClassifier, n_train: int, batch_size: int) -> dict[str, Any]:
+    """The classifier's training record for ``fold.json``: without the per-step losses, with their mean per epoch."""
+    training = {key: value for key, value in clf.training.items() if key != "losses"}
+    losses = clf.training.get("losses")
+    if losses:
+        per_epoch = max(1, math.ceil(n_train / batch_size))
+        training["epoch_losses"] = [float(np.mean(losses[i:i + per_epoch])) for i in range(0, len(losses), per_epoch)]
+    return training
 
 
 def _predictions_frame(fold: int, test: Any, counterfactual: Any, probs: np.ndarray, cf_probs: np.ndarray,

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from probekit.finetune._evaluate_groups import fold_group_metrics, subgroup_aucs
-from probekit.finetune._fold_common import _predictions_frame, _train_fold, _write_csv, fold_dir_name
+from probekit.finetune._fold_common import _predictions_frame, _train_fold, _training_record, _write_csv, fold_dir_name
 from probekit.finetune._groups import group_counterfactual_dataset, group_setting
 from probekit.finetune._leakage import REPRESENTATIONS_FILE, group_leakage, predict_with_representations, save_representations
 from probekit.finetune._plan import _jsonable, _Plan
@@ -44,9 +44,10 @@ def _group_fold_leakage(pooled: np.ndarray, probs: np.ndarray, scrubbed: tuple[n
     return out
 
 
-def _commands(fold_dir: str, classes: Sequence[str]) -> dict[str, str]:
+def _commands(fold_dir: str, classes: Sequence[str], seed: int) -> dict[str, str]:
     probs = " ".join(f"{c}=prob_{c}" for c in classes)
-    return {"original": f"probekit metrics {fold_dir}/original.csv --label-col label --pred-col prediction --group-col group",
+    return {"original": f"probekit metrics {fold_dir}/original.csv --label-col label --pred-col prediction --group-col group "
+                        f"--gaps --seed {int(seed)}",
             "augmented": f"probekit metrics {fold_dir}/augmented.csv --label-col label --pred-col prediction "
                          f"--group-col group --source-col source --prob-cols {probs}"}
 
@@ -79,11 +80,11 @@ def run_group_fold(k: int, encoder: Any, plan: _Plan, *, config: FinetuneConfig,
     entry = {
         "fold": k, "setting": setting, "attribute": attribute, "n_train": len(train), "n_test": len(test),
         "metrics": metrics, "per_class": per_class, "warnings": messages,
-        "training": {key: value for key, value in clf.training.items() if key != "losses"}, **details,
+        "training": _training_record(clf, len(train), config.batch_size), **details,
         "subgroup_aucs": subgroup_aucs(test, probs, classes),
         "files": {"original": f"{fold_dir_name(k)}/original.csv", "augmented": f"{fold_dir_name(k)}/augmented.csv",
                   "representations": f"{fold_dir_name(k)}/{REPRESENTATIONS_FILE}"},
-        "metrics_commands": _commands(fold_dir_name(k), classes),
+        "metrics_commands": _commands(fold_dir_name(k), classes, int(config.seed)),
         "leakage": _group_fold_leakage(arrays["pooled"], arrays["probabilities"],
                                        (arrays["scrubbed_pooled"], arrays["scrubbed_probabilities"]), groups, int(config.seed)),
         "noise_floor": None, "seconds": time.perf_counter() - started,

@@ -136,12 +136,16 @@ def group_setting(train: Any, setting: str, attribute: str, *, random_state: int
 
 
 def group_cf(frame: pd.DataFrame, classes: Sequence[Any]) -> float:
-    r"""CF for k groups from a counterfactually augmented predictions frame (module docstring formula).
+    r"""CF for k groups from a counterfactually augmented predictions frame.
 
-    ``frame``: one ``variant == "original"`` row per test example and its ``counterfactual`` rows
-    (sharing ``source``), ``label`` and ``prob_<class>`` columns. Per example the mean over its
-    counterfactuals of :math:`|P(\hat y = y \mid x) - P(\hat y = y \mid x_{cf})|`, then the mean over
-    examples (an example without counterfactual rows is left out). NaN without any.
+    .. math:: CF_k = \frac{1}{N}\sum_{i=1}^{N} \frac{1}{k-1} \sum_{g \ne g_i}
+              \left| P(\hat y = y_i \mid x_i) - P(\hat y = y_i \mid x_i^{g_i \to g}) \right|
+
+    where :math:`x_i^{g_i \to g}` is test example :math:`x_i` with its group's terms swapped to those
+    of group :math:`g` (:func:`group_counterfactual_dataset`); for k = 2 this is the CF of Tokpo et al.
+    (2023). ``frame``: one ``variant == "original"`` row per test example and its ``counterfactual``
+    rows (sharing ``source``), ``label`` and ``prob_<class>`` columns; the inner mean is over the
+    example's counterfactual rows (an example without any is left out). NaN without any.
     """
     names = [str(c) for c in classes]
     probs = frame[[f"prob_{c}" for c in classes]].to_numpy(dtype=float)
