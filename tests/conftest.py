@@ -75,6 +75,20 @@ def embedded_tokenizer():
     return _TOKENIZER
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """One torch intra-op thread for a module's tests: a tiny model gains nothing from two, a second
+    thread's synchronization makes every tiny op several times slower on a loaded machine, and runs in
+    this process, in a subprocess and on Ray (one CPU per task) then give the same floats.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 @pytest.fixture(scope="session")
 def shared_reference() -> Path:
     if not SHARED_REFERENCE.is_dir():

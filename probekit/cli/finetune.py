@@ -185,23 +185,16 @@ def _load_data(args: argparse.Namespace, attribute: str = "gender"):
             if getattr(args, option, None) is not None:
                 raise InvalidParameterError("--" + option, getattr(args, option), "no value with --attribute gender "
                                             "(it is for a k-group attribute: --attribute race)")
-    if args.data == "synthetic" and attribute != "gender":
-        for option in ("data_path", "test_data_path", "split"):
-            if getattr(args, option):
-                raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option),
-                                            "no value with --data synthetic (the data is generated)")
-        n = args.n_examples or (DEFAULT_SYNTHETIC_EXAMPLES_FROZEN if args.frozen else DEFAULT_SYNTHETIC_EXAMPLES)
-        return load_data("synthetic", n_examples=n, fixed_split=args.fixed_split, random_state=args.seed,
-                         attribute=attribute, shortcut=args.shortcut, strength=args.shortcut_strength,
-                         cue_strength=args.cue_strength)
     if args.data == "synthetic":
         for option in ("data_path", "test_data_path", "split"):
             if getattr(args, option):
                 raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option),
                                             "no value with --data synthetic (the data is generated)")
         n = args.n_examples or (DEFAULT_SYNTHETIC_EXAMPLES_FROZEN if args.frozen else DEFAULT_SYNTHETIC_EXAMPLES)
+        plan = (dict(train_gender_skew=args.train_gender_skew) if attribute == "gender" else
+                dict(attribute=attribute, shortcut=args.shortcut, strength=args.shortcut_strength))
         return load_data("synthetic", n_examples=n, fixed_split=args.fixed_split, random_state=args.seed,
-                         train_gender_skew=args.train_gender_skew, cue_strength=args.cue_strength)
+                         cue_strength=args.cue_strength, **plan)
     for option in ("n_examples", "fixed_split"):
         if getattr(args, option):
             raise InvalidParameterError("--" + option.replace("_", "-"), getattr(args, option), "only with --data synthetic")

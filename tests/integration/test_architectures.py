@@ -30,14 +30,8 @@ SENTENCES = [
 ]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """One intra-op thread: a 32-wide model gains nothing from more, and on a shared machine thread
-    synchronization makes every tiny op several times slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+#: Every test of this module on one torch thread (tests/conftest.py: one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module", params=ARCHITECTURES)

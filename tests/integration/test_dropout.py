@@ -21,12 +21,8 @@ from tests.conftest import build_tiny_model
 PLANTED = ["she is a nurse .", "he is an engineer .", "the doctor said she would come .", "his mother is a teacher ."] * 8
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+#: Every test of this module on one torch thread (tests/conftest.py: one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _encoder(kind: str = "mlm", **overrides) -> Encoder:

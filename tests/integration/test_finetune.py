@@ -49,14 +49,8 @@ STEPS_PER_EPOCH = 3  # 24 training examples per fold, batches of 8
 # ------------------------------------------------------------------------------------------ fixtures
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """One intra-op thread: a 32-wide model gains nothing from two, and on a loaded machine the
-    second thread's synchronization makes every tiny op several times slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+#: Every test of this module on one torch thread (tests/conftest.py: one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

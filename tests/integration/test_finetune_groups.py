@@ -44,12 +44,8 @@ RUN = ["--attribute", "race", "--shortcut-strength", "0.9", "--cue-strength", "0
        "--fixed-split", "--max-length", "96", "--no-progress", "--device", "cpu"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+#: Every test of this module on one torch thread (tests/conftest.py: one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

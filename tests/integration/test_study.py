@@ -64,16 +64,8 @@ device = "cpu"
 VOLATILE = {"seconds", "wall_s", "provenance", "fold_seconds"}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Every run of this module computes with one torch thread (as a Ray task asking for one CPU
-    does), so that runs in this process, in a subprocess and on Ray give the same floats."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+#: Every test of this module on one torch thread (tests/conftest.py: one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

@@ -51,14 +51,8 @@ SEAT_ROLES = {"targ1": ["rose", "tulip", "daisy"], "targ2": ["ant", "wasp", "mot
               "attr1": ["love", "peace", "joy"], "attr2": ["hate", "war", "grief"]}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+#: Every test of this module on one torch thread (tests/conftest.py: one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

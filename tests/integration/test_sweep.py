@@ -99,17 +99,7 @@ device = "cpu"
 
 
 @pytest.fixture(scope="module")
-def one_thread():
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def sweep(tmp_path_factory, one_thread):
+def sweep(tmp_path_factory, one_torch_thread):
     root = tmp_path_factory.mktemp("sweep")
     model, tokenizer = build_tiny_model("mlm", seed=0)  # with a masked-LM head: CrowS-Pairs and StereoSet per point
     model.save_pretrained(root / "enc")

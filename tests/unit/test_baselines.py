@@ -30,13 +30,8 @@ from probekit.finetune import (
     train_classifier,
 )
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+#: Every test of this module on one torch thread (tests/conftest.py: one_torch_thread).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
