@@ -28,6 +28,7 @@ what they were before attributes reached the study.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Mapping, Sequence
 
 import wordlists
@@ -38,6 +39,8 @@ from probekit.intrinsic import SEAT_ATTRIBUTE_TESTS, run_attribute_probe, run_pr
 
 __all__ = ["ATTRIBUTE_METHODS", "BENCHMARK_BIAS_TYPES", "check_attribute_options", "study_attribute",
            "resolve_study_attribute"]
+
+logger = logging.getLogger(__name__)
 
 #: How each debiasing method is made for an attribute other than gender: "fit" (``attribute`` keyword of
 #: its fit or constructor), "prefixes" (Self-Debias: the attribute's prefix), "as-is" (Dropout: nothing
@@ -53,9 +56,11 @@ BENCHMARK_BIAS_TYPES: dict[str, tuple[str, str]] = {"gender": ("gender", "gender
                                                     "religion": ("religion", "religion")}
 
 
-def check_attribute_options(name: str, table: Mapping[str, Any]) -> None:
-    """Refuse, by name, an ``[intrinsic]`` option of the gender suite only (SEAT's permutations, the gender
-    probe's classifier, ...) written in a study of another attribute, whose k-class probe would ignore it.
+def check_attribute_options(name: str, table: Mapping[str, Any], *, from_command_line: bool = False) -> None:
+    """An ``[intrinsic]`` option of the gender suite only (SEAT's permutations, the gender probe's classifier,
+    ...) in a study of another attribute, whose k-class probe has no use for it: refused by name when the
+    file names the attribute; logged as ignored when ``probekit study --attribute`` turned a gender
+    configuration (e.g. the default one) into this study.
     """
     if name == "gender" or not isinstance(table, Mapping):
         return
@@ -64,7 +69,10 @@ def check_attribute_options(name: str, table: Mapping[str, Any]) -> None:
     own = set(inspect.signature(run_attribute_probe).parameters) | {"attribute", "readers", "C", "class_weight",
                                                                      "single_piece_only"}
     gender_only = sorted(set(table) & (set(inspect.signature(run_probe_suite).parameters) - own))
-    if gender_only:
+    if gender_only and from_command_line:
+        logger.warning("--attribute %s: the configuration's [intrinsic] options of the gender suite are not used by "
+                       "the k-class probe: %s", name, ", ".join(gender_only))
+    elif gender_only:
         raise InvalidParameterError(f"intrinsic.{gender_only[0]}", table[gender_only[0]],
                                     f"no {gender_only[0]} in a {name} study (the k-class probe's options: "
                                     + ", ".join(sorted(own - {"encoder", "corpus", "cache_dir", "progress"})) + ")",

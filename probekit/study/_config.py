@@ -508,11 +508,11 @@ def parse_config(data: Mapping[str, Any], *, source: str | None = None, attribut
     if attribute is not None and isinstance(intrinsic_table, Mapping):
         intrinsic_table = {**intrinsic_table, "attribute": attribute}
     intrinsic = _options_table(intrinsic_table, _intrinsic_schema(), "intrinsic")
-    check_attribute_options(str(intrinsic.get("attribute", "gender")), intrinsic_table)
     methods = _parse_methods(data.get("methods"), study["methods"])
     benchmarks = _parse_benchmarks(data.get("benchmarks", {}))
     run = _simple_table(data.get("run", {}), _RUN_KEYS, "run")
-    resolve_study_attribute(study, intrinsic, methods, benchmarks, data.get("sweep"), datasets)  # before [sweep]: refused
+    named = resolve_study_attribute(study, intrinsic, methods, benchmarks, data.get("sweep"), datasets)  # before [sweep]
+    check_attribute_options(named, intrinsic_table, from_command_line=attribute is not None)
     sweep = parse_sweep(data.get("sweep"), study, method_schema=_method_schema, finetune_schema=_finetune_schema(),
                         check=_check_like_library)
     config = StudyConfig(study=study, encoders=encoders, datasets=datasets, corpus=corpus, finetune=finetune,

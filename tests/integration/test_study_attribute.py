@@ -188,8 +188,6 @@ def test_methods_and_benchmarks_are_made_for_the_attribute(tmp_path):
     ({"study": {"methods": ["leace"], "finetune": False}, "methods": {"leace": {"attribute": "gender"}}},
      "methods.leace.attribute"),
     ({"study": {"methods": ["none"], "finetune": False}, "sweep": {"seeds": [0, 1]}}, "[sweep]"),
-    ({"study": {"methods": ["none"], "finetune": False}, "intrinsic": {"n_permutations": 10}}, "intrinsic.n_permutations"),
-    ({"study": {"methods": ["none"], "finetune": False}, "intrinsic": {"standard_tests": []}}, "intrinsic.standard_tests"),
 ])
 def test_what_has_no_race_form_is_refused_by_name(table, parameter):
     with pytest.raises(InvalidParameterError) as caught:
@@ -207,3 +205,19 @@ def test_unknown_attribute_is_refused_on_the_command_line(tmp_path, capsys):
     assert main(["study", "--out", str(tmp_path / "x"), "--attribute", "colour", "--dry-run"]) == 2
     err = capsys.readouterr().err
     assert "[intrinsic] attribute" in err and "colour" in err and "religion" in err
+
+
+@pytest.mark.parametrize("option, value", [("n_permutations", 10), ("standard_tests", [])])
+def test_gender_suite_options_are_refused_in_a_file_that_names_another_attribute(option, value):
+    table = {"study": {"methods": ["none"], "finetune": False}, "intrinsic": {"attribute": "race", option: value}}
+    with pytest.raises(InvalidParameterError) as caught:
+        parse_config(table)
+    assert caught.value.parameter == f"intrinsic.{option}" and "race" in str(caught.value)
+
+
+def test_gender_suite_options_are_ignored_with_a_warning_when_the_command_line_names_the_attribute(caplog):
+    """`probekit study --attribute race` on a gender configuration (the default one names n_permutations)."""
+    table = {"study": {"methods": ["none"], "finetune": False}, "intrinsic": {"n_permutations": 10, "max_per_word": 5}}
+    with caplog.at_level("WARNING", logger="probekit.study._attribute"):
+        config = parse_config(table, attribute="race")
+    assert config.intrinsic["attribute"] == "race" and "not used by the k-class probe: n_permutations" in caplog.text
