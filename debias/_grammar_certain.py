@@ -114,8 +114,14 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         if token.quote is None:
             return True
         quoted = g._next(text, token.end)  # 'labelled him "a supposed anarchist"', 'against him "which'
-        return True if quoted.word is not None and quoted.word[:1].islower() and quoted.low in _CERTAIN_CLOSED and (
-            quoted.low not in _UNCERTAIN_CLOSED) else None
+        if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED:
+            return None
+        if quoted.low in _CERTAIN_CLOSED:
+            return True
+        previous, adjacent = g._previous(text, start)
+        # 'wrote his "confession"': a scare-quoted noun; not 'branded him "traitor"'
+        scare_quoted = token.quote in ('"', "“", "``") and g._is_open(quoted)  # not "'cause", "'round"
+        return False if scare_quoted and not (adjacent and previous in wc.NAMING_VERBS | _BRANDING) else None
     if is_sentence_initial(text, start):
         return False
     if _PLACE_ADVERB.fullmatch(token.low):
@@ -133,8 +139,13 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)):
         return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
+    if previous in wc.PREPOSITIONS and token.word[:1].islower() and low.endswith("ed") and (
+            wc._is_participle(low) or wc._is_adjective(low)) and _noun_follows(text, token):
+        return False  # "like his barefaced kin", "to her astonished eyes"; not "with her dressed in white"
     return _construction(text, start, end, token, previous)
 
+
+_BRANDING = wc._with_forms(wc._words("brand label dub term denounce hail describe"))
 
 # Words before "her" that govern no object of a plain word after it (a preposition takes "her"
 # as its object only before a non-noun: "to her every day", "with her laughing"). On the
@@ -142,7 +153,19 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 # A plain word (:func:`_is_plain`) before "her" governs none either.
 _NO_GOVERNOR = wc.PREPOSITIONS | wc.CONJUNCTIONS | wc.DETERMINERS | wc._words(
     "i you he she we they it is are was were be been am being")
-_NOT_PLAIN = wc.NUMBER_WORDS | wc._words("one every altogether somehow somewhat anyhow worth")
+_NOT_PLAIN = wc.NUMBER_WORDS | wc._words(
+    "one every altogether somehow somewhat anyhow worth thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
+    "twenty thirty forty fifty sixty seventy eighty ninety")
+
+
+_NOT_NOUNS = wc.MODIFIERS | wc.PARTICLES | wc._ADVERBS | wc._words("now very")
+
+
+def _noun_follows(text: str, token: g._Token) -> bool:
+    """A lower-case open word after ``token`` that no predicate ends on: the noun of a phrase."""
+    after = g._next(text, token.end)
+    return after.word is not None and after.word[:1].islower() and g._is_open(after) and not after.compound and (
+        not g._predicate_ends(after)) and after.low not in _NOT_NOUNS
 
 
 def _is_plain(word: str) -> bool:
@@ -288,10 +311,101 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
         if g._predicate_ends(after) and text[token.end:token.end + 1] not in ("'", "’"):  # not "his rival's"
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
     if low in ("and", "or"):
-        after = g._next(text, token.end)
-        if after.low == "his" and (g._next(text, after.end).low == "own" or low == "or" and g._is_open(g._next(text, after.end))):
-            return False  # "denies his or her (own) freedom" swapped: one noun phrase, both genders' determiners
+        return _coordinated(text, token, previous)
     return None
+
+
+def _possessive_ending(text: str, token: g._Token) -> bool:
+    """Whether ``token`` is a possessive: "party's", "parents'"."""
+    return text.startswith(("'s", "’s"), token.end) or token.low.endswith("s") and text.startswith(("'", "’"), token.end)
+
+
+def _coordinated(text: str, token: g._Token, previous: str | None) -> bool | None:
+    """The pronoun before "and"/"or": one determiner of a noun phrase with a second possessive
+    ("his and Lenin's assertions", "his and his party's record") or with the other gender's
+    ("denies his or her (own) freedom", swapped); an object before "and" and a possessive's noun
+    phrase ("met him and his wife"; not "his and his wife's"). ``None`` otherwise.
+    """
+    after = g._next(text, token.end)
+    if after.word is None:
+        return None
+    noun = g._next(text, after.end)
+    if after.word[:1].isupper() and text.startswith(("'s ", "’s "), after.end) and previous != "between":
+        return False  # "his and Lenin's assertions"; not "between him and Stubb's whale"
+    if after.low == "his" and (noun.low == "own" or token.low == "or" and g._is_open(noun)):
+        return False
+    if token.low == "and" and after.low == "her" and noun.word is not None and noun.word[:1].islower() and (
+            g._is_open(noun) and noun.low != "own"):
+        return not _possessive_ending(text, noun)
+    return None
+
+
+# "let": no possessive after it but a body part or a guard let loose ("let her hair down", "let
+# his guard down", "let his will be done"); the grammar's causative nouns read as verbs after it
+# ("let him escape", "let her return").
+_LET = wc._words("let lets letting")
+_LET_NOUNS = wc._words("hair guard will name life own mind eyes head heart imagination anger temper house home first last "
+                        "best")
+# what follows the bare infinitive after "let" (never the noun of a possessive there): a
+# pronoun, an article, a preposition that is no particle of "let ... down/out"
+_AFTER_LET_VERB = wc.PRONOUNS | wc._words("a an the this that these those") | (
+    wc.PREPOSITIONS - wc._words("of out down up off over loose"))
+_OBJECT_STARTS = wc.PRONOUNS | wc.POSSESSIVES | wc._words("a an the this these those")
+# modals that are nouns too ("her will", "his can"), before a verb: "those who follow her will walk"
+_NOUN_MODALS = wc._words("will may can must")
+_BEFORE_VERB = _ADVERBS_BEFORE_VERB | wc._words("be have not")
+# participles that are never attributive: "with him gone", "get her done"
+_NEVER_ATTRIBUTIVE = wc._words("gone done")
+# past tenses that are neither a noun nor an adjective after a possessive: "for him meant ideas"
+_FINITE_PASTS = wc._words("meant went came knew told gave took brought began became ran sat stood grew wrote spoke "
+                          "broke chose drove")
+
+
+def _base_verb(low: str | None) -> bool:
+    """A verb's base form in the lexicons or WordNet's verbs, and no auxiliary ("walk", "gain"; not "was")."""
+    return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS)
+
+
+def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> bool | None:
+    """An object before what only a verb or a predicate continues (issue 27, session 4, seen on
+    the development half of Wesnoth's campaigns): a bare infinitive after "let" ("let him
+    escape!", "let him face her", "let him march in"), a modal and its verb ("those who follow
+    him will walk"), "gone"/"done" ("with him gone"), a past tense ("for him meant"), an adverb
+    and a bare infinitive ("force him eventually change"), an adjective before "enough" ("blast
+    him quick enough"). ``None`` where none applies.
+    """
+    low = token.low
+    if not token.word[:1].islower() or not low.isalpha():
+        return None
+    if low in _NEVER_ATTRIBUTIVE or low in _FINITE_PASTS:
+        return True
+    after = g._next(text, token.end)
+    if previous in _LET and low not in wc.CLOSED and low not in _LET_NOUNS and low not in wc.RELATIONAL_NOUNS and (
+            not _possessive_ending(text, token)) and (
+            after.word is None and after.quote is None or after.low in _AFTER_LET_VERB):
+        return True
+    if low in _NOUN_MODALS and previous not in wc.AUXILIARIES and (after.low in _BEFORE_VERB or _base_verb(after.low)):
+        return True  # not "how could her will be disregarded"
+    if wc._is_ly_adverb(low) and (_verb_stem_known(previous) and _base_verb(after.low) or after.low is not None and (
+            after.low.endswith("ed") and g._next(text, after.end).low in _OBJECT_STARTS)):
+        return True  # "force him eventually change"; "the men around him slowly lifted their helmets"
+    if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
+        return True
+    return None
+
+
+_NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc._words("back away out off up down home many much")
+_SPAN_AFTER_ARTICLE = _SPANS | wc._words("second third few little lot while couple")
+
+
+def _second_object_follows(text: str, token: g._Token) -> bool:
+    """An article or a possessive after the noun ``token`` (the double object's second), not a
+    span of time ("brought her flowers a week later").
+    """
+    after = g._next(text, token.end)
+    if after.low in ("a", "an"):
+        return (g._next(text, after.end).low or "").rstrip("s") not in _SPAN_AFTER_ARTICLE
+    return after.low in wc.POSSESSIVES and after.word[:1].islower()
 
 
 def _construction(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
@@ -305,9 +419,14 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     her support to"). ``None`` where none applies.
     """
     low, after = token.low, None  # the word after next, looked up only where a rule needs it
+    if previous in wc.DITRANSITIVES and token.word[:1].islower() and g._is_open(token) and low not in _NOT_FIRST_OBJECT and (
+            not low.endswith("ing")) and _second_object_follows(text, token):
+        return False  # "gives his work an appearance", "showed her students a trick": "her" owns the first object
     decided = _objects_of_verbs(text, start, token, previous)
     if decided is None:
         decided = _predicates_and_pairs(text, start, token, previous)
+    if decided is None:
+        decided = _verbs_after_object(text, token, previous)
     if decided is not None:
         return decided
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
@@ -316,6 +435,8 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             after = g._next(text, after.end)
         if after.low is not None and (after.low in mostly_verbs() or after.low in wc.VERBS):
             return True  # "let him never hereafter accuse", "made her always wait"
+    if previous in _LET and low in wc.CAUSATIVE_NOUNS and low not in _LET_NOUNS:
+        return True  # "let him escape", "let her return home"; not "let her hair down"
     if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
         return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
     if low in wc.MODIFIERS or wc._is_ly_adverb(low):
@@ -363,6 +484,8 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             return True
     if low in _DEGREE_ADVERBS:
         after = after or g._next(text, token.end)
+        if after.low in ("more", "less"):  # "making him ever more surly and"; "her ever more beautiful voice"
+            after = g._next(text, after.end)
         if g._is_open(after) and g._is_open(g._next(text, after.end)):
             return False
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
@@ -434,4 +557,22 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
             not wc._is_ly_adverb(low)):
         return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
+    if low in _NOUN_MODALS:
+        if _modal_is_noun(text, start, token):
+            return False  # "the terms of his will were read", "his can of beans"
+        if _base_verb(g._next(text, token.end).low):
+            return True  # "a friend of his will come": a modal and its verb after a standalone possessive
     return None
+
+
+def _modal_is_noun(text: str, start: int, token: g._Token) -> bool:
+    """Whether "will"/"can"/"may"/"must" after a possessive is a noun: a finite auxiliary, a
+    preposition or punctuation follows it, or an auxiliary stands before the possessive (a
+    question's subject: "how could his will be ignored?").
+    """
+    after = g._next(text, token.end)
+    if after.word is None:
+        return after.quote is None
+    previous, adjacent = g._previous(text, start)
+    return after.low in wc.PREPOSITIONS or after.low in wc.AUXILIARIES and after.low not in ("be", "have") or (
+        adjacent and previous in wc.AUXILIARIES)

@@ -162,6 +162,33 @@ CONSTRUCTIONS = [
     ("The crowd saw him murder the guard.", "The crowd saw her murder the guard."),
     ("I saw him leave.", "I saw her leave."),
     ("We watched him walk to the door.", "We watched her walk to the door."),
+    # session 4, from the development half of Wesnoth's campaigns and the training texts: bare
+    # infinitives after "let", modals, "gone", coordination, scare quotes, second objects, "will" the noun
+    ('They would not let him escape.', 'They would not let her escape.'),
+    ('Do not let him face them alone.', 'Do not let her face them alone.'),
+    ('The captain let him march in front.', 'The captain let her march in front.'),
+    ('The doctors let him return home.', 'The doctors let her return home.'),
+    ('He let his hair down after the show.', 'She let her hair down after the show.'),
+    ('Whoever beats him will win the title.', 'Whoever beats her will win the title.'),
+    ('Against his will, he signed the papers.', 'Against her will, she signed the papers.'),
+    ('The terms of his will were read aloud.', 'The terms of her will were read aloud.'),
+    ('With him gone, the band split up.', 'With her gone, the band split up.'),
+    ('For him that meant exile.', 'For her that meant exile.'),
+    ('To speak of him meant exile.', 'To speak of her meant exile.'),
+    ('The coach made him slowly rebuild his game.', 'The coach made her slowly rebuild her game.'),
+    ('The crowd around him quickly raised their flags.', 'The crowd around her quickly raised their flags.'),
+    ('The blast threw him clear enough to survive.', 'The blast threw her clear enough to survive.'),
+    ('The mayor thanked him and his wife.', 'The mayor thanked her and her husband.'),
+    ("The article repeats his and Lenin's claims.", "The article repeats her and Lenin's claims."),
+    ("Critics judged his and his party's record.", "Critics judged her and her party's record."),
+    ('Like his barefaced kin, he fought with an axe.', 'Like her barefaced kin, she fought with an axe.'),
+    ('He finished his "confession" in prison.', 'She finished her "confession" in prison.'),
+    ('The review gives his work an air of mystery.', 'The review gives her work an air of mystery.'),
+    ('He showed his students a simple trick.', 'She showed her students a simple trick.'),
+    ('They signed a treaty with him eighteen years ago.', 'They signed a treaty with her eighteen years ago.'),
+    ('The ring made him ever more suspicious and cruel.', 'The ring made her ever more suspicious and cruel.'),
+    ('How could his will be ignored?', 'How could her will be ignored?'),
+    ('A friend of his will come tomorrow.', 'A friend of hers will come tomorrow.'),
 ]
 
 
