@@ -23,6 +23,7 @@ __all__ = ["her_rule_is_certain", "his_rule_is_certain", "mostly_verbs", "word_c
 VERBS_RESOURCE = "wordnet_verbs.txt"
 ADJECTIVES_RESOURCE = "wordnet_adjectives.txt"
 NOUNS_RESOURCE = "wordnet_nouns.txt"
+PREDICATE_ADJECTIVES_RESOURCE = "wordnet_predicate_adjectives.txt"
 
 # Words after which the slot's reading is a guess of the rules ("her will", "her just reward",
 # "his ever loyal wife", "her and his"): the model decides these even though they are closed.
@@ -73,6 +74,18 @@ def mostly_nouns() -> frozenset[str]:
     the perception rule of :func:`_construction` only, never by the model's features.
     """
     data = resources.files("debias").joinpath("data", NOUNS_RESOURCE).read_text(encoding="utf-8")
+    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def predicate_adjectives() -> frozenset[str]:
+    """Adjectives that WordNet 3.0 knows as no noun and never marks attributive-only
+    ("unharmed", "heartbroken", "missing"; not "own", "late", "blind"):
+    ``debias/data/wordnet_predicate_adjectives.txt``, written by ``scripts/train_pronoun_model.py``
+    from ``wordnet-base``'s indexes. Read by :func:`_verbs_after_object` only, never by the model's
+    features.
+    """
+    data = resources.files("debias").joinpath("data", PREDICATE_ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
 
 
@@ -191,13 +204,17 @@ _RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place
 _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _CAPTIVE = wc._words("prisoner captive hostage")
+# Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
+_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest"))
+_TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marshal brigadier ensign cardinal priest deacon "
+                               "abbot archbishop peer marquess marquis viscount count lord lady baronet")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
 _DEGREE_ADVERBS = wc._words("ever always never still once only even too also so")
 # Verbs with a number as their second object ("granted him 200 hectares", "secured him
 # seventy-five per cent") and verbs with a span of time ("it took him two years", "cost her
 # many months"); "one" is a second object before a number or "of" ("paid him one hundred").
-_NUMBER_OBJECT_VERBS = wc.DITRANSITIVES | wc._with_forms(wc._words("secure net"))
+_NUMBER_OBJECT_VERBS = wc.DITRANSITIVES | wc._with_forms(wc._words("secure net fine bear")) | wc._words("bore borne")
 _TAKE_TIME = wc._with_forms(wc._words("take took taken cost"))
 _NUMBER_OBJECT_PREVIOUS = {(verb, True) for verb in _NUMBER_OBJECT_VERBS}
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
@@ -391,7 +408,25 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         return True  # "force him eventually change"; "the men around him slowly lifted their helmets"
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
+    if low in predicate_adjectives() and (previous not in wc.PREPOSITIONS or previous in ("with", "without")) and (
+            _predicate_adjective_ends(text, token, after)):
+        return True  # "released him unharmed.", "reported him missing in 1998", "shows him seated at a desk"
     return None
+
+
+def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bool:
+    """Whether the adjective ``token`` ends an object's predicate: what follows ends a predicate,
+    and is neither a comma before a second adjective ("her long, gaunt body") nor, after an -ed
+    form, the object of a verb ("a friend of his built a network"); -ing forms are left out
+    ("her persisting to act"), and so is an adjective after a preposition but "with"/"without"
+    ("in her anxious though brief inquiry"; but "with him unconscious").
+    """
+    low = token.low
+    if low.endswith("ing") and low != "missing" or low in _ADJECTIVE_HEADS or _possessive_ending(text, token) or not g._predicate_ends(after):
+        return False
+    if after.punct == ",":
+        return not g._is_open(g._next(text, after.end))
+    return not (low.endswith(("ed", "en", "t")) and after.low in _OBJECT_STARTS)
 
 
 _NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc._words("back away out off up down home many much")
@@ -472,6 +507,8 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
         after = after or g._next(text, token.end)
         if (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
             return True  # "I saw him ten days before he died", "met her two years ago"
+    if previous in _TITLE_GIVERS and low in _TITLES and not _possessive_ending(text, token):
+        return True  # "created him Earl of Essex", "promoted her lieutenant in 1812"
     if previous in _CAPTORS and low in _CAPTIVE:
         return True
     if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
@@ -490,6 +527,8 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
             return False
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = after or g._next(text, token.end)
+        if after.low == "to" and _base_verb(g._next(text, after.end).low):
+            return True  # "gave him time to write", "lent him money to start"; not "gave her support to the campaign"
         if after.low in ("to", "with"):
             return False
         if previous in g._MASS_OBJECT_VERBS and g._mass_object_follows(text, token):

@@ -483,6 +483,27 @@ def write_semcor_words(root: Path, out: Path, kind: str) -> int:
     return len(words)
 
 
+def write_predicate_adjectives(root: Path, out: Path) -> int:
+    """Adjectives of WordNet 3.0 that are no noun and never marked attributive-only (``(a)``):
+    "unharmed", "heartbroken", "missing"; not "own", "late", "blind" (a noun too). Read by the
+    predicate rule of :mod:`debias._grammar_certain` ("left him heartbroken."), not by the model.
+    """
+    wordnet = root / "usr/share/wordnet"
+
+    def lemmas(pos: str) -> set[str]:
+        return {line.split()[0] for line in (wordnet / f"index.{pos}").read_text(encoding="latin-1").splitlines()
+                if not line.startswith(" ")}
+
+    attributive = set(re.findall(r" ([a-z]+)\(a\) ", (wordnet / "data.adj").read_text(encoding="latin-1")))
+    words = sorted(w for w in lemmas("adj") - lemmas("noun") - attributive if w.isalpha() and w.isascii() and w.islower())
+    text = ("# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this\n"
+            "# file) that are no noun and never attributive-only; written by scripts/train_pronoun_model.py\n"
+            + "\n".join(words) + "\n")
+    if not out.exists() or out.read_text(encoding="utf-8") != text:
+        out.write_text(text, encoding="utf-8")
+    return len(words)
+
+
 # --- slots, features, training -----------------------------------------------------------------
 
 def _substitute(word: str, target: str) -> str:
@@ -615,6 +636,7 @@ def main(argv: list[str] | None = None) -> int:
     n_verbs = write_verbs(root, verbs_path)
     write_semcor_words(root, REPO / "debias" / "data" / "wordnet_adjectives.txt", "adj")
     write_semcor_words(root, REPO / "debias" / "data" / "wordnet_nouns.txt", "noun")
+    write_predicate_adjectives(root, REPO / "debias" / "data" / "wordnet_predicate_adjectives.txt")
     sources = {SOURCES[name][0]: SOURCES[name][1](root) for name in args.sources}
     docs = [d for source in sources.values() for d in source]
     rng = np.random.RandomState(args.seed)
