@@ -134,7 +134,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         previous, adjacent = g._previous(text, start)
         # 'wrote his "confession"': a scare-quoted noun; not 'branded him "traitor"'
         scare_quoted = token.quote in ('"', "“", "``") and g._is_open(quoted)  # not "'cause", "'round"
-        return False if scare_quoted and not (adjacent and previous in wc.NAMING_VERBS | _BRANDING) else None
+        return False if scare_quoted and not (adjacent and previous in _QUOTE_OBJECT_VERBS) else None
     if is_sentence_initial(text, start):
         return False
     if _PLACE_ADVERB.fullmatch(token.low):
@@ -158,7 +158,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     return _construction(text, start, end, token, previous)
 
 
-_BRANDING = wc._with_forms(wc._words("brand label dub term denounce hail describe"))
+# verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
+_QUOTE_OBJECT_VERBS = wc.NAMING_VERBS | wc.DITRANSITIVES | wc._with_forms(wc._words("brand label dub term denounce hail describe"))
 
 # Words before "her" that govern no object of a plain word after it (a preposition takes "her"
 # as its object only before a non-noun: "to her every day", "with her laughing"). On the
@@ -451,19 +452,33 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     a predicative ordinal, captive or colour ("left him third overall", "held him prisoner",
     "painted him green"); and the determiner before an adverb and an adjective and a noun ("her
     ever loyal husband") or before a bare noun and "to"/"with" after a double-object verb ("gave
-    her support to"). ``None`` where none applies.
+    her support to"). The first rule that applies decides; ``None`` where none applies.
     """
-    low, after = token.low, None  # the word after next, looked up only where a rule needs it
+    for rule in _CONSTRUCTION_RULES:
+        decided = rule(text, start, end, token, previous)
+        if decided is not None:
+            return decided
+    return None
+
+
+def _first_object_owned(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
+    """A double-object verb's first object is the possessive's noun where a second object follows
+    ("gives his work an appearance", "showed her students a trick").
+    """
+    low = token.low
     if previous in wc.DITRANSITIVES and token.word[:1].islower() and g._is_open(token) and low not in _NOT_FIRST_OBJECT and (
             not low.endswith("ing")) and _second_object_follows(text, token):
-        return False  # "gives his work an appearance", "showed her students a trick": "her" owns the first object
-    decided = _objects_of_verbs(text, start, token, previous)
-    if decided is None:
-        decided = _predicates_and_pairs(text, start, token, previous)
-    if decided is None:
-        decided = _verbs_after_object(text, token, previous)
-    if decided is not None:
-        return decided
+        return False
+    return None
+
+
+def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
+    """Bare infinitives after a causative or perception verb (with an adverb between: "made her
+    always wait"), the grammar's causative nouns ("made her debut"; after "let", a verb: "let him
+    escape"), adverbs before a participle or adjective ("her hastily prepared dinner", "saw her
+    quietly leaving the room") and gerund subjects ("ends with him laughing").
+    """
+    low = token.low
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
         after = g._next(text, token.end)
         if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):
@@ -475,65 +490,107 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
         return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
     if low in wc.MODIFIERS or wc._is_ly_adverb(low):
-        after = g._next(text, token.end)
-        if after.word is not None and (low in wc.MODIFIERS and wc._is_ly_adverb(after.low) or wc._is_ly_adverb(low) and (
-                wc._is_participle(after.low) or wc._is_adjective(after.low))):
-            following = g._next(text, after.end)
-            while low in wc.MODIFIERS and following.word is not None and wc._is_ly_adverb(following.low):
-                following = g._next(text, following.end)  # "her more offensively intellectually arrogant"
-            if g._is_open(following):
-                return False  # "her more offensively arrogant remarks", "her hastily prepared dinner"; not
-                # "reminded him more strongly of"
-            if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
-                    following.word is None and following.quote is None or following.low in _GERUND_ENDS):
-                return True  # "result in him unknowingly downloading a virus", "saw her quietly leaving the room"
+        decided = _adverb_before_modifier(text, token)
+        if decided is not None:
+            return decided
     if low.endswith("ing") and wc._is_participle(low) and previous in _GERUND_HOSTS:
-        after = after or g._next(text, token.end)
+        after = g._next(text, token.end)
         return True if after.word is None and after.quote is None or after.low in _GERUND_ENDS else None
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in mostly_verbs() or low in wc.VERBS or previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS):
         return True
+    return None
+
+
+def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
+    """A modifier or -ly adverb before an adverb, participle or adjective: the determiner before a
+    noun ("her more offensively arrogant remarks", "her hastily prepared dinner"; not "reminded
+    him more strongly of"), the object before a gerund ("result in him unknowingly downloading").
+    """
+    low = token.low
+    after = g._next(text, token.end)
+    if after.word is None or not (low in wc.MODIFIERS and wc._is_ly_adverb(after.low) or wc._is_ly_adverb(low) and (
+            wc._is_participle(after.low) or wc._is_adjective(after.low))):
+        return None
+    following = g._next(text, after.end)
+    while low in wc.MODIFIERS and following.word is not None and wc._is_ly_adverb(following.low):
+        following = g._next(text, following.end)  # "her more offensively intellectually arrogant"
+    if g._is_open(following):
+        return False
+    if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
+            following.word is None and following.quote is None or following.low in _GERUND_ENDS):
+        return True  # "saw her quietly leaving the room"
+    return None
+
+
+def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
+    """A second object after "teach", a number or a span of time ("teaching him chess", "granted
+    him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
+    bare noun after a double-object verb ("earned him praise", "gave him time to write"; but "gave
+    her support to the campaign").
+    """
+    low = token.low
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
         return True
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in wc.NUMBER_WORDS):
         return True
     if low == "hand" and text.startswith(" and foot", token.end):
         return True  # "bound him hand and foot", "served her hand and foot"
-    if low in _COUNTS and (previous in _NUMBER_OBJECT_VERBS or previous in _TAKE_TIME):
-        after = after or g._next(text, token.end)
-        if low == "one" and after.low in _ONE_OBJECT or previous in _TAKE_TIME and (after.low or "").rstrip("s") in _SPANS:
+    if low in _COUNTS:
+        after = g._next(text, token.end)
+        if (previous in _NUMBER_OBJECT_VERBS or previous in _TAKE_TIME) and (
+                low == "one" and after.low in _ONE_OBJECT or previous in _TAKE_TIME and (after.low or "").rstrip("s") in _SPANS):
             return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
-    if low in _COUNTS and previous not in _SPEND:
-        after = after or g._next(text, token.end)
-        if (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
+        if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
             return True  # "I saw him ten days before he died", "met her two years ago"
-    if previous in _TITLE_GIVERS and low in _TITLES and not _possessive_ending(text, token):
-        return True  # "created him Earl of Essex", "promoted her lieutenant in 1812"
-    if previous in _CAPTORS and low in _CAPTIVE:
-        return True
-    if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
-        return True
-    if previous in _RANKERS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
-        after = after or g._next(text, token.end)
-        if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
-            return True
-        if low in _COLOURS and not g._is_open(after):
-            return True
-    if low in _DEGREE_ADVERBS:
-        after = after or g._next(text, token.end)
-        if after.low in ("more", "less"):  # "making him ever more surly and"; "her ever more beautiful voice"
-            after = g._next(text, after.end)
-        if g._is_open(after) and g._is_open(g._next(text, after.end)):
-            return False
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
-        after = after or g._next(text, token.end)
+        after = g._next(text, token.end)
         if after.low == "to" and _base_verb(g._next(text, after.end).low):
-            return True  # "gave him time to write", "lent him money to start"; not "gave her support to the campaign"
+            return True  # "gave him time to write", "lent him money to start"
         if after.low in ("to", "with"):
             return False
         if previous in g._MASS_OBJECT_VERBS and g._mass_object_follows(text, token):
             return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"
     return None
+
+
+def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
+    """A rank, a captive, a standing, an ordinal or a colour as an object's predicate ("created him
+    Earl of Essex", "held him prisoner", "put him top of the table", "ranked him third on",
+    "painted him green"); the determiner before a degree adverb, an adjective and a noun ("her
+    ever loyal husband"; not "making him ever more surly and").
+    """
+    low = token.low
+    if previous in _TITLE_GIVERS and low in _TITLES and not _possessive_ending(text, token):
+        return True
+    if previous in _CAPTORS and low in _CAPTIVE:
+        return True
+    if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
+        return True
+    if previous in _RANKERS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
+        after = g._next(text, token.end)
+        if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
+            return True
+        if low in _COLOURS and not g._is_open(after):
+            return True
+    if low in _DEGREE_ADVERBS:
+        after = g._next(text, token.end)
+        if after.low in ("more", "less"):
+            after = g._next(text, after.end)
+        if g._is_open(after) and g._is_open(g._next(text, after.end)):
+            return False
+    return None
+
+
+def _object_rules(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
+    """:func:`_objects_of_verbs`, :func:`_predicates_and_pairs` and :func:`_verbs_after_object`."""
+    decided = _objects_of_verbs(text, start, token, previous)
+    if decided is None:
+        decided = _predicates_and_pairs(text, start, token, previous)
+    return decided if decided is not None else _verbs_after_object(text, token, previous)
+
+
+_CONSTRUCTION_RULES = (_first_object_owned, _object_rules, _causatives_and_gerunds, _second_objects, _predicates_of_rank)
 
 
 def _quoted_before_noun(text: str, start: int, end: int) -> bool:
