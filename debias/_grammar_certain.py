@@ -205,6 +205,9 @@ _RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place
 _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _CAPTIVE = wc._words("prisoner captive hostage")
+_DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
+# verbs of command and wish before an object and its participle ("ordered him shot for desertion")
+_PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
 _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest"))
 _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marshal brigadier ensign cardinal priest deacon "
@@ -409,6 +412,9 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         return True  # "force him eventually change"; "the men around him slowly lifted their helmets"
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
+    if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
+            not _noun_follows(text, token)):
+        return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
     if low in predicate_adjectives() and (previous not in wc.PREPOSITIONS or previous in ("with", "without")) and (
             _predicate_adjective_ends(text, token, after)):
         return True  # "released him unharmed.", "reported him missing in 1998", "shows him seated at a desk"
@@ -493,9 +499,13 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         decided = _adverb_before_modifier(text, token)
         if decided is not None:
             return decided
-    if low.endswith("ing") and wc._is_participle(low) and previous in _GERUND_HOSTS:
+    if low.endswith("ing") and previous in _GERUND_HOSTS:
         after = g._next(text, token.end)
-        return True if after.word is None and after.quote is None or after.low in _GERUND_ENDS else None
+        if wc._is_participle(low) and (after.word is None and after.quote is None or after.low in _GERUND_ENDS):
+            return True
+        if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
+                after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
+            return True  # "caught him reading Marx", "had him running ten kilometres"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in mostly_verbs() or low in wc.VERBS or previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS):
         return True
@@ -543,6 +553,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
             return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
         if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
             return True  # "I saw him ten days before he died", "met her two years ago"
+    if previous in _DENY and low in wc.MASS_NOUNS:
+        return True  # "refused him permission to marry", "denied her access to the archives"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
         if after.low == "to" and _base_verb(g._next(text, after.end).low):
