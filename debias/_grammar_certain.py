@@ -134,11 +134,13 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         previous, adjacent = g._previous(text, start)
         # 'wrote his "confession"': a scare-quoted noun; not 'branded him "traitor"'
         scare_quoted = token.quote in ('"', "“", "``") and g._is_open(quoted)  # not "'cause", "'round"
-        return False if scare_quoted and not (adjacent and previous in _QUOTE_OBJECT_VERBS) else None
+        if not scare_quoted:
+            return None
+        return adjacent and previous in _QUOTE_OBJECT_VERBS  # 'left him "devastated"', 'gave him "greater freedom"'
     if is_sentence_initial(text, start):
         return False
-    if _PLACE_ADVERB.fullmatch(token.low):
-        return True  # "open to him whereby", "stuck to her thereafter": no noun is "whereby"
+    if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT:
+        return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
     if token.compound:  # "her well-known novel"; but "secured him seventy-five per cent"
         return token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
@@ -159,7 +161,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 
 
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
-_QUOTE_OBJECT_VERBS = wc.NAMING_VERBS | wc.DITRANSITIVES | wc._with_forms(wc._words("brand label dub term denounce hail describe"))
+_QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | wc._words("left leave leaves")) - wc._words(
+    "get gets got getting gotten") | wc._with_forms(wc._words("brand label dub term denounce hail describe"))
 
 # Words before "her" that govern no object of a plain word after it (a preposition takes "her"
 # as its object only before a non-noun: "to her every day", "with her laughing"). On the
@@ -193,7 +196,8 @@ _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with
     wc._words("remember recall imagine picture describe show depict film photograph"))
 # what follows the gerund of a subject ("with him laughing.", "him walking away", "him singing in");
 # not "of" ("with her interpreting of parables" is a possessive's noun)
-_GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words("away back out off up down home")
+_GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
+    "away back out off up down home twice")
 _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
@@ -211,7 +215,10 @@ _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
 _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest"))
 _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marshal brigadier ensign cardinal priest deacon "
-                               "abbot archbishop peer marquess marquis viscount count lord lady baronet")
+                               "abbot archbishop peer marquess marquis viscount count lord lady baronet ruler steward "
+                               "conductor professor lecturer judge magistrate envoy viceroy chamberlain councillor alderman "
+                               "vicar pastor chaplain trainer referee tutor")
+_LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
 _DEGREE_ADVERBS = wc._words("ever always never still once only even too also so")
@@ -226,12 +233,15 @@ _NUMBERS = wc.NUMBER_WORDS | wc._words(
 _COUNTS = _NUMBERS | wc._words("many")
 _ONE_OBJECT = wc._words("hundred thousand million billion of more last final")
 _SPEND = wc._with_forms(wc._words("spend spent"))
+_ROUGHLY = wc._words("only just almost nearly about over some roughly around barely")
+_UNITS = wc._words("metres meters feet foot yards miles kilometres kilometers inches paces")
 _SPAN_ENDS = wc._words("ago before later earlier")  # not "after": "spent his two years after the war"
 _ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not then soon ever finally")
 _SPANS = wc.TIME_NOUNS | wc._words("hour minute decade centurie century")
 
 
 # "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
+_ADRIFT = wc._words("ashore aboard aloft astray asunder adrift aground afloat abreast")
 _PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
                            r"thither|hither")
 # "look at him run", "listen to her sing": a bare infinitive after a verb of looking or listening
@@ -259,6 +269,13 @@ _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt 
 _SAYING = wc._words("say writ argu claim insist stat complain declar announc predict suggest")  # stems before -ing
 
 
+def _american(word: str) -> str:
+    """The -ize/-yze spelling of a British -ise/-yse verb form ("apologise" -> "apologize",
+    "analysed" -> "analyzed"), which WordNet lists; other words unchanged.
+    """
+    return re.sub(r"(?<=\w\w)([iy])s(e|es|ed|ing)$", r"\1z\2", word)
+
+
 def _verb_stem_known(word: str | None) -> bool:
     """Whether ``word`` is a verb of the lexicons or WordNet's, or a regular -s/-ed/-ing form of
     one ("turned", "pushing", "stalks").
@@ -266,7 +283,7 @@ def _verb_stem_known(word: str | None) -> bool:
     if word is None or not word.isalpha() or word in wc.CLOSED:
         return False
     verbs = mostly_verbs()
-    if word in verbs or word in wc.VERBS or word in wc.OBJECT_PREDICATE_VERBS:
+    if word in verbs or word in wc.VERBS or word in wc.OBJECT_PREDICATE_VERBS or _american(word) in verbs:
         return True
     for suffix in ("ing", "ed", "es", "s", "d"):
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
@@ -344,8 +361,9 @@ def _possessive_ending(text: str, token: g._Token) -> bool:
 def _coordinated(text: str, token: g._Token, previous: str | None) -> bool | None:
     """The pronoun before "and"/"or": one determiner of a noun phrase with a second possessive
     ("his and Lenin's assertions", "his and his party's record") or with the other gender's
-    ("denies his or her (own) freedom", swapped); an object before "and" and a possessive's noun
-    phrase ("met him and his wife"; not "his and his wife's"). ``None`` otherwise.
+    ("denies his or her (own) freedom", swapped); an object before "and"/"or" and a possessive's
+    noun phrase ("met him and his wife", "him or his brother"; not "his and his wife's"). ``None``
+    otherwise.
     """
     after = g._next(text, token.end)
     if after.word is None:
@@ -355,7 +373,7 @@ def _coordinated(text: str, token: g._Token, previous: str | None) -> bool | Non
         return False  # "his and Lenin's assertions"; not "between him and Stubb's whale"
     if after.low == "his" and (noun.low == "own" or token.low == "or" and g._is_open(noun)):
         return False
-    if token.low == "and" and after.low == "her" and noun.word is not None and noun.word[:1].islower() and (
+    if after.low == "her" and noun.word is not None and noun.word[:1].islower() and (
             g._is_open(noun) and noun.low != "own"):
         return not _possessive_ending(text, noun)
     return None
@@ -382,9 +400,14 @@ _FINITE_PASTS = wc._words("meant went came knew told gave took brought began bec
                           "broke chose drove")
 
 
+def _number(token: g._Token) -> bool:
+    return token.low is not None and (token.low.isdigit() or token.low in _COUNTS)
+
+
 def _base_verb(low: str | None) -> bool:
     """A verb's base form in the lexicons or WordNet's verbs, and no auxiliary ("walk", "gain"; not "was")."""
-    return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS)
+    return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS or (
+        _american(low) in mostly_verbs()))
 
 
 def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> bool | None:
@@ -412,6 +435,10 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         return True  # "force him eventually change"; "the men around him slowly lifted their helmets"
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
+    if previous in wc.PREPOSITIONS and low.endswith("ed") and wc._is_participle(low) and _verb_stem_known(low) and (
+            low not in mostly_verbs()) and (
+            after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of"}):
+        return True  # "interest in him revived in the 1990s"; not "in her revived state"
     if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
             not _noun_follows(text, token)):
         return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
@@ -467,6 +494,18 @@ def _construction(text: str, start: int, end: int, token: g._Token, previous: st
     return None
 
 
+def _title_follows(text: str, token: g._Token) -> bool:
+    """A title or rank (:data:`_TITLES`), or a lower-case modifier and a title, that is no
+    possessive ("Earl of Essex", "club captain", "principal conductor"; not "captain's").
+    """
+    if token.low in _TITLES:
+        return not _possessive_ending(text, token)
+    if not token.word[:1].islower() or not g._is_open(token):
+        return False
+    title = g._next(text, token.end)
+    return title.low in _TITLES and not _possessive_ending(text, title)
+
+
 def _first_object_owned(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A double-object verb's first object is the possessive's noun where a second object follows
     ("gives his work an appearance", "showed her students a trick").
@@ -507,7 +546,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
             return True  # "caught him reading Marx", "had him running ten kilometres"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
-            low in mostly_verbs() or low in wc.VERBS or previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS):
+            low in mostly_verbs() or _american(low) in mostly_verbs() or low in wc.VERBS or (
+                previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
     return None
 
@@ -544,6 +584,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in wc.NUMBER_WORDS):
         return True
+    if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):
+        return True  # "gave him only three days to", "paid her nearly 5,000 pounds"
+    if (low.isdigit() or low in _COUNTS) and _verb_stem_known(previous) and g._next(text, token.end).low in _UNITS:
+        return True  # "threw him several metres across the deck"
     if low == "hand" and text.startswith(" and foot", token.end):
         return True  # "bound him hand and foot", "served her hand and foot"
     if low in _COUNTS:
@@ -573,8 +617,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     ever loyal husband"; not "making him ever more surly and").
     """
     low = token.low
-    if previous in _TITLE_GIVERS and low in _TITLES and not _possessive_ending(text, token):
-        return True
+    if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
+        return True  # "created him Earl of Essex", "made him club captain", "left him ruler of"
     if previous in _CAPTORS and low in _CAPTIVE:
         return True
     if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
