@@ -1,7 +1,10 @@
 r"""Where the grammar of :mod:`debias._grammar` is certain of a "her"/"his", and the rules of
 constructions too rare in the training text for the model of :mod:`debias._pronoun_model` to
 learn (issue 27): gerund subjects, bare infinitives, second objects after "teach", numbers and
-spans of time, ordinal, captive and colour predicates, idioms ("hand and foot").
+spans of time, ordinal, captive, colour and rank predicates, idioms ("hand and foot"), modals and
+"will" the noun, coordination ("him and his wife"), scare quotes, predicate adjectives that WordNet
+knows as no noun (``debias/data/wordnet_predicate_adjectives.txt``). Each rule is in a named
+function that :func:`_construction` tries in turn.
 
 Also the word classes the model's features read: the grammar's closed classes and lexicons
 (:mod:`debias._word_classes`), the verbs of WordNet (``debias/data/wordnet_verbs.txt``) and
@@ -124,25 +127,15 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False
     token = g._next(text, end)
     if token.word is None:
-        if token.quote is None:
-            return True
-        quoted = g._next(text, token.end)  # 'labelled him "a supposed anarchist"', 'against him "which'
-        if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED:
-            return None
-        if quoted.low in _CERTAIN_CLOSED:
-            return True
-        previous, adjacent = g._previous(text, start)
-        # 'wrote his "confession"': a scare-quoted noun; not 'branded him "traitor"'
-        scare_quoted = token.quote in ('"', "“", "``") and g._is_open(quoted)  # not "'cause", "'round"
-        if not scare_quoted:
-            return None
-        return adjacent and previous in _QUOTE_OBJECT_VERBS  # 'left him "devastated"', 'gave him "greater freedom"'
+        return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
     if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT:
         return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
-    if token.compound:  # "her well-known novel"; but "secured him seventy-five per cent"
-        return token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS
+    if token.compound:
+        return _compound_after_her(text, start, token)
+    if token.low.isdigit() and re.match(r"[–-]\d", text[token.end:token.end + 2]):
+        return True  # "beat him 6–3, 6–4": a score
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
         return False  # "we'll not see her like again", "her inside jacket pocket"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
@@ -151,6 +144,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     previous, adjacent = g._previous(text, start)
     previous = previous if adjacent else None
     low = token.low
+    if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
+        return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)):
         return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
@@ -163,6 +158,39 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
 _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | wc._words("left leave leaves")) - wc._words(
     "get gets got getting gotten") | wc._with_forms(wc._words("brand label dub term denounce hail describe"))
+
+def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
+    """A quotation mark after "her": an object before a quoted function word ('labelled him "a
+    supposed anarchist"') or, after a naming, double-object or "leave" verb, before a quoted
+    phrase ('left him "devastated"', 'gave him "greater freedom"'); a determiner before a
+    scare-quoted noun elsewhere ('wrote his "confession"'). ``None`` where none applies
+    ("'cause", "'round", 'against him "which').
+    """
+    quoted = g._next(text, token.end)
+    if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED:
+        return None
+    if quoted.low in _CERTAIN_CLOSED:
+        return True
+    if token.quote not in ('"', "“", "``") or not g._is_open(quoted):
+        return None
+    previous, adjacent = g._previous(text, start)
+    return adjacent and previous in _QUOTE_OBJECT_VERBS
+
+
+# the second halves of compound adjectives that are predicates ("carried him shoulder-high from")
+_COMPOUND_PREDICATES = re.compile(r"(?:high|deep|free|length|wide|tight|dry|long)\b")
+
+
+def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
+    """A hyphenated compound after "her": a determiner's ("her well-known novel", "her
+    ex-husband") but a number after a verb of numbers ("secured him seventy-five per cent") and a
+    compound adjective that ends a predicate ("carried him shoulder-high from the pitch").
+    """
+    if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
+        return True
+    second = _COMPOUND_PREDICATES.match(text, token.end)
+    return second is not None and g._predicate_ends(g._next(text, second.end()))
+
 
 # Words before "her" that govern no object of a plain word after it (a preposition takes "her"
 # as its object only before a non-noun: "to her every day", "with her laughing"). On the
@@ -183,6 +211,17 @@ def _noun_follows(text: str, token: g._Token) -> bool:
     after = g._next(text, token.end)
     return after.word is not None and after.word[:1].islower() and g._is_open(after) and not after.compound and (
         not g._predicate_ends(after)) and after.low not in _NOT_NOUNS
+
+
+def _back_is_an_adverb(text: str, token: g._Token, previous: str) -> bool:
+    """"back" after a verb of bringing or turning before what ends a predicate: "lure him back in
+    2008", "turned him back at Calais" (a preposition after "turn"); not "turned her back on",
+    "turned her back.", "wanted his back covered".
+    """
+    after = g._next(text, token.end)
+    if previous in _TURN:
+        return after.low in wc.PREPOSITIONS and after.low not in _TURN_ONE_S_BACK
+    return g._predicate_ends(after)
 
 
 def _is_plain(word: str) -> bool:
@@ -210,6 +249,10 @@ _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took tak
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _CAPTIVE = wc._words("prisoner captive hostage")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
+_BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave")) | wc._words(
+    "brought sent won took got")
+_TURN = wc._with_forms(wc._words("turn"))
+_TURN_ONE_S_BACK = wc._words("on to upon and towards toward")
 # verbs of command and wish before an object and its participle ("ordered him shot for desertion")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
@@ -404,6 +447,15 @@ def _number(token: g._Token) -> bool:
     return token.low is not None and (token.low.isdigit() or token.low in _COUNTS)
 
 
+def _past_of_verb(low: str) -> bool:
+    """An -ed form of a verb of the lexicons or WordNet's ("died", "revived", "stopped"; not "need")."""
+    if not low.endswith("ed") or low in mostly_verbs() or len(low) < 5 and low != "died":  # not "bed", "red"
+        return False
+    verbs = mostly_verbs() | wc.VERBS
+    stem = low[:-2]
+    return stem in verbs or stem + "e" in verbs or len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in verbs
+
+
 def _base_verb(low: str | None) -> bool:
     """A verb's base form in the lexicons or WordNet's verbs, and no auxiliary ("walk", "gain"; not "was")."""
     return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS or (
@@ -416,7 +468,9 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     escape!", "let him face her", "let him march in"), a modal and its verb ("those who follow
     him will walk"), "gone"/"done" ("with him gone"), a past tense ("for him meant"), an adverb
     and a bare infinitive ("force him eventually change"), an adjective before "enough" ("blast
-    him quick enough"). ``None`` where none applies.
+    him quick enough"), a past participle after a preposition's object ("interest in him revived
+    in") or a verb of command ("ordered him shot"), an adjective that is no noun before what ends
+    a predicate ("released him unharmed."). ``None`` where none applies.
     """
     low = token.low
     if not token.word[:1].islower() or not low.isalpha():
@@ -435,10 +489,9 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         return True  # "force him eventually change"; "the men around him slowly lifted their helmets"
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
-    if previous in wc.PREPOSITIONS and low.endswith("ed") and wc._is_participle(low) and _verb_stem_known(low) and (
-            low not in mostly_verbs()) and (
+    if (previous in wc.PREPOSITIONS or _verb_stem_known(previous)) and _past_of_verb(low) and (
             after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of"}):
-        return True  # "interest in him revived in the 1990s"; not "in her revived state"
+        return True  # "interest in him revived in the 1990s", "the children she bore him died in"; not "in her revived state"
     if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
             not _noun_follows(text, token)):
         return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
@@ -540,16 +593,38 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             return decided
     if low.endswith("ing") and previous in _GERUND_HOSTS:
         after = g._next(text, token.end)
-        if wc._is_participle(low) and (after.word is None and after.quote is None or after.low in _GERUND_ENDS):
-            return True
+        if (wc._is_participle(low) or low in _POSTURES) and (
+                after.word is None and after.quote is None or after.low in _GERUND_ENDS or low in _POSTURES and (
+                after.low in predicate_adjectives() or after.low in mostly_adjectives())):
+            return True  # "found him lying unconscious in the snow"
         if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
                 after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
             return True  # "caught him reading Marx", "had him running ten kilometres"
+    if previous in _BARE_INFINITIVE_HOSTS and token.word[:1].islower() and g._is_open(token) and (
+            low not in wc.RELATIONAL_NOUNS) and _object_of_verb_follows(text, token):
+        return True  # "helped him design the prototype", "saw him cross the street"; not "saw her car the other day"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in mostly_verbs() or _american(low) in mostly_verbs() or low in wc.VERBS or (
                 previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
     return None
+
+
+_NOT_A_VERBS_OBJECT = _SPANS | wc._words("other next following previous same day whole entire")
+_POSTURES = wc._words("lying sitting standing kneeling hanging floating")
+_VERBS_OBJECT_STARTS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
+
+
+def _object_of_verb_follows(text: str, token: g._Token) -> bool:
+    """An article, pronoun or possessive after ``token`` that starts the object of ``token`` read
+    as a verb ("design the first prototype"), not a span of time ("her car the other day").
+    """
+    after = g._next(text, token.end)
+    if after.low not in _VERBS_OBJECT_STARTS or not after.word[:1].islower():
+        return False
+    following = g._next(text, after.end)
+    second = g._next(text, following.end) if following.word is not None else following
+    return not any((t.low or "").rstrip("s") in _NOT_A_VERBS_OBJECT for t in (following, second))
 
 
 def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:

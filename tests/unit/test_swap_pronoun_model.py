@@ -220,6 +220,18 @@ CONSTRUCTIONS = [
     ('Interest in him revived after his death.', 'Interest in her revived after her death.'),
     ('The defeat left him "shattered", he said.', 'The defeat left her "shattered", she said.'),
     ('The urgency of his need was plain.', 'The urgency of her need was plain.'),
+    # session 4: compound predicates, scores, a verb's object after a bare infinitive, postures,
+    # "back" after verbs of bringing and turning, past tenses after an object
+    ('Fans carried him shoulder-high from the ground.', 'Fans carried her shoulder-high from the ground.'),
+    ('The champion beat him 6–2, 6–1 in the final.', 'The champion beat her 6–2, 6–1 in the final.'),
+    ('A colleague helped him design the new bridge.', 'A colleague helped her design the new bridge.'),
+    ('A farmer found him lying injured in a ditch.', 'A farmer found her lying injured in a ditch.'),
+    ('The club tried to lure him back in 1999.', 'The club tried to lure her back in 1999.'),
+    ('Soldiers turned him back at the border.', 'Soldiers turned her back at the border.'),
+    ('He turned his back on politics.', 'She turned her back on politics.'),
+    ('He hurt his back in training.', 'She hurt her back in training.'),
+    ('Two of the sons she bore him died in infancy.', 'Two of the daughters he bore her died in infancy.'),
+    ('I did not see his face the whole time.', 'I did not see her face the whole time.'),
 ]
 
 
