@@ -232,12 +232,12 @@ CONSTRUCTIONS = [
     ('He hurt his back in training.', 'She hurt her back in training.'),
     ('Two of the sons she bore him died in infancy.', 'Two of the daughters he bore her died in infancy.'),
     ('I did not see his face the whole time.', 'I did not see her face the whole time.'),
+    ("I saw him cross the street.", "I saw her cross the street."),  # a known miss of session 3
 ]
 
 
 # Misses the model and the rules still make (each would pass if fixed: strict xfail).
 KNOWN_MISSES = [
-    ("I saw him cross the street.", "I saw her cross the street."),  # "cross": a noun as often as a verb
     ("The king granted him lands in Kent.", "The queen granted her lands in Kent."),  # "granted his lands" reads as well
     # "her outside interests." reads as "met her outside school.": one noun after "outside", no preposition before "her"
     ("He neglected his outside interests.", "She neglected her outside interests."),
