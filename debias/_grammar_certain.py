@@ -260,7 +260,9 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marshal brigadier ensign cardinal priest deacon "
                                "abbot archbishop peer marquess marquis viscount count lord lady baronet ruler steward "
                                "conductor professor lecturer judge magistrate envoy viceroy chamberlain councillor alderman "
-                               "vicar pastor chaplain trainer referee tutor")
+                               "vicar pastor chaplain trainer referee tutor resident commissioner inspector superintendent "
+                               "administrator prefect procurator archdeacon canon dean rector provost warden registrar "
+                               "organist physician surgeon viceroy")
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
@@ -372,6 +374,11 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
     return None
 
 
+def _adjective(low: str | None) -> bool:
+    """An adjective of :func:`mostly_adjectives` or :func:`predicate_adjectives` that heads no noun phrase."""
+    return low is not None and (low in mostly_adjectives() or low in predicate_adjectives()) and low not in _ADJECTIVE_HEADS
+
+
 def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
     """A bare infinitive after "look at"/"listen to", an adjective predicate of an object
     (:func:`mostly_adjectives`: "turned him bald in an instant", "thought him strong and
@@ -382,12 +389,14 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             low not in _ADJECTIVE_HEADS) and (
             low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
         return True
-    if low in mostly_adjectives() and low not in _ADJECTIVE_HEADS and not low.endswith(("est", "ed", "ing")) and (
-            _verb_stem_known(previous)):
+    if _adjective(low) and not low.endswith(("est", "ed", "ing")) and _verb_stem_known(previous):
         after = g._next(text, token.end)
-        if after.low in ("and", "or"):  # "thought him strong and healthy."; not "her strong and silent husband"
+        if after.low in ("and", "or", "but"):  # "thought him strong and healthy.", "found him negligent but
+            # not criminally liable"; not "her strong and silent husband"
             second = g._next(text, after.end)
-            if second.low in mostly_adjectives() and second.low not in _ADJECTIVE_HEADS:
+            while second.low == "not" or second.low is not None and wc._is_ly_adverb(second.low):
+                second = g._next(text, second.end)
+            if _adjective(second.low):
                 after = g._next(text, second.end)
         if g._predicate_ends(after) and text[token.end:token.end + 1] not in ("'", "’"):  # not "his rival's"
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
@@ -438,9 +447,10 @@ _NOUN_MODALS = wc._words("will may can must")
 _BEFORE_VERB = _ADVERBS_BEFORE_VERB | wc._words("be have not")
 # participles that are never attributive: "with him gone", "get her done"
 _NEVER_ATTRIBUTIVE = wc._words("gone done")
+_THEN_ADVERBS = wc._words("later earlier then soon again afterwards subsequently")
 # past tenses that are neither a noun nor an adjective after a possessive: "for him meant ideas"
 _FINITE_PASTS = wc._words("meant went came knew told gave took brought began became ran sat stood grew wrote spoke "
-                          "broke chose drove")
+                          "broke chose drove became")
 
 
 def _number(token: g._Token) -> bool:
@@ -478,6 +488,11 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     if low in _NEVER_ATTRIBUTIVE or low in _FINITE_PASTS:
         return True
     after = g._next(text, token.end)
+    if low == "well" and (g._predicate_ends(after) or after.low is not None and not _noun_follows(text, after) and (
+            _base_verb(after.low) or after.low in _FINITE_PASTS or _past_of_verb(after.low))):
+        return True  # "those who knew him well insisted"; not "her well water", "her well known interest"
+    if low in _THEN_ADVERBS and (after.low in _FINITE_PASTS or after.low is not None and _past_of_verb(after.low)):
+        return True  # "the officer who arrested him later became"; not "her later years"
     if previous in _LET and low not in wc.CLOSED and low not in _LET_NOUNS and low not in wc.RELATIONAL_NOUNS and (
             not _possessive_ending(text, token)) and (
             after.word is None and after.quote is None or after.low in _AFTER_LET_VERB):
@@ -493,7 +508,7 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
             after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of"}):
         return True  # "interest in him revived in the 1990s", "the children she bore him died in"; not "in her revived state"
     if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
-            not _noun_follows(text, token)):
+            not _noun_follows(text, token) or g._next(text, token.end).low in _TITLES):
         return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
     if low in predicate_adjectives() and (previous not in wc.PREPOSITIONS or previous in ("with", "without")) and (
             _predicate_adjective_ends(text, token, after)):
