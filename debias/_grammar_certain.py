@@ -457,11 +457,16 @@ def _number(token: g._Token) -> bool:
     return token.low is not None and (token.low.isdigit() or token.low in _COUNTS)
 
 
+@lru_cache(maxsize=1)
+def _all_verbs() -> frozenset[str]:
+    return mostly_verbs() | wc.VERBS | wc.NOUN_VERBS
+
+
 def _past_of_verb(low: str) -> bool:
     """An -ed form of a verb of the lexicons or WordNet's ("died", "revived", "stopped"; not "need")."""
     if not low.endswith("ed") or low in mostly_verbs() or len(low) < 5 and low != "died":  # not "bed", "red"
         return False
-    verbs = mostly_verbs() | wc.VERBS
+    verbs = _all_verbs()
     stem = low[:-2]
     return stem in verbs or stem + "e" in verbs or len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in verbs
 

@@ -233,6 +233,14 @@ CONSTRUCTIONS = [
     ('Two of the sons she bore him died in infancy.', 'Two of the daughters he bore her died in infancy.'),
     ('I did not see his face the whole time.', 'I did not see her face the whole time.'),
     ("I saw him cross the street.", "I saw her cross the street."),  # a known miss of session 3
+    # session 4: more titles, coordinated predicates, "well", "later" before a past tense
+    ('The governor appointed him resident at Kano in 1910.', 'The governor appointed her resident at Kano in 1910.'),
+    ('His tutors found him bright but lazy.', 'Her tutors found her bright but lazy.'),
+    ('The court found him careless but not criminally liable.', 'The court found her careless but not criminally liable.'),
+    ('Those who knew him well doubted the story.', 'Those who knew her well doubted the story.'),
+    ('The soldier who captured him later became a banker.', 'The soldier who captured her later became a banker.'),
+    ('In his later years he wrote poetry.', 'In her later years she wrote poetry.'),
+    ('The minister wanted him appointed governor.', 'The minister wanted her appointed governor.'),
 ]
 
 
