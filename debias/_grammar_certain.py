@@ -1,32 +1,31 @@
-r"""Where the grammar of :mod:`debias._grammar` is certain of a "her"/"his", and the rules of
-constructions too rare in the training text for the model of :mod:`debias._pronoun_model` to
-learn (issue 27): gerund subjects, bare infinitives, second objects after "teach", numbers and
-spans of time, ordinal, captive, colour and rank predicates, idioms ("hand and foot"), modals and
-"will" the noun, coordination ("him and his wife"), scare quotes, predicate adjectives that WordNet
-knows as no noun (``debias/data/wordnet_predicate_adjectives.txt``). Each rule is in a named
-function that :func:`_construction` tries in turn.
-
-Also the word classes the model's features read: the grammar's closed classes and lexicons
-(:mod:`debias._word_classes`), the verbs of WordNet (``debias/data/wordnet_verbs.txt``) and
-suffix classes (:func:`word_classes`).
+r"""Where the grammar of :mod:`debias._grammar` is certain of a "her"/"his" (punctuation or the
+end after the slot, a sentence-initial "Her", a preposition, determiner or pronoun after it, a
+scare-quoted noun, "will" the noun), and, where it is not, the construction rules of
+:mod:`debias._grammar_constructions`. The word classes the model's features read are in
+:mod:`debias._wordnet_lexicons`.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from importlib import resources
 
 from debias import _grammar as g
 from debias import _word_classes as wc
 from debias._gendered_words import is_sentence_initial
+from debias._grammar_constructions import (
+    _BRING_BACK,
+    _NOUN_MODALS,
+    _NUMBER_OBJECT_PREVIOUS,
+    _NUMBERS,
+    _TURN,
+    _TURN_ONE_S_BACK,
+    _base_verb,
+    _noun_follows,
+    construction,
+)
+from debias._wordnet_lexicons import word_classes
 
-__all__ = ["her_rule_is_certain", "his_rule_is_certain", "mostly_verbs", "word_classes"]
-
-VERBS_RESOURCE = "wordnet_verbs.txt"
-ADJECTIVES_RESOURCE = "wordnet_adjectives.txt"
-NOUNS_RESOURCE = "wordnet_nouns.txt"
-PREDICATE_ADJECTIVES_RESOURCE = "wordnet_predicate_adjectives.txt"
+__all__ = ["her_rule_is_certain", "his_rule_is_certain"]
 
 # Words after which the slot's reading is a guess of the rules ("her will", "her just reward",
 # "his ever loyal wife", "her and his"): the model decides these even though they are closed.
@@ -35,91 +34,16 @@ _UNCERTAIN_CLOSED = wc._words(
     "once only even too alone again enough near nearer half won"
 )
 _CERTAIN_CLOSED = wc.PREPOSITIONS | wc.DETERMINERS | wc.PRONOUNS | wc.POSSESSIVES | wc.CONJUNCTIONS | wc.AUXILIARIES
-
-# Word classes that name a feature: the grammar's lexicons.
-_CLASSES: tuple[tuple[str, frozenset[str]], ...] = (
-    ("prep", wc.PREPOSITIONS), ("conj", wc.CONJUNCTIONS), ("det", wc.DETERMINERS), ("pron", wc.PRONOUNS),
-    ("poss", wc.POSSESSIVES), ("aux", wc.AUXILIARIES), ("part", wc.PARTICLES), ("mod", wc.MODIFIERS),
-    ("say", wc.VERBS_OF_SAYING), ("ditr", wc.DITRANSITIVES), ("scaus", wc.STRONG_CAUSATIVES),
-    ("caus", wc.CAUSATIVES), ("cnoun", wc.CAUSATIVE_NOUNS), ("nverb", wc.NOUN_VERBS),
-    ("opv", wc.OBJECT_PREDICATE_VERBS), ("name", wc.NAMING_VERBS), ("role", wc.ROLES), ("mass", wc.MASS_NOUNS),
-    ("padj", wc.PREDICATIVE_ADJECTIVES), ("dadj", wc.DOUBLE_OBJECT_ADJECTIVES), ("num", wc.NUMBER_WORDS),
-    ("rel", wc.RELATIONAL_NOUNS), ("time", wc.TIME_NOUNS), ("verb", wc.VERBS), ("vonly", wc.VERBS_ONLY),
-)
-
-
-@lru_cache(maxsize=1)
-def mostly_verbs() -> frozenset[str]:
-    """Base forms that WordNet 3.0 tags as verbs at least twice as often as nouns ("rewrite",
-    "practise", "move"; not "face", "husband"): ``debias/data/wordnet_verbs.txt``, written by
-    ``scripts/train_pronoun_model.py`` from the sense counts of ``wordnet-base``.
-    """
-    data = resources.files("debias").joinpath("data", VERBS_RESOURCE).read_text(encoding="utf-8")
-    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
-
-
-@lru_cache(maxsize=1)
-def mostly_adjectives() -> frozenset[str]:
-    """Adjectives that SemCor tags as adjectives at least three times as often as nouns ("bald",
-    "flat", "correct"; not "gold", "right"): ``debias/data/wordnet_adjectives.txt``, written by
-    ``scripts/train_pronoun_model.py`` from ``wordnet-base``'s ``cntlist.rev``. Read by the
-    predicate rule of :func:`_construction` only, never by the model's features.
-    """
-    data = resources.files("debias").joinpath("data", ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
-    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
-
-
-@lru_cache(maxsize=1)
-def mostly_nouns() -> frozenset[str]:
-    """Words that SemCor tags as verbs but at least one and a half times as often as nouns
-    ("photograph", "debut", "murder"; not "walk", "dance"): ``debias/data/wordnet_nouns.txt``,
-    written by ``scripts/train_pronoun_model.py`` from ``wordnet-base``'s ``cntlist.rev``. Read by
-    the perception rule of :func:`_construction` only, never by the model's features.
-    """
-    data = resources.files("debias").joinpath("data", NOUNS_RESOURCE).read_text(encoding="utf-8")
-    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
-
-
-@lru_cache(maxsize=1)
-def predicate_adjectives() -> frozenset[str]:
-    """Adjectives that WordNet 3.0 knows as no noun and never marks attributive-only
-    ("unharmed", "heartbroken", "missing"; not "own", "late", "blind"):
-    ``debias/data/wordnet_predicate_adjectives.txt``, written by ``scripts/train_pronoun_model.py``
-    from ``wordnet-base``'s indexes. Read by :func:`_verbs_after_object` only, never by the model's
-    features.
-    """
-    data = resources.files("debias").joinpath("data", PREDICATE_ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
-    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
-
-
-@lru_cache(maxsize=65536)
-def word_classes(low: str) -> tuple[str, ...]:
-    """The grammar's classes of a lowercase token, WordNet's verbs, and its suffix classes (-ly
-    adverb, participle, adjective, number, punctuation).
-    """
-    out = [name for name, words in _CLASSES if low in words]
-    if low in mostly_verbs():
-        out.append("wnverb")
-    if not low[:1].isalnum() and low[:1] != "_":
-        out.append("punct")
-    elif low[:1].isdigit():
-        out.append("digit")
-    else:
-        if wc._is_ly_adverb(low):
-            out.append("ly")
-        if wc._is_participle(low):
-            out.append("ing" if low.endswith("ing") else "ppart")
-        if wc._is_adjective(low):
-            out.append("adj")
-        if not out:
-            out.append("open")
-    return tuple(out)
+# "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
+_ADRIFT = wc._words("ashore aboard aloft astray asunder adrift aground afloat abreast")
+_PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
+                           r"thither|hither")
 
 
 def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     """The grammar's decision for "her" where it is certain, else ``None``; then the rules of
     the constructions that a model of the context learns from too few examples
-    (:func:`_construction`).
+    (:func:`debias._grammar_constructions.construction`).
     """
     if end == len(text) or text[end] in g._CLAUSE_PUNCTUATION:
         return True
@@ -152,7 +76,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if previous in wc.PREPOSITIONS and token.word[:1].islower() and low.endswith("ed") and (
             wc._is_participle(low) or wc._is_adjective(low)) and _noun_follows(text, token):
         return False  # "like his barefaced kin", "to her astonished eyes"; not "with her dressed in white"
-    return _construction(text, start, end, token, previous)
+    return construction(text, start, end, token, previous)
 
 
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
@@ -203,16 +127,6 @@ _NOT_PLAIN = wc.NUMBER_WORDS | wc._words(
     "twenty thirty forty fifty sixty seventy eighty ninety")
 
 
-_NOT_NOUNS = wc.MODIFIERS | wc.PARTICLES | wc._ADVERBS | wc._words("now very")
-
-
-def _noun_follows(text: str, token: g._Token) -> bool:
-    """A lower-case open word after ``token`` that no predicate ends on: the noun of a phrase."""
-    after = g._next(text, token.end)
-    return after.word is not None and after.word[:1].islower() and g._is_open(after) and not after.compound and (
-        not g._predicate_ends(after)) and after.low not in _NOT_NOUNS
-
-
 def _back_is_an_adverb(text: str, token: g._Token, previous: str) -> bool:
     """"back" after a verb of bringing or turning before what ends a predicate: "lure him back in
     2008", "turned him back at Calais" (a preposition after "turn"); not "turned her back on",
@@ -229,519 +143,6 @@ def _is_plain(word: str) -> bool:
     adjective or adverb, that governs no object ("the team her project" in a list of words).
     """
     return word.isalpha() and word_classes(word) == ("open",) and not word.endswith(("s", "en"))
-
-
-_GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with_forms(
-    wc._words("remember recall imagine picture describe show depict film photograph"))
-# what follows the gerund of a subject ("with him laughing.", "him walking away", "him singing in");
-# not "of" ("with her interpreting of parables" is a possessive's noun)
-_GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
-    "away back out off up down home twice")
-_BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
-_HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
-_TEACH = wc._with_forms(wc._words("teach taught"))
-_ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
-_ORDINAL_ENDS = wc._words("overall place again in the race and with behind after on among at")
-# "ranked him third on its list", "seeded her second"
-_RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place seed vote list"))
-# "put him top of the table": a standing, not a garment ("put her top on")
-_PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
-_CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
-_CAPTIVE = wc._words("prisoner captive hostage")
-_DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
-_BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave")) | wc._words(
-    "brought sent won took got")
-_TURN = wc._with_forms(wc._words("turn"))
-_TURN_ONE_S_BACK = wc._words("on to upon and towards toward")
-# verbs of command and wish before an object and its participle ("ordered him shot for desertion")
-_PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
-# Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
-_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest"))
-_TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marshal brigadier ensign cardinal priest deacon "
-                               "abbot archbishop peer marquess marquis viscount count lord lady baronet ruler steward "
-                               "conductor professor lecturer judge magistrate envoy viceroy chamberlain councillor alderman "
-                               "vicar pastor chaplain trainer referee tutor resident commissioner inspector superintendent "
-                               "administrator prefect procurator archdeacon canon dean rector provost warden registrar "
-                               "organist physician surgeon viceroy")
-_LEAVE = wc._words("left leave leaves leaving")
-_PAINT = wc._with_forms(wc._words("paint dye colour color"))
-_COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
-_DEGREE_ADVERBS = wc._words("ever always never still once only even too also so")
-# Verbs with a number as their second object ("granted him 200 hectares", "secured him
-# seventy-five per cent") and verbs with a span of time ("it took him two years", "cost her
-# many months"); "one" is a second object before a number or "of" ("paid him one hundred").
-_NUMBER_OBJECT_VERBS = wc.DITRANSITIVES | wc._with_forms(wc._words("secure net fine bear")) | wc._words("bore borne")
-_TAKE_TIME = wc._with_forms(wc._words("take took taken cost"))
-_NUMBER_OBJECT_PREVIOUS = {(verb, True) for verb in _NUMBER_OBJECT_VERBS}
-_NUMBERS = wc.NUMBER_WORDS | wc._words(
-    "one thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety")
-_COUNTS = _NUMBERS | wc._words("many")
-_ONE_OBJECT = wc._words("hundred thousand million billion of more last final")
-_SPEND = wc._with_forms(wc._words("spend spent"))
-_ROUGHLY = wc._words("only just almost nearly about over some roughly around barely")
-_UNITS = wc._words("metres meters feet foot yards miles kilometres kilometers inches paces")
-_SPAN_ENDS = wc._words("ago before later earlier")  # not "after": "spent his two years after the war"
-_ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not then soon ever finally")
-_SPANS = wc.TIME_NOUNS | wc._words("hour minute decade centurie century")
-
-
-# "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
-_ADRIFT = wc._words("ashore aboard aloft astray asunder adrift aground afloat abreast")
-_PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
-                           r"thither|hither")
-# "look at him run", "listen to her sing": a bare infinitive after a verb of looking or listening
-# and its preposition; a noun that is also a verb only where a possessed noun is rare ("look at
-# her work" stays with the model).
-_LOOK_AT = re.compile(r"\b(?:look|listen|stare|gaze)(?:s|ed|ing)?\s+(?:at|to)\s+\Z", re.IGNORECASE)
-_POSSESSED_NOUN_VERBS = wc._words("work works face smile look looks hand hands hair dress voice eyes record name picture "
-                                  "photo photos paint book books notes report plan plans answer reply music dance")
-# Adjectives that head a noun phrase after a possessive ("did her best in", "held her own
-# against", "lost her cool with", "released her single in"): never a predicate of an object here.
-_ADJECTIVE_HEADS = wc._words("own cool usual utmost single last whole little young elder senior junior equal favourite "
-                             "favorite dear beloved future past present first next latest double live solo fill due all good inferior "
-                             "superior rival welcome better worse intimate familiar native faithful regular "
-                             # nouns too in modern biographies ("sold her flat in", "lost her final to", "won her
-                             # primary in", "filmed her special in", "passed her medical")
-                             "flat final major classic original physical musical commercial average daily weekly "
-                             "monthly local special minor primary medical domestic sweet")
-# "kissed him goodnight", "bade her farewell"
-_FAREWELL_VERBS = wc._with_forms(wc._words("kiss bid wish wave hug")) | wc._words("bade")
-_FAREWELLS = wc._words("goodbye goodnight farewell adieu")
-# "did not stop him asserting it", "prevented her leaving"
-_STOP = wc._with_forms(wc._words("stop prevent"))
-_OBJECT_PAIR = re.compile(r"\bhim\s+or\s+\Z", re.IGNORECASE)  # the idiom only: "for them and her family"
-_PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
-_SAYING = wc._words("say writ argu claim insist stat complain declar announc predict suggest")  # stems before -ing
-
-
-def _american(word: str) -> str:
-    """The -ize/-yze spelling of a British -ise/-yse verb form ("apologise" -> "apologize",
-    "analysed" -> "analyzed"), which WordNet lists; other words unchanged.
-    """
-    return re.sub(r"(?<=\w\w)([iy])s(e|es|ed|ing)$", r"\1z\2", word)
-
-
-def _verb_stem_known(word: str | None) -> bool:
-    """Whether ``word`` is a verb of the lexicons or WordNet's, or a regular -s/-ed/-ing form of
-    one ("turned", "pushing", "stalks").
-    """
-    if word is None or not word.isalpha() or word in wc.CLOSED:
-        return False
-    verbs = mostly_verbs()
-    if word in verbs or word in wc.VERBS or word in wc.OBJECT_PREDICATE_VERBS or _american(word) in verbs:
-        return True
-    for suffix in ("ing", "ed", "es", "s", "d"):
-        if word.endswith(suffix) and len(word) > len(suffix) + 2:
-            stem = word[: -len(suffix)]
-            if stem in verbs or stem + "e" in verbs or stem[-1] == stem[-2] and stem[:-1] in verbs:
-                return True
-    return False
-
-
-def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
-    """An object the verb before it governs, seen on modern prose (issue 27, session 3): "him or
-    her", "kissed him goodbye", "day and night", "stop him asserting", a possessive or a number
-    after a perception verb's object ("saw him form his own faction", "saw him score 20 goals"),
-    "remember her saying that"; and the possessive before a noun after a perception verb
-    (:func:`mostly_nouns`) before a preposition or the clause's end ("saw her photograph in the
-    paper"; not "saw her photograph the bird"). ``None`` where none applies.
-    """
-    low = token.low
-    if previous == "or" and _OBJECT_PAIR.search(text, max(0, start - 12), start):
-        return True  # "letting him or her walk all over you": coordinated with an object pronoun
-    if low in _FAREWELLS and previous in _FAREWELL_VERBS:
-        return True
-    if low in ("day", "night") and text.startswith((" and night", " and day"), token.end) and previous not in _SPEND:
-        return True  # "stalked him day and night"; not "spent her day and night shifts"
-    if previous in _STOP and low.endswith("ing") and (_verb_stem_known(low) or wc._is_participle(low)):
-        after = g._next(text, token.end)
-        if after.low not in (None, "of") or after.quote is not None:
-            return True  # "did not stop him asserting it", 'stop him demanding "the'; not "stop her wedding."
-    if previous in _PERCEPTION and low.isalpha() and low not in wc.RELATIONAL_NOUNS and low not in wc.CLOSED and (
-            g._next(text, token.end).low in wc.POSSESSIVES):
-        return True  # "saw him form his own faction": no noun phrase "her form" before a possessive
-    if previous in _PERCEPTION and low.isalpha() and low not in wc.CLOSED and low not in wc.RELATIONAL_NOUNS and (
-            low not in wc.TIME_NOUNS):
-        after = g._next(text, token.end)
-        if after.low is not None and (after.low.isdigit() or after.low in _NUMBERS) and (
-                g._next(text, after.end).low or "time").rstrip("s") not in _SPANS | {"time"}:
-            return True  # "the season saw him score 20 goals"; not "saw her son 20 years later"
-    if low.endswith("ing") and previous in _GERUND_HOSTS and low[:-3] in _SAYING and (
-            g._next(text, token.end).low == "that"):
-        return True  # "we discover him writing that", "I remember her saying that"
-    if previous in _PERCEPTION and low in mostly_nouns() and not low.endswith("ing") and g._place_follows(g._next(text, token.end)):
-        return False  # "saw her photograph in the paper", "watched her debut on television"; not "saw her photograph the bird"
-    return None
-
-
-def _adjective(low: str | None) -> bool:
-    """An adjective of :func:`mostly_adjectives` or :func:`predicate_adjectives` that heads no noun phrase."""
-    return low is not None and (low in mostly_adjectives() or low in predicate_adjectives()) and low not in _ADJECTIVE_HEADS
-
-
-def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
-    """A bare infinitive after "look at"/"listen to", an adjective predicate of an object
-    (:func:`mostly_adjectives`: "turned him bald in an instant", "thought him strong and
-    healthy."), and "his or her (own)" swapped (a determiner). ``None`` where none applies.
-    """
-    low = token.low
-    if previous in ("at", "to") and _LOOK_AT.search(text, max(0, start - 30), start) and low not in _POSSESSED_NOUN_VERBS and (
-            low not in _ADJECTIVE_HEADS) and (
-            low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
-        return True
-    if _adjective(low) and not low.endswith(("est", "ed", "ing")) and _verb_stem_known(previous):
-        after = g._next(text, token.end)
-        if after.low in ("and", "or", "but"):  # "thought him strong and healthy.", "found him negligent but
-            # not criminally liable"; not "her strong and silent husband"
-            second = g._next(text, after.end)
-            while second.low == "not" or second.low is not None and wc._is_ly_adverb(second.low):
-                second = g._next(text, second.end)
-            if _adjective(second.low):
-                after = g._next(text, second.end)
-        if g._predicate_ends(after) and text[token.end:token.end + 1] not in ("'", "’"):  # not "his rival's"
-            return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
-    if low in ("and", "or"):
-        return _coordinated(text, token, previous)
-    return None
-
-
-def _possessive_ending(text: str, token: g._Token) -> bool:
-    """Whether ``token`` is a possessive: "party's", "parents'"."""
-    return text.startswith(("'s", "’s"), token.end) or token.low.endswith("s") and text.startswith(("'", "’"), token.end)
-
-
-def _coordinated(text: str, token: g._Token, previous: str | None) -> bool | None:
-    """The pronoun before "and"/"or": one determiner of a noun phrase with a second possessive
-    ("his and Lenin's assertions", "his and his party's record") or with the other gender's
-    ("denies his or her (own) freedom", swapped); an object before "and"/"or" and a possessive's
-    noun phrase ("met him and his wife", "him or his brother"; not "his and his wife's"). ``None``
-    otherwise.
-    """
-    after = g._next(text, token.end)
-    if after.word is None:
-        return None
-    noun = g._next(text, after.end)
-    if after.word[:1].isupper() and text.startswith(("'s ", "’s "), after.end) and previous != "between":
-        return False  # "his and Lenin's assertions"; not "between him and Stubb's whale"
-    if after.low == "his" and (noun.low == "own" or token.low == "or" and g._is_open(noun)):
-        return False
-    if after.low == "her" and noun.word is not None and noun.word[:1].islower() and (
-            g._is_open(noun) and noun.low != "own"):
-        return not _possessive_ending(text, noun)
-    return None
-
-
-# "let": no possessive after it but a body part or a guard let loose ("let her hair down", "let
-# his guard down", "let his will be done"); the grammar's causative nouns read as verbs after it
-# ("let him escape", "let her return").
-_LET = wc._words("let lets letting")
-_LET_NOUNS = wc._words("hair guard will name life own mind eyes head heart imagination anger temper house home first last "
-                        "best")
-# what follows the bare infinitive after "let" (never the noun of a possessive there): a
-# pronoun, an article, a preposition that is no particle of "let ... down/out"
-_AFTER_LET_VERB = wc.PRONOUNS | wc._words("a an the this that these those") | (
-    wc.PREPOSITIONS - wc._words("of out down up off over loose"))
-_OBJECT_STARTS = wc.PRONOUNS | wc.POSSESSIVES | wc._words("a an the this these those")
-# modals that are nouns too ("her will", "his can"), before a verb: "those who follow her will walk"
-_NOUN_MODALS = wc._words("will may can must")
-_BEFORE_VERB = _ADVERBS_BEFORE_VERB | wc._words("be have not")
-# participles that are never attributive: "with him gone", "get her done"
-_NEVER_ATTRIBUTIVE = wc._words("gone done")
-_THEN_ADVERBS = wc._words("later earlier then soon again afterwards subsequently")
-# past tenses that are neither a noun nor an adjective after a possessive: "for him meant ideas"
-_FINITE_PASTS = wc._words("meant went came knew told gave took brought began became ran sat stood grew wrote spoke "
-                          "broke chose drove became")
-
-
-def _number(token: g._Token) -> bool:
-    return token.low is not None and (token.low.isdigit() or token.low in _COUNTS)
-
-
-@lru_cache(maxsize=1)
-def _all_verbs() -> frozenset[str]:
-    return mostly_verbs() | wc.VERBS | wc.NOUN_VERBS
-
-
-def _past_of_verb(low: str) -> bool:
-    """An -ed form of a verb of the lexicons or WordNet's ("died", "revived", "stopped"; not "need")."""
-    if not low.endswith("ed") or low in mostly_verbs() or len(low) < 5 and low != "died":  # not "bed", "red"
-        return False
-    verbs = _all_verbs()
-    stem = low[:-2]
-    return stem in verbs or stem + "e" in verbs or len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in verbs
-
-
-def _base_verb(low: str | None) -> bool:
-    """A verb's base form in the lexicons or WordNet's verbs, and no auxiliary ("walk", "gain"; not "was")."""
-    return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS or (
-        _american(low) in mostly_verbs()))
-
-
-def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> bool | None:
-    """An object before what only a verb or a predicate continues (issue 27, session 4, seen on
-    the development half of Wesnoth's campaigns): a bare infinitive after "let" ("let him
-    escape!", "let him face her", "let him march in"), a modal and its verb ("those who follow
-    him will walk"), "gone"/"done" ("with him gone"), a past tense ("for him meant"), an adverb
-    and a bare infinitive ("force him eventually change"), an adjective before "enough" ("blast
-    him quick enough"), a past participle after a preposition's object ("interest in him revived
-    in") or a verb of command ("ordered him shot"), an adjective that is no noun before what ends
-    a predicate ("released him unharmed."). ``None`` where none applies.
-    """
-    low = token.low
-    if not token.word[:1].islower() or not low.isalpha():
-        return None
-    if low in _NEVER_ATTRIBUTIVE or low in _FINITE_PASTS:
-        return True
-    after = g._next(text, token.end)
-    if low == "well" and (g._predicate_ends(after) or after.low is not None and not _noun_follows(text, after) and (
-            _base_verb(after.low) or after.low in _FINITE_PASTS or _past_of_verb(after.low))):
-        return True  # "those who knew him well insisted"; not "her well water", "her well known interest"
-    if low in _THEN_ADVERBS and (after.low in _FINITE_PASTS or after.low is not None and _past_of_verb(after.low)):
-        return True  # "the officer who arrested him later became"; not "her later years"
-    if previous in _LET and low not in wc.CLOSED and low not in _LET_NOUNS and low not in wc.RELATIONAL_NOUNS and (
-            not _possessive_ending(text, token)) and (
-            after.word is None and after.quote is None or after.low in _AFTER_LET_VERB):
-        return True
-    if low in _NOUN_MODALS and previous not in wc.AUXILIARIES and (after.low in _BEFORE_VERB or _base_verb(after.low)):
-        return True  # not "how could her will be disregarded"
-    if wc._is_ly_adverb(low) and (_verb_stem_known(previous) and _base_verb(after.low) or after.low is not None and (
-            after.low.endswith("ed") and g._next(text, after.end).low in _OBJECT_STARTS)):
-        return True  # "force him eventually change"; "the men around him slowly lifted their helmets"
-    if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
-        return True
-    if (previous in wc.PREPOSITIONS or _verb_stem_known(previous)) and _past_of_verb(low) and (
-            after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of"}):
-        return True  # "interest in him revived in the 1990s", "the children she bore him died in"; not "in her revived state"
-    if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
-            not _noun_follows(text, token) or g._next(text, token.end).low in _TITLES):
-        return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
-    if low in predicate_adjectives() and (previous not in wc.PREPOSITIONS or previous in ("with", "without")) and (
-            _predicate_adjective_ends(text, token, after)):
-        return True  # "released him unharmed.", "reported him missing in 1998", "shows him seated at a desk"
-    return None
-
-
-def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bool:
-    """Whether the adjective ``token`` ends an object's predicate: what follows ends a predicate,
-    and is neither a comma before a second adjective ("her long, gaunt body") nor, after an -ed
-    form, the object of a verb ("a friend of his built a network"); -ing forms are left out
-    ("her persisting to act"), and so is an adjective after a preposition but "with"/"without"
-    ("in her anxious though brief inquiry"; but "with him unconscious").
-    """
-    low = token.low
-    if low.endswith("ing") and low != "missing" or low in _ADJECTIVE_HEADS or _possessive_ending(text, token) or not g._predicate_ends(after):
-        return False
-    if after.punct == ",":
-        return not g._is_open(g._next(text, after.end))
-    return not (low.endswith(("ed", "en", "t")) and after.low in _OBJECT_STARTS)
-
-
-_NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc._words("back away out off up down home many much")
-_SPAN_AFTER_ARTICLE = _SPANS | wc._words("second third few little lot while couple")
-
-
-def _second_object_follows(text: str, token: g._Token) -> bool:
-    """An article or a possessive after the noun ``token`` (the double object's second), not a
-    span of time ("brought her flowers a week later").
-    """
-    after = g._next(text, token.end)
-    if after.low in ("a", "an"):
-        return (g._next(text, after.end).low or "").rstrip("s") not in _SPAN_AFTER_ARTICLE
-    return after.low in wc.POSSESSIVES and after.word[:1].islower()
-
-
-def _construction(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
-    """Constructions the model sees too rarely in its training text (issue 27): a gerund subject
-    ("ends with him laughing", "remember him singing in the choir"), a bare infinitive after a
-    causative or perception verb that WordNet calls a verb ("had him rewrite the ending"), a
-    second object after "teach" or a number ("teaching him chess", "granted him 200 hectares"),
-    a predicative ordinal, captive or colour ("left him third overall", "held him prisoner",
-    "painted him green"); and the determiner before an adverb and an adjective and a noun ("her
-    ever loyal husband") or before a bare noun and "to"/"with" after a double-object verb ("gave
-    her support to"). The first rule that applies decides; ``None`` where none applies.
-    """
-    for rule in _CONSTRUCTION_RULES:
-        decided = rule(text, start, end, token, previous)
-        if decided is not None:
-            return decided
-    return None
-
-
-def _title_follows(text: str, token: g._Token) -> bool:
-    """A title or rank (:data:`_TITLES`), or a lower-case modifier and a title, that is no
-    possessive ("Earl of Essex", "club captain", "principal conductor"; not "captain's").
-    """
-    if token.low in _TITLES:
-        return not _possessive_ending(text, token)
-    if not token.word[:1].islower() or not g._is_open(token):
-        return False
-    title = g._next(text, token.end)
-    return title.low in _TITLES and not _possessive_ending(text, title)
-
-
-def _first_object_owned(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
-    """A double-object verb's first object is the possessive's noun where a second object follows
-    ("gives his work an appearance", "showed her students a trick").
-    """
-    low = token.low
-    if previous in wc.DITRANSITIVES and token.word[:1].islower() and g._is_open(token) and low not in _NOT_FIRST_OBJECT and (
-            not low.endswith("ing")) and _second_object_follows(text, token):
-        return False
-    return None
-
-
-def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
-    """Bare infinitives after a causative or perception verb (with an adverb between: "made her
-    always wait"), the grammar's causative nouns ("made her debut"; after "let", a verb: "let him
-    escape"), adverbs before a participle or adjective ("her hastily prepared dinner", "saw her
-    quietly leaving the room") and gerund subjects ("ends with him laughing").
-    """
-    low = token.low
-    if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
-        after = g._next(text, token.end)
-        if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):
-            after = g._next(text, after.end)
-        if after.low is not None and (after.low in mostly_verbs() or after.low in wc.VERBS):
-            return True  # "let him never hereafter accuse", "made her always wait"
-    if previous in _LET and low in wc.CAUSATIVE_NOUNS and low not in _LET_NOUNS:
-        return True  # "let him escape", "let her return home"; not "let her hair down"
-    if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
-        return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
-    if low in wc.MODIFIERS or wc._is_ly_adverb(low):
-        decided = _adverb_before_modifier(text, token)
-        if decided is not None:
-            return decided
-    if low.endswith("ing") and previous in _GERUND_HOSTS:
-        after = g._next(text, token.end)
-        if (wc._is_participle(low) or low in _POSTURES) and (
-                after.word is None and after.quote is None or after.low in _GERUND_ENDS or low in _POSTURES and (
-                after.low in predicate_adjectives() or after.low in mostly_adjectives())):
-            return True  # "found him lying unconscious in the snow"
-        if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
-                after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
-            return True  # "caught him reading Marx", "had him running ten kilometres"
-    if previous in _BARE_INFINITIVE_HOSTS and token.word[:1].islower() and g._is_open(token) and (
-            low not in wc.RELATIONAL_NOUNS) and _object_of_verb_follows(text, token):
-        return True  # "helped him design the prototype", "saw him cross the street"; not "saw her car the other day"
-    if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
-            low in mostly_verbs() or _american(low) in mostly_verbs() or low in wc.VERBS or (
-                previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
-        return True
-    return None
-
-
-_NOT_A_VERBS_OBJECT = _SPANS | wc._words("other next following previous same day whole entire")
-_POSTURES = wc._words("lying sitting standing kneeling hanging floating")
-_VERBS_OBJECT_STARTS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
-
-
-def _object_of_verb_follows(text: str, token: g._Token) -> bool:
-    """An article, pronoun or possessive after ``token`` that starts the object of ``token`` read
-    as a verb ("design the first prototype"), not a span of time ("her car the other day").
-    """
-    after = g._next(text, token.end)
-    if after.low not in _VERBS_OBJECT_STARTS or not after.word[:1].islower():
-        return False
-    following = g._next(text, after.end)
-    second = g._next(text, following.end) if following.word is not None else following
-    return not any((t.low or "").rstrip("s") in _NOT_A_VERBS_OBJECT for t in (following, second))
-
-
-def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
-    """A modifier or -ly adverb before an adverb, participle or adjective: the determiner before a
-    noun ("her more offensively arrogant remarks", "her hastily prepared dinner"; not "reminded
-    him more strongly of"), the object before a gerund ("result in him unknowingly downloading").
-    """
-    low = token.low
-    after = g._next(text, token.end)
-    if after.word is None or not (low in wc.MODIFIERS and wc._is_ly_adverb(after.low) or wc._is_ly_adverb(low) and (
-            wc._is_participle(after.low) or wc._is_adjective(after.low))):
-        return None
-    following = g._next(text, after.end)
-    while low in wc.MODIFIERS and following.word is not None and wc._is_ly_adverb(following.low):
-        following = g._next(text, following.end)  # "her more offensively intellectually arrogant"
-    if g._is_open(following):
-        return False
-    if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
-            following.word is None and following.quote is None or following.low in _GERUND_ENDS):
-        return True  # "saw her quietly leaving the room"
-    return None
-
-
-def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
-    """A second object after "teach", a number or a span of time ("teaching him chess", "granted
-    him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
-    bare noun after a double-object verb ("earned him praise", "gave him time to write"; but "gave
-    her support to the campaign").
-    """
-    low = token.low
-    if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
-        return True
-    if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in wc.NUMBER_WORDS):
-        return True
-    if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):
-        return True  # "gave him only three days to", "paid her nearly 5,000 pounds"
-    if (low.isdigit() or low in _COUNTS) and _verb_stem_known(previous) and g._next(text, token.end).low in _UNITS:
-        return True  # "threw him several metres across the deck"
-    if low == "hand" and text.startswith(" and foot", token.end):
-        return True  # "bound him hand and foot", "served her hand and foot"
-    if low in _COUNTS:
-        after = g._next(text, token.end)
-        if (previous in _NUMBER_OBJECT_VERBS or previous in _TAKE_TIME) and (
-                low == "one" and after.low in _ONE_OBJECT or previous in _TAKE_TIME and (after.low or "").rstrip("s") in _SPANS):
-            return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
-        if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
-            return True  # "I saw him ten days before he died", "met her two years ago"
-    if previous in _DENY and low in wc.MASS_NOUNS:
-        return True  # "refused him permission to marry", "denied her access to the archives"
-    if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
-        after = g._next(text, token.end)
-        if after.low == "to" and _base_verb(g._next(text, after.end).low):
-            return True  # "gave him time to write", "lent him money to start"
-        if after.low in ("to", "with"):
-            return False
-        if previous in g._MASS_OBJECT_VERBS and g._mass_object_follows(text, token):
-            return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"
-    return None
-
-
-def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
-    """A rank, a captive, a standing, an ordinal or a colour as an object's predicate ("created him
-    Earl of Essex", "held him prisoner", "put him top of the table", "ranked him third on",
-    "painted him green"); the determiner before a degree adverb, an adjective and a noun ("her
-    ever loyal husband"; not "making him ever more surly and").
-    """
-    low = token.low
-    if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
-        return True  # "created him Earl of Essex", "made him club captain", "left him ruler of"
-    if previous in _CAPTORS and low in _CAPTIVE:
-        return True
-    if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
-        return True
-    if previous in _RANKERS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
-        after = g._next(text, token.end)
-        if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
-            return True
-        if low in _COLOURS and not g._is_open(after):
-            return True
-    if low in _DEGREE_ADVERBS:
-        after = g._next(text, token.end)
-        if after.low in ("more", "less"):
-            after = g._next(text, after.end)
-        if g._is_open(after) and g._is_open(g._next(text, after.end)):
-            return False
-    return None
-
-
-def _object_rules(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
-    """:func:`_objects_of_verbs`, :func:`_predicates_and_pairs` and :func:`_verbs_after_object`."""
-    decided = _objects_of_verbs(text, start, token, previous)
-    if decided is None:
-        decided = _predicates_and_pairs(text, start, token, previous)
-    return decided if decided is not None else _verbs_after_object(text, token, previous)
-
-
-_CONSTRUCTION_RULES = (_first_object_owned, _object_rules, _causatives_and_gerunds, _second_objects, _predicates_of_rank)
 
 
 def _quoted_before_noun(text: str, start: int, end: int) -> bool:

@@ -38,7 +38,8 @@ from typing import Any, NamedTuple
 
 from debias import _grammar as g
 from debias._gendered_words import is_sentence_initial
-from debias._grammar_certain import her_rule_is_certain, his_rule_is_certain, word_classes
+from debias._grammar_certain import her_rule_is_certain, his_rule_is_certain
+from debias._wordnet_lexicons import word_classes
 
 __all__ = ["PronounModel", "Resolution", "load_pronoun_model", "pronoun_slot_features", "resolve_pronoun"]
 

@@ -465,7 +465,7 @@ def write_verbs(root: Path, out: Path) -> int:
 
 
 def write_semcor_words(root: Path, out: Path, kind: str) -> int:
-    """Words of WordNet 3.0 by SemCor tags (``cntlist.rev``) for rules of :mod:`debias._grammar_certain`, not the model:
+    """Words of WordNet 3.0 by SemCor tags (``cntlist.rev``) for rules of :mod:`debias._grammar_constructions`, not the model:
     ``"adj"``, predicates of an object ("turned her bald"); ``"noun"``, nouns after "saw her" ("her photograph in")."""
     counts: dict[str, Counter] = {}
     for line in (root / "usr/share/wordnet/cntlist.rev").read_text(encoding="latin-1").splitlines():
@@ -486,7 +486,7 @@ def write_semcor_words(root: Path, out: Path, kind: str) -> int:
 def write_predicate_adjectives(root: Path, out: Path) -> int:
     """Adjectives of WordNet 3.0 that are no noun and never marked attributive-only (``(a)``):
     "unharmed", "heartbroken", "missing"; not "own", "late", "blind" (a noun too). Read by the
-    predicate rule of :mod:`debias._grammar_certain` ("left him heartbroken."), not by the model.
+    predicate rule of :mod:`debias._grammar_constructions` ("left him heartbroken."), not by the model.
     """
     wordnet = root / "usr/share/wordnet"
 
