@@ -36,6 +36,7 @@ _UNCERTAIN_CLOSED = wc._words(
 _CERTAIN_CLOSED = wc.PREPOSITIONS | wc.DETERMINERS | wc.PRONOUNS | wc.POSSESSIVES | wc.CONJUNCTIONS | wc.AUXILIARIES
 # "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
 _ADRIFT = wc._words("ashore aboard aloft astray asunder adrift aground afloat abreast")
+_MIDWAY = wc._words("midway halfway")  # "fired him midway through"; not "her halfway house"
 _PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
                            r"thither|hither")
 
@@ -54,7 +55,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
-    if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT:
+    if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT or token.low in _MIDWAY and (
+            g._next(text, token.end).low in wc.PREPOSITIONS):
         return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
     if token.compound:
         return _compound_after_her(text, start, token)

@@ -40,6 +40,10 @@ _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took tak
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _CAPTIVE = wc._words("prisoner captive hostage")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
+# what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
+_DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
+_AWARD = wc._with_forms(wc._words("award"))
+_MORE_OF = wc._words("further more extra additional enough")
 _BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave")) | wc._words(
     "brought sent won took got")
 _TURN = wc._with_forms(wc._words("turn"))
@@ -53,7 +57,8 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marsh
                                "conductor professor lecturer judge magistrate envoy viceroy chamberlain councillor alderman "
                                "vicar pastor chaplain trainer referee tutor resident commissioner inspector superintendent "
                                "administrator prefect procurator archdeacon canon dean rector provost warden registrar "
-                               "organist physician surgeon viceroy")
+                               "organist physician surgeon viceroy painter sculptor architect composer poet historian "
+                               "librarian astronomer engineer cartographer")
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
@@ -61,7 +66,8 @@ _DEGREE_ADVERBS = wc._words("ever always never still once only even too also so"
 # Verbs with a number as their second object ("granted him 200 hectares", "secured him
 # seventy-five per cent") and verbs with a span of time ("it took him two years", "cost her
 # many months"); "one" is a second object before a number or "of" ("paid him one hundred").
-_NUMBER_OBJECT_VERBS = wc.DITRANSITIVES | wc._with_forms(wc._words("secure net fine bear")) | wc._words("bore borne")
+_NUMBER_OBJECT_VERBS = wc.DITRANSITIVES | wc._with_forms(wc._words("secure net fine bear penalise penalize suspend ban dock")) | (
+    wc._words("bore borne banned"))
 _TAKE_TIME = wc._with_forms(wc._words("take took taken cost"))
 _NUMBER_OBJECT_PREVIOUS = {(verb, True) for verb in _NUMBER_OBJECT_VERBS}
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
@@ -223,7 +229,7 @@ _NEVER_ATTRIBUTIVE = wc._words("gone done")
 _THEN_ADVERBS = wc._words("later earlier then soon again afterwards subsequently")
 # past tenses that are neither a noun nor an adjective after a possessive: "for him meant ideas"
 _FINITE_PASTS = wc._words("meant went came knew told gave took brought began became ran sat stood grew wrote spoke "
-                          "broke chose drove became")
+                          "broke chose drove became said")
 
 
 def _number(token: g._Token) -> bool:
@@ -309,7 +315,8 @@ def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bo
     return not (low.endswith(("ed", "en", "t")) and after.low in _OBJECT_STARTS)
 
 
-_NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc._words("back away out off up down home many much")
+_NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc.MODIFIERS | _DEGREE_ADVERBS | _ROUGHLY | wc._words(
+    "back away out off up down home many much")
 _SPAN_AFTER_ARTICLE = _SPANS | wc._words("second third few little lot while couple")
 
 
@@ -318,8 +325,10 @@ def _second_object_follows(text: str, token: g._Token) -> bool:
     span of time ("brought her flowers a week later").
     """
     after = g._next(text, token.end)
-    if after.low in ("a", "an"):
-        return (g._next(text, after.end).low or "").rstrip("s") not in _SPAN_AFTER_ARTICLE
+    if after.low in ("a", "an", "the"):
+        following = g._next(text, after.end)
+        second = g._next(text, following.end) if following.word is not None else following
+        return not any((t.low or "").rstrip("s") in _SPAN_AFTER_ARTICLE | _NOT_A_VERBS_OBJECT for t in (following, second))
     return after.low in wc.POSSESSIVES and after.word[:1].islower()
 
 
@@ -465,8 +474,12 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
             return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
         if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
             return True  # "I saw him ten days before he died", "met her two years ago"
-    if previous in _DENY and low in wc.MASS_NOUNS:
+    if previous in _DENY and low in _DENIED:
         return True  # "refused him permission to marry", "denied her access to the archives"
+    if previous in _AWARD and token.word[:1].islower() and g._is_open(token) and low not in wc.RELATIONAL_NOUNS:
+        return True  # "awarded him honorary membership"; "awarded his film the prize" is decided before
+    if previous in wc.DITRANSITIVES and low in _MORE_OF and g._next(text, token.end).low in wc.MASS_NOUNS:
+        return True  # "refused to lend him further money"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
         if after.low == "to" and _base_verb(g._next(text, after.end).low):

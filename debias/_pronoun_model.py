@@ -19,7 +19,7 @@ training texts, their licences, the held-out accuracy and the sha256 of the weig
 
 Where the grammar is certain it decides alone (punctuation or the end after the slot, a
 sentence-initial "Her", a hyphenated compound, a preposition, determiner or pronoun after it), and
-so do a few rules of constructions too rare in the training text (:mod:`debias._grammar_certain`);
+so do a few rules of constructions too rare in the training text (:mod:`debias._grammar_constructions`);
 everywhere else the model decides, against the grammar's reading only where it is at least
 :data:`OVERRIDE` confident. :func:`resolve_pronoun` returns the decision with its source
 (``"rule"``, ``"model"`` or ``"grammar"``) and confidence, which :class:`debias.SwapResult` keeps

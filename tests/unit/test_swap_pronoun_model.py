@@ -241,6 +241,16 @@ CONSTRUCTIONS = [
     ('The soldier who captured him later became a banker.', 'The soldier who captured her later became a banker.'),
     ('In his later years he wrote poetry.', 'In her later years she wrote poetry.'),
     ('The minister wanted him appointed governor.', 'The minister wanted her appointed governor.'),
+    # session 4: titles after a modifier, "midway", "awarded", penalties, "further money", "said"
+    ('The king appointed him court painter in 1630.', 'The queen appointed her court painter in 1630.'),
+    ('The club sacked him midway through the season.', 'The club sacked her midway through the season.'),
+    ('The society awarded him honorary membership.', 'The society awarded her honorary membership.'),
+    ('The jury awarded his film the first prize.', 'The jury awarded her film the first prize.'),
+    ('An engine failure denied him victory in 1961.', 'An engine failure denied her victory in 1961.'),
+    ('The judges docked him ten points.', 'The judges docked her ten points.'),
+    ('The bank would not lend him more money.', 'The bank would not lend her more money.'),
+    ('Friends close to him said that he was tired.', 'Friends close to her said that she was tired.'),
+    ('He told his pupils only the bare facts.', 'She told her pupils only the bare facts.'),
 ]
 
 
