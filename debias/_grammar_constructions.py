@@ -90,7 +90,7 @@ _POSSESSED_NOUN_VERBS = wc._words("work works face smile look looks hand hands h
                                   "photo photos paint book books notes report plan plans answer reply music dance")
 # Adjectives that head a noun phrase after a possessive ("did her best in", "held her own
 # against", "lost her cool with", "released her single in"): never a predicate of an object here.
-_ADJECTIVE_HEADS = wc._words("own cool usual utmost single last whole little young elder senior junior equal favourite "
+_ADJECTIVE_HEADS = wc._words("intended own cool usual utmost single last whole little young elder senior junior equal favourite "
                              "favorite dear beloved future past present first next latest double live solo fill due all good inferior "
                              "superior rival welcome better worse intimate familiar native faithful regular "
                              # nouns too in modern biographies ("sold her flat in", "lost her final to", "won her
@@ -289,7 +289,7 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
     if (previous in wc.PREPOSITIONS or _verb_stem_known(previous)) and _past_of_verb(low) and (
-            after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of"}):
+            after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of", "by"}):
         return True  # "interest in him revived in the 1990s", "the children she bore him died in"; not "in her revived state"
     if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
             not _noun_follows(text, token) or g._next(text, token.end).low in _TITLES):
@@ -403,7 +403,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
             return True  # "caught him reading Marx", "had him running ten kilometres"
     if previous in _BARE_INFINITIVE_HOSTS and token.word[:1].islower() and g._is_open(token) and (
-            low not in wc.RELATIONAL_NOUNS) and _object_of_verb_follows(text, token):
+            low not in wc.RELATIONAL_NOUNS) and _could_be_verb(low) and _object_of_verb_follows(text, token):
         return True  # "helped him design the prototype", "saw him cross the street"; not "saw her car the other day"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in mostly_verbs() or _american(low) in mostly_verbs() or low in wc.VERBS or (
@@ -415,6 +415,22 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
 _NOT_A_VERBS_OBJECT = _SPANS | wc._words("other next following previous same day whole entire")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
 _VERBS_OBJECT_STARTS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
+
+
+# endings of nouns and adjectives that no English verb has ("narrative", "national", "teacher")
+_NOT_VERB_ENDINGS = ("ive", "al", "ous", "ic", "ful", "less", "ary", "ion", "ment", "ness", "ity", "ance", "ence",
+                     "ship", "hood", "ism", "ist", "er", "or")
+
+
+def _could_be_verb(low: str) -> bool:
+    """Whether ``low`` can be a verb's base form: a verb of the lexicons, or a word without a
+    noun's or adjective's ending that WordNet's adjective lists do not hold ("design", "cross").
+    """
+    if low in _all_verbs():
+        return True
+    plural = low.endswith("s") and not low.endswith("ss")
+    return not plural and not low.endswith(_NOT_VERB_ENDINGS) and low not in mostly_adjectives() and (
+        low not in predicate_adjectives())
 
 
 def _object_of_verb_follows(text: str, token: g._Token) -> bool:
