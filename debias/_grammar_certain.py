@@ -17,6 +17,8 @@ from debias._grammar_constructions import (
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
     _NUMBERS,
+    _TITLE_GIVERS,
+    _TITLES,
     _TURN,
     _TURN_ONE_S_BACK,
     _base_verb,
@@ -109,11 +111,15 @@ _COMPOUND_PREDICATES = re.compile(r"(?:high|deep|free|length|wide|tight|dry|long
 
 def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     """A hyphenated compound after "her": a determiner's ("her well-known novel", "her
-    ex-husband") but a number after a verb of numbers ("secured him seventy-five per cent") and a
-    compound adjective that ends a predicate ("carried him shoulder-high from the pitch").
+    ex-husband") but a number after a verb of numbers ("secured him seventy-five per cent"), a
+    compound title after a verb that confers it ("appointed him commander-in-chief") and a compound
+    adjective that ends a predicate ("carried him shoulder-high from the pitch").
     """
     if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
         return True
+    previous, adjacent = g._previous(text, start)
+    if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and token.low in _TITLES:
+        return True  # "created him cardinal-priest of", "appointed him commander-in-chief"
     second = _COMPOUND_PREDICATES.match(text, token.end)
     return second is not None and g._predicate_ends(g._next(text, second.end()))
 

@@ -466,6 +466,25 @@ def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
     return None
 
 
+_CHARGES = wc._words("charge command control custody")
+_GIVE = wc._with_forms(wc._words("give grant bring offer lend afford award send")) | wc._words(
+    "gave given granted brought offered lent afforded awarded sent")
+# what is given for something to be done ("gave him leave to go", "brought him invitations to lecture")
+_GIVEN_FOR = wc._words("invitations invitation instructions leave chance opportunity licence license means strength "
+                       "courage authority occasion")
+
+
+def _infinitive_follows(text: str, token: g._Token) -> bool:
+    """"to" and a verb after ``token``: a base form of the lexicons, or a word with a verb's
+    ending that has no noun's ("to write", "to excavate"; not "to charity", "to the poor").
+    """
+    after = g._next(text, token.end)
+    if after.low != "to":
+        return False
+    verb = g._next(text, after.end).low
+    return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
+
+
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A second object after "teach", a number or a span of time ("teaching him chess", "granted
     him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
@@ -475,7 +494,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     low = token.low
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
         return True
-    if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in wc.NUMBER_WORDS):
+    if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
         return True
     if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):
         return True  # "gave him only three days to", "paid her nearly 5,000 pounds"
@@ -496,10 +515,13 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "awarded him honorary membership"; "awarded his film the prize" is decided before
     if previous in wc.DITRANSITIVES and low in _MORE_OF and g._next(text, token.end).low in wc.MASS_NOUNS:
         return True  # "refused to lend him further money"
+    if previous in _GIVE and (low in wc.MASS_NOUNS or low in _GIVEN_FOR) and _infinitive_follows(text, token):
+        return True  # "gave him time to write", "lent him money to start", "brought him invitations to lecture";
+        # not "told his maid to speak", "allow her nephew to remain"
+    if previous in wc.DITRANSITIVES and low in _CHARGES and g._next(text, token.end).low == "of":
+        return True  # "gave him charge of the artillery"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
-        if after.low == "to" and _base_verb(g._next(text, after.end).low):
-            return True  # "gave him time to write", "lent him money to start"
         if after.low in ("to", "with"):
             return False
         if previous in g._MASS_OBJECT_VERBS and g._mass_object_follows(text, token):

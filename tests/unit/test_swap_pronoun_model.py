@@ -251,6 +251,13 @@ CONSTRUCTIONS = [
     ('The bank would not lend him more money.', 'The bank would not lend her more money.'),
     ('Friends close to him said that he was tired.', 'Friends close to her said that she was tired.'),
     ('He told his pupils only the bare facts.', 'She told her pupils only the bare facts.'),
+    # session 4: compound titles, "charge of", what is given to be done, numbers in words
+    ('The king appointed him commander-in-chief of the army.', 'The queen appointed her commander-in-chief of the army.'),
+    ('Congress gave him charge of the navy.', 'Congress gave her charge of the navy.'),
+    ('The emir granted him permission to excavate at Nineveh.', 'The emir granted her permission to excavate at Nineveh.'),
+    ('The court fined him forty pounds.', 'The court fined her forty pounds.'),
+    ('The book brought him invitations to lecture in America.', 'The book brought her invitations to lecture in America.'),
+    ('He told his driver to wait.', 'She told her driver to wait.'),
 ]
 
 
