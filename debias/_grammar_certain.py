@@ -64,6 +64,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return _compound_after_her(text, start, token)
     if token.low.isdigit() and re.match(r"[–-]\d", text[token.end:token.end + 2]):
         return True  # "beat him 6–3, 6–4": a score
+    if token.low in _HALF_NEAR and token.word[:1].islower() and _noun_follows(text, token):
+        return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
         return False  # "we'll not see her like again", "her inside jacket pocket"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
@@ -154,16 +156,19 @@ def _is_plain(word: str) -> bool:
 
 
 def _quoted_before_noun(text: str, start: int, end: int) -> bool:
-    """A pronoun in quotation marks of its own before a lower-case open word: a possessive in
-    scare quotes ('obedience to "his" state'), never an object or a standalone possessive.
+    """A pronoun in quotation marks of its own before an open word: a possessive in scare quotes
+    ('obedience to "his" state', 'pressure by "his" Whitehall advisers'), never an object or a
+    standalone possessive.
     """
     if text[start - 1:start] not in _QUOTES or text[end:end + 1] not in _QUOTES:
         return False
     token = g._next(text, end + 1)
-    return token.word is not None and token.word[:1].islower() and g._is_open(token) and token.low not in _UNCERTAIN_CLOSED
+    return token.word is not None and text[end + 1:end + 2] == " " and g._is_open(token) and (
+        token.low not in _UNCERTAIN_CLOSED) and token.low not in wc.CLOSED
 
 
 _QUOTES = frozenset("\"'“”‘’")
+_HALF_NEAR = wc._words("half near nearer")
 
 # Prepositions that are a noun or an adjective after a possessive determiner ("his like", "her
 # inside pocket"), and what follows the noun "like" but never the preposition's object: the
@@ -213,6 +218,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
             not wc._is_ly_adverb(low)):
         return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
+    if low in _HALF_NEAR and g._is_open(g._next(text, token.end)):
+        return False  # "his half dozen of halberdiers", "his nearer thigh"
     if low in _NOUN_MODALS:
         if _modal_is_noun(text, start, token):
             return False  # "the terms of his will were read", "his can of beans"
