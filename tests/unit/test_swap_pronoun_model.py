@@ -258,6 +258,11 @@ CONSTRUCTIONS = [
     ('The court fined him forty pounds.', 'The court fined her forty pounds.'),
     ('The book brought him invitations to lecture in America.', 'The book brought her invitations to lecture in America.'),
     ('He told his driver to wait.', 'She told her driver to wait.'),
+    # session 4: scare quotes before a name, "half"/"nearer" before a noun
+    ('He was pressed by "his" Whitehall advisers.', 'She was pressed by "her" Whitehall advisers.'),
+    ('The captain and his half dozen men rode on.', 'The captain and her half dozen women rode on.'),
+    ('He injured his nearer leg.', 'She injured her nearer leg.'),
+    ('The king gave him half the money.', 'The queen gave her half the money.'),
 ]
 
 
