@@ -43,6 +43,7 @@ _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
 _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
 _AWARD = wc._with_forms(wc._words("award"))
+_SELL = wc._with_forms(wc._words("sell")) | wc._words("sold")
 _MORE_OF = wc._words("further more extra additional enough")
 _BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave")) | wc._words(
     "brought sent won took got")
@@ -509,6 +510,9 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
             return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
         if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
             return True  # "I saw him ten days before he died", "met her two years ago"
+    if previous in _SELL and token.word[:1].islower() and g._is_open(token) and not low.endswith("s") and (
+            not _adjective(low)) and g._next(text, token.end).low not in _OBJECT_STARTS:
+        return False  # "sell his labour", "sold his soul"; not "sold him short", "sold him a car"
     if previous in _DENY and low in _DENIED:
         return True  # "refused him permission to marry", "denied her access to the archives"
     if previous in _AWARD and token.word[:1].islower() and g._is_open(token) and low not in wc.RELATIONAL_NOUNS:

@@ -263,6 +263,10 @@ CONSTRUCTIONS = [
     ('The captain and his half dozen men rode on.', 'The captain and her half dozen women rode on.'),
     ('He injured his nearer leg.', 'She injured her nearer leg.'),
     ('The king gave him half the money.', 'The queen gave her half the money.'),
+    # session 4: a bare singular noun after "sell" is the seller's
+    ('The worker must sell his labour to live.', 'The worker must sell her labour to live.'),
+    ('He refused to sell his strength.', 'She refused to sell her strength.'),
+    ('The critics sold him short.', 'The critics sold her short.'),
 ]
 
 
