@@ -32,6 +32,7 @@ _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | wc._with_forms(wc._words("see sa
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
+_ORDINAL_NUMBER = re.compile(r"\d+(?:st|nd|rd|th)")
 _ORDINAL_ENDS = wc._words("overall place again in the race and with behind after on among at")
 # "ranked him third on its list", "seeded her second"
 _RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place seed vote list"))
@@ -42,6 +43,12 @@ _CAPTIVE = wc._words("prisoner captive hostage")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
 _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
+# what a ruler grants ("granted him lands in Kent", "granted him a pardon"; not "granted his request")
+_GRANT = wc._with_forms(wc._words("grant"))
+_PAY = wc._with_forms(wc._words("pay owe award grant")) | wc._words("paid")
+_PAYMENTS = wc._words("compensation damages royalties salary pension bonus allowance stipend annuity reward wages")
+_GRANTED = wc._words("land lands estate estates manor manors title titles asylum amnesty pardon audience licence license "
+                     "leave custody citizenship permission")
 _AWARD = wc._with_forms(wc._words("award"))
 _SELL = wc._with_forms(wc._words("sell")) | wc._words("sold")
 _MORE_OF = wc._words("further more extra additional enough")
@@ -59,7 +66,8 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marsh
                                "vicar pastor chaplain trainer referee tutor resident commissioner inspector superintendent "
                                "administrator prefect procurator archdeacon canon dean rector provost warden registrar "
                                "organist physician surgeon viceroy painter sculptor architect composer poet historian "
-                               "librarian astronomer engineer cartographer")
+                               "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
+                               "deaconess prioress headmistress")
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
@@ -149,6 +157,9 @@ def _adjective(low: str | None) -> bool:
     return low is not None and (low in mostly_adjectives() or low in predicate_adjectives()) and low not in _ADJECTIVE_HEADS
 
 
+_AT_ONCE = wc._words("overnight instantly immediately forever permanently briefly")
+
+
 def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
     """A bare infinitive after "look at"/"listen to", an adjective predicate of an object
     (:func:`mostly_adjectives`: "turned him bald in an instant", "thought him strong and
@@ -168,7 +179,7 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
                 second = g._next(text, second.end)
             if _adjective(second.low):
                 after = g._next(text, second.end)
-        if g._predicate_ends(after) and text[token.end:token.end + 1] not in ("'", "’"):  # not "his rival's"
+        if (g._predicate_ends(after) or after.low in _AT_ONCE) and text[token.end:token.end + 1] not in ("'", "’"):
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
     if low in ("and", "or"):
         return _coordinated(text, token, previous)
@@ -513,6 +524,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _SELL and token.word[:1].islower() and g._is_open(token) and not low.endswith("s") and (
             not _adjective(low)) and g._next(text, token.end).low not in _OBJECT_STARTS:
         return False  # "sell his labour", "sold his soul"; not "sold him short", "sold him a car"
+    if previous in _GRANT and low in _GRANTED and not _possessive_ending(text, token):
+        return True
+    if previous in _PAY and low in _PAYMENTS and not _possessive_ending(text, token) and g._next(text, token.end).low != "to":
+        return True  # "paid him compensation of £2.3 million", "owed him royalties"; not "paid his fees"
     if previous in _DENY and low in _DENIED:
         return True  # "refused him permission to marry", "denied her access to the archives"
     if previous in _AWARD and token.word[:1].islower() and g._is_open(token) and low not in wc.RELATIONAL_NOUNS:
@@ -546,9 +561,10 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         return True
     if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
         return True
-    if previous in _RANKERS and low in _ORDINALS or previous in _PAINT and low in _COLOURS:
+    if previous in _RANKERS and (low in _ORDINALS or _ORDINAL_NUMBER.fullmatch(low)) or previous in _PAINT and (
+            low in _COLOURS):
         after = g._next(text, token.end)
-        if low in _ORDINALS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
+        if low not in _COLOURS and (after.word is None and after.quote is None or after.low in _ORDINAL_ENDS):
             return True
         if low in _COLOURS and not g._is_open(after):
             return True

@@ -267,12 +267,21 @@ CONSTRUCTIONS = [
     ('The worker must sell his labour to live.', 'The worker must sell her labour to live.'),
     ('He refused to sell his strength.', 'She refused to sell her strength.'),
     ('The critics sold him short.', 'The critics sold her short.'),
+    # session 4: "overnight", female titles, what a ruler grants, ordinals in digits, payments
+    ('The discovery made him famous overnight.', 'The discovery made her famous overnight.'),
+    ('The bishop ordained him priest in 1080.', 'The bishop ordained her priestess in 1080.'),
+    ('The chiefs granted him land by the river.', 'The chiefs granted her land by the river.'),
+    ('The king granted his request.', 'The queen granted her request.'),
+    ('The magazine ranked him 38th on its list.', 'The magazine ranked her 38th on its list.'),
+    ('He just had his 50th birthday.', 'She just had her 50th birthday.'),
+    ('The board paid him compensation of £2 million.', 'The board paid her compensation of £2 million.'),
+    ('His father paid his fees.', 'Her mother paid her fees.'),
+    ("The king granted him lands in Kent.", "The queen granted her lands in Kent."),  # a known miss of session 3
 ]
 
 
 # Misses the model and the rules still make (each would pass if fixed: strict xfail).
 KNOWN_MISSES = [
-    ("The king granted him lands in Kent.", "The queen granted her lands in Kent."),  # "granted his lands" reads as well
     # "her outside interests." reads as "met her outside school.": one noun after "outside", no preposition before "her"
     ("He neglected his outside interests.", "She neglected her outside interests."),
 ]
