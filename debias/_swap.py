@@ -48,6 +48,7 @@ from debias._gendered_words import (
     recase,
 )
 from debias._pronoun_model import Resolution, load_pronoun_model, pronoun_decision, resolve_pronoun
+from debias._wordnet_lexicons import lexicon_digests
 from probekit.errors import InvalidParameterError
 
 __all__ = ["Span", "SwapResult", "describe_swap", "swap", "swap_texts", "unambiguous_words"]
@@ -302,11 +303,13 @@ def describe_swap(
     described = {"intervention": "swap", **get_vocabulary(names, names_case).describe()}
     if described["name_list"] is not None:
         described["name_list"]["unpaired_names"] = "kept" if unpaired is None else f"replaced by {unpaired!r}"
-    described["her_his_rules"] = "debias._grammar: rule-based, closed word classes, small lexicons and suffix rules"
+    described["her_his_rules"] = ("debias._grammar, debias._grammar_certain and debias._grammar_constructions: "
+                                  "rule-based, closed word classes, WordNet lexicons and suffix rules")
+    described["her_his_lexicons"] = lexicon_digests()
     described["her_his_model"] = {
         **load_pronoun_model().describe(),
         "use": "the grammar where it is certain (punctuation, sentence start, compound, preposition, determiner "
-               "or pronoun after the slot); the model elsewhere",
+               "or pronoun after the slot) and the construction rules where they apply; the model elsewhere",
     }
     return described
 

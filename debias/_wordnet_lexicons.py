@@ -6,13 +6,14 @@ and the verb forms the rules recognise (:func:`_verb_stem_known`, British -ise s
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 from importlib import resources
 
 from debias import _word_classes as wc
 
-__all__ = ["mostly_adjectives", "mostly_nouns", "mostly_verbs", "predicate_adjectives", "word_classes"]
+__all__ = ["lexicon_digests", "mostly_adjectives", "mostly_nouns", "mostly_verbs", "predicate_adjectives", "word_classes"]
 
 VERBS_RESOURCE = "wordnet_verbs.txt"
 ADJECTIVES_RESOURCE = "wordnet_adjectives.txt"
@@ -121,3 +122,11 @@ def _verb_stem_known(word: str | None) -> bool:
             if stem in verbs or stem + "e" in verbs or stem[-1] == stem[-2] and stem[:-1] in verbs:
                 return True
     return False
+
+
+@lru_cache(maxsize=1)
+def lexicon_digests() -> dict[str, str]:
+    """sha256 of each WordNet list the rules read (provenance for :func:`debias.describe_swap`)."""
+    names = (VERBS_RESOURCE, ADJECTIVES_RESOURCE, NOUNS_RESOURCE, PREDICATE_ADJECTIVES_RESOURCE)
+    return {f"debias/data/{name}": hashlib.sha256(resources.files("debias").joinpath("data", name).read_bytes()).hexdigest()
+            for name in names}

@@ -413,6 +413,14 @@ def test_describe_swap_names_the_model_file_and_its_hash():
     assert set(described["held_out_accuracy"]) == {"her", "his"}
 
 
+def test_describe_swap_names_the_wordnet_lists_the_rules_read():
+    lexicons = describe_swap("builtin")["her_his_lexicons"]
+    assert "debias/data/wordnet_predicate_adjectives.txt" in lexicons
+    for path, digest in lexicons.items():
+        data = resources.files("debias").joinpath("data", path.rsplit("/", 1)[1]).read_bytes()
+        assert digest == hashlib.sha256(data).hexdigest()
+
+
 @pytest.mark.parametrize("document", [
     [],
     {"format": "something else", "models": {}},
