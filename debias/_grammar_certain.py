@@ -36,9 +36,10 @@ _UNCERTAIN_CLOSED = wc._words(
     "once only even too alone again enough near nearer half won"
 )
 _CERTAIN_CLOSED = wc.PREPOSITIONS | wc.DETERMINERS | wc.PRONOUNS | wc.POSSESSIVES | wc.CONJUNCTIONS | wc.AUXILIARIES
-# "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
+# "ordered him ashore": adverbs of place that are no noun and head no noun phrase
 _ADRIFT = wc._words("ashore aboard aloft astray asunder adrift aground afloat abreast")
 _MIDWAY = wc._words("midway halfway")  # "fired him midway through"; not "her halfway house"
+# "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
 _PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
                            r"thither|hither")
 
