@@ -69,7 +69,7 @@ def predicate_adjectives() -> frozenset[str]:
     """Adjectives that WordNet 3.0 knows as no noun and never marks attributive-only
     ("unharmed", "heartbroken", "missing"; not "own", "late", "blind"):
     ``debias/data/wordnet_predicate_adjectives.txt``, written by ``scripts/train_pronoun_model.py``
-    from ``wordnet-base``'s indexes. Read by :func:`_verbs_after_object` only, never by the model's
+    from ``wordnet-base``'s indexes. Read by :func:`debias._grammar_constructions._verbs_after_object` only, never by the model's
     features.
     """
     data = resources.files("debias").joinpath("data", PREDICATE_ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
