@@ -98,6 +98,9 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     ("'cause", "'round", 'against him "which').
     """
     quoted = g._next(text, token.end)
+    if quoted.word is not None and quoted.word[:1].isupper() and token.quote in ('"', "“", "``"):
+        previous, adjacent = g._previous(text, start)
+        return True if adjacent and previous in wc.NAMING_VERBS else None  # 'nicknamed him "Chalky"'
     if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED:
         return None
     if quoted.low in _CERTAIN_CLOSED:

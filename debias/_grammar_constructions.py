@@ -67,7 +67,8 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marsh
                                "administrator prefect procurator archdeacon canon dean rector provost warden registrar "
                                "organist physician surgeon viceroy painter sculptor architect composer poet historian "
                                "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
-                               "deaconess prioress headmistress")
+                               "deaconess prioress headmistress delegate nuncio legate controller comptroller "
+                               "correspondent producer")
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
@@ -475,6 +476,8 @@ def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
     if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
             following.word is None and following.quote is None or following.low in _GERUND_ENDS):
         return True  # "saw her quietly leaving the room"
+    if low in ("more", "less") and (following.word is None and following.quote is None or following.low == "than"):
+        return True  # "posterity has treated him more kindly than"
     return None
 
 
@@ -495,6 +498,15 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
         return False
     verb = g._next(text, after.end).low
     return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
+
+
+def _payment_follows(text: str, token: g._Token) -> bool:
+    """A payment (:data:`_PAYMENTS`), after one adjective or none, that is not paid "to" someone:
+    "paid him compensation of", "paid him substantial damages"; not "paid his wages to his wife".
+    """
+    if token.low not in _PAYMENTS and _adjective(token.low):
+        token = g._next(text, token.end)
+    return token.low in _PAYMENTS and not _possessive_ending(text, token) and g._next(text, token.end).low != "to"
 
 
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
@@ -526,7 +538,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "sell his labour", "sold his soul"; not "sold him short", "sold him a car"
     if previous in _GRANT and low in _GRANTED and not _possessive_ending(text, token):
         return True
-    if previous in _PAY and low in _PAYMENTS and not _possessive_ending(text, token) and g._next(text, token.end).low != "to":
+    if previous in _PAY and _payment_follows(text, token):
         return True  # "paid him compensation of £2.3 million", "owed him royalties"; not "paid his fees"
     if previous in _DENY and low in _DENIED:
         return True  # "refused him permission to marry", "denied her access to the archives"

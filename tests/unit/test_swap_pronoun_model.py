@@ -277,6 +277,13 @@ CONSTRUCTIONS = [
     ('The board paid him compensation of £2 million.', 'The board paid her compensation of £2 million.'),
     ('His father paid his fees.', 'Her mother paid her fees.'),
     ("The king granted him lands in Kent.", "The queen granted her lands in Kent."),  # a known miss of session 3
+    # session 4: more titles, "less harshly than", an adjective before a payment, a quoted nickname
+    ('The pope appointed him apostolic delegate in 1934.', 'The pope appointed her apostolic delegate in 1934.'),
+    ('The network made him controller of its radio service.', 'The network made her controller of its radio service.'),
+    ('History judged him less harshly than his brother.', 'History judged her less harshly than her sister.'),
+    ('The newspaper paid him substantial damages.', 'The newspaper paid her substantial damages.'),
+    ('Teammates nicknamed him "Chalky" at school.', 'Teammates nicknamed her "Chalky" at school.'),
+    ('He spoke of his "Grand Plan" often.', 'She spoke of her "Grand Plan" often.'),
 ]
 
 
