@@ -58,6 +58,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
+    if token.word[:1].isupper() and g._previous(text, start)[0] in _MAKE and g._next(text, token.end).low in _DEBUTS:
+        return False  # "made his Test debut", "made his Broadway debut"; not "made him Earl"
     if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT or token.low in _MIDWAY and (
             g._next(text, token.end).low in wc.PREPOSITIONS):
         return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
@@ -124,8 +126,8 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
         return True
     previous, adjacent = g._previous(text, start)
-    if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and token.low in _TITLES:
-        return True  # "created him cardinal-priest of", "appointed him commander-in-chief"
+    if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and (token.low in _TITLES or token.word[:1].isupper()):
+        return True  # "created him cardinal-priest of", "appointed him Under-Secretary of State"
     second = _COMPOUND_PREDICATES.match(text, token.end)
     return second is not None and g._predicate_ends(g._next(text, second.end()))
 
@@ -173,6 +175,8 @@ def _quoted_before_noun(text: str, start: int, end: int) -> bool:
 
 _QUOTES = frozenset("\"'“”‘’")
 _HALF_NEAR = wc._words("half near nearer")
+_MAKE = wc._with_forms(wc._words("make")) | wc._words("made")
+_DEBUTS = wc._words("debut début appearance bow")
 
 # Prepositions that are a noun or an adjective after a possessive determiner ("his like", "her
 # inside pocket"), and what follows the noun "like" but never the preposition's object: the

@@ -68,7 +68,7 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marsh
                                "organist physician surgeon viceroy painter sculptor architect composer poet historian "
                                "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
-                               "correspondent producer")
+                               "correspondent producer bearer spokesman spokeswoman speaker moderator heiress")
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
@@ -172,7 +172,7 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
         return True
     if _adjective(low) and not low.endswith(("est", "ed", "ing")) and _verb_stem_known(previous):
-        after = g._next(text, token.end)
+        after, ended = g._next(text, token.end), False
         if after.low in ("and", "or", "but"):  # "thought him strong and healthy.", "found him negligent but
             # not criminally liable"; not "her strong and silent husband"
             second = g._next(text, after.end)
@@ -180,7 +180,9 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
                 second = g._next(text, second.end)
             if _adjective(second.low):
                 after = g._next(text, second.end)
-        if (g._predicate_ends(after) or after.low in _AT_ONCE) and text[token.end:token.end + 1] not in ("'", "’"):
+            # "found him difficult but acknowledged his mastery": a second verb's clause
+            ended = after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(second.low))
+        if (ended or g._predicate_ends(after) or after.low in _AT_ONCE) and text[token.end:token.end + 1] not in ("'", "’"):
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
     if low in ("and", "or"):
         return _coordinated(text, token, previous)
@@ -500,6 +502,13 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
     return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
 
 
+def _granted_follows(text: str, token: g._Token) -> bool:
+    """What a ruler grants (:data:`_GRANTED`), after one adjective or none, that is no possessive."""
+    if token.low not in _GRANTED and _adjective(token.low):
+        token = g._next(text, token.end)
+    return token.low in _GRANTED and not _possessive_ending(text, token)
+
+
 def _payment_follows(text: str, token: g._Token) -> bool:
     """A payment (:data:`_PAYMENTS`), after one adjective or none, that is not paid "to" someone:
     "paid him compensation of", "paid him substantial damages"; not "paid his wages to his wife".
@@ -536,8 +545,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _SELL and token.word[:1].islower() and g._is_open(token) and not low.endswith("s") and (
             not _adjective(low)) and g._next(text, token.end).low not in _OBJECT_STARTS:
         return False  # "sell his labour", "sold his soul"; not "sold him short", "sold him a car"
-    if previous in _GRANT and low in _GRANTED and not _possessive_ending(text, token):
-        return True
+    if previous in _GRANT and _granted_follows(text, token):
+        return True  # "granted him extensive lands in Yorkshire"
     if previous in _PAY and _payment_follows(text, token):
         return True  # "paid him compensation of £2.3 million", "owed him royalties"; not "paid his fees"
     if previous in _DENY and low in _DENIED:

@@ -284,6 +284,13 @@ CONSTRUCTIONS = [
     ('The newspaper paid him substantial damages.', 'The newspaper paid her substantial damages.'),
     ('Teammates nicknamed him "Chalky" at school.', 'Teammates nicknamed her "Chalky" at school.'),
     ('He spoke of his "Grand Plan" often.', 'She spoke of her "Grand Plan" often.'),
+    # session 4: capitalised compound titles, more titles, "made his Test debut", a predicate before a second verb
+    ('Gladstone appointed him Under-Secretary of State in 1882.', 'Gladstone appointed her Under-Secretary of State in 1882.'),
+    ('The committee named him flag bearer for the games.', 'The committee named her flag bearer for the games.'),
+    ('The king granted him extensive lands in Yorkshire.', 'The queen granted her extensive lands in Yorkshire.'),
+    ('The assembly elected him speaker in 1910.', 'The assembly elected her speaker in 1910.'),
+    ('He made his Test debut in 1899.', 'She made her Test debut in 1899.'),
+    ('Colleagues found him difficult but admired his mastery.', 'Colleagues found her difficult but admired her mastery.'),
 ]
 
 
