@@ -14,6 +14,7 @@ from debias import _word_classes as wc
 from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
     _BRING_BACK,
+    _DEBUTS,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
     _NUMBERS,
@@ -176,7 +177,6 @@ def _quoted_before_noun(text: str, start: int, end: int) -> bool:
 _QUOTES = frozenset("\"'“”‘’")
 _HALF_NEAR = wc._words("half near nearer")
 _MAKE = wc._with_forms(wc._words("make")) | wc._words("made")
-_DEBUTS = wc._words("debut début appearance bow")
 
 # Prepositions that are a noun or an adjective after a possessive determiner ("his like", "her
 # inside pocket"), and what follows the noun "like" but never the preposition's object: the

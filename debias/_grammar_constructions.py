@@ -60,7 +60,7 @@ _TURN_ONE_S_BACK = wc._words("on to upon and towards toward")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
 _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest"))
-_TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marshal brigadier ensign cardinal priest deacon "
+_TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal brigadier ensign cardinal priest deacon "
                                "abbot archbishop peer marquess marquis viscount count lord lady baronet ruler steward "
                                "conductor professor lecturer judge magistrate envoy viceroy chamberlain councillor alderman "
                                "vicar pastor chaplain trainer referee tutor resident commissioner inspector superintendent "
@@ -70,6 +70,7 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel major sergeant corporal marsh
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
                                "correspondent producer bearer spokesman spokeswoman speaker moderator heiress")
 _LEAVE = wc._words("left leave leaves leaving")
+_DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
 _DEGREE_ADVERBS = wc._words("ever always never still once only even too also so")
@@ -369,11 +370,11 @@ def _title_follows(text: str, token: g._Token) -> bool:
     possessive ("Earl of Essex", "club captain", "principal conductor"; not "captain's").
     """
     if token.low in _TITLES:
-        return not _possessive_ending(text, token)
+        return not _possessive_ending(text, token) and g._next(text, token.end).low not in _DEBUTS
     if not token.word[:1].islower() or not g._is_open(token):
         return False
     title = g._next(text, token.end)
-    return title.low in _TITLES and not _possessive_ending(text, title)
+    return title.low in _TITLES and not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS
 
 
 def _first_object_owned(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:

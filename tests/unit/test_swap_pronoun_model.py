@@ -291,6 +291,8 @@ CONSTRUCTIONS = [
     ('The assembly elected him speaker in 1910.', 'The assembly elected her speaker in 1910.'),
     ('He made his Test debut in 1899.', 'She made her Test debut in 1899.'),
     ('Colleagues found him difficult but admired his mastery.', 'Colleagues found her difficult but admired her mastery.'),
+    ('He made his major league debut in 1954.', 'She made her major league debut in 1954.'),
+    ('The army promoted him colonel in 1916.', 'The army promoted her colonel in 1916.'),
 ]
 
 
