@@ -15,6 +15,7 @@ from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
     _BRING_BACK,
     _DEBUTS,
+    _LEAVE,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
     _NUMBERS,
@@ -22,11 +23,10 @@ from debias._grammar_constructions import (
     _TITLES,
     _TURN,
     _TURN_ONE_S_BACK,
-    _base_verb,
     _noun_follows,
     construction,
 )
-from debias._wordnet_lexicons import word_classes
+from debias._wordnet_lexicons import _base_verb, word_classes
 
 __all__ = ["her_rule_is_certain", "his_rule_is_certain"]
 
@@ -90,7 +90,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 
 
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
-_QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | wc._words("left leave leaves")) - wc._words(
+_QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
     "get gets got getting gotten") | wc._with_forms(wc._words("brand label dub term denounce hail describe"))
 
 def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:

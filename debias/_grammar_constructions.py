@@ -9,12 +9,14 @@ coordination ("him and his wife"), predicate adjectives that WordNet knows as no
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from debias import _grammar as g
 from debias import _word_classes as wc
 from debias._wordnet_lexicons import (
+    _all_verbs,
     _american,
+    _base_verb,
+    _past_of_verb,
     _verb_stem_known,
     mostly_adjectives,
     mostly_nouns,
@@ -28,7 +30,8 @@ _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
     "away back out off up down home twice")
-_BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
+_PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
+_BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
@@ -65,7 +68,7 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal bri
                                "conductor professor lecturer judge magistrate envoy viceroy chamberlain councillor alderman "
                                "vicar pastor chaplain trainer referee tutor resident commissioner inspector superintendent "
                                "administrator prefect procurator archdeacon canon dean rector provost warden registrar "
-                               "organist physician surgeon viceroy painter sculptor architect composer poet historian "
+                               "organist physician surgeon painter sculptor architect composer poet historian "
                                "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
                                "correspondent producer bearer spokesman spokeswoman speaker moderator heiress")
@@ -114,7 +117,6 @@ _FAREWELLS = wc._words("goodbye goodnight farewell adieu")
 # "did not stop him asserting it", "prevented her leaving"
 _STOP = wc._with_forms(wc._words("stop prevent"))
 _OBJECT_PAIR = re.compile(r"\bhim\s+or\s+\Z", re.IGNORECASE)  # the idiom only: "for them and her family"
-_PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
 _SAYING = wc._words("say writ argu claim insist stat complain declar announc predict suggest")  # stems before -ing
 
 
@@ -250,26 +252,6 @@ _FINITE_PASTS = wc._words("meant went came knew told gave took brought began bec
 
 def _number(token: g._Token) -> bool:
     return token.low is not None and (token.low.isdigit() or token.low in _COUNTS)
-
-
-@lru_cache(maxsize=1)
-def _all_verbs() -> frozenset[str]:
-    return mostly_verbs() | wc.VERBS | wc.NOUN_VERBS
-
-
-def _past_of_verb(low: str) -> bool:
-    """An -ed form of a verb of the lexicons or WordNet's ("died", "revived", "stopped"; not "need")."""
-    if not low.endswith("ed") or low in mostly_verbs() or len(low) < 5 and low != "died":  # not "bed", "red"
-        return False
-    verbs = _all_verbs()
-    stem = low[:-2]
-    return stem in verbs or stem + "e" in verbs or len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in verbs
-
-
-def _base_verb(low: str | None) -> bool:
-    """A verb's base form in the lexicons or WordNet's verbs, and no auxiliary ("walk", "gain"; not "was")."""
-    return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS or (
-        _american(low) in mostly_verbs()))
 
 
 def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> bool | None:
@@ -503,20 +485,13 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
     return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
 
 
-def _granted_follows(text: str, token: g._Token) -> bool:
-    """What a ruler grants (:data:`_GRANTED`), after one adjective or none, that is no possessive."""
-    if token.low not in _GRANTED and _adjective(token.low):
-        token = g._next(text, token.end)
-    return token.low in _GRANTED and not _possessive_ending(text, token)
-
-
-def _payment_follows(text: str, token: g._Token) -> bool:
-    """A payment (:data:`_PAYMENTS`), after one adjective or none, that is not paid "to" someone:
-    "paid him compensation of", "paid him substantial damages"; not "paid his wages to his wife".
+def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | None:
+    """The noun of ``nouns`` at ``token`` or after one adjective, that is no possessive ("lands",
+    "extensive lands", "substantial damages"; not "party's"); ``None`` otherwise.
     """
-    if token.low not in _PAYMENTS and _adjective(token.low):
+    if token.low not in nouns and _adjective(token.low):
         token = g._next(text, token.end)
-    return token.low in _PAYMENTS and not _possessive_ending(text, token) and g._next(text, token.end).low != "to"
+    return token if token.low in nouns and not _possessive_ending(text, token) else None
 
 
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
@@ -546,9 +521,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _SELL and token.word[:1].islower() and g._is_open(token) and not low.endswith("s") and (
             not _adjective(low)) and g._next(text, token.end).low not in _OBJECT_STARTS:
         return False  # "sell his labour", "sold his soul"; not "sold him short", "sold him a car"
-    if previous in _GRANT and _granted_follows(text, token):
+    if previous in _GRANT and _noun_of(text, token, _GRANTED) is not None:
         return True  # "granted him extensive lands in Yorkshire"
-    if previous in _PAY and _payment_follows(text, token):
+    if previous in _PAY and (payment := _noun_of(text, token, _PAYMENTS)) is not None and (
+            g._next(text, payment.end).low != "to"):
         return True  # "paid him compensation of £2.3 million", "owed him royalties"; not "paid his fees"
     if previous in _DENY and low in _DENIED:
         return True  # "refused him permission to marry", "denied her access to the archives"

@@ -130,3 +130,24 @@ def lexicon_digests() -> dict[str, str]:
     names = (VERBS_RESOURCE, ADJECTIVES_RESOURCE, NOUNS_RESOURCE, PREDICATE_ADJECTIVES_RESOURCE)
     return {f"debias/data/{name}": hashlib.sha256(resources.files("debias").joinpath("data", name).read_bytes()).hexdigest()
             for name in names}
+
+
+@lru_cache(maxsize=1)
+def _all_verbs() -> frozenset[str]:
+    """The verbs of WordNet's list and of the grammar's lexicons (inflected ones too)."""
+    return mostly_verbs() | wc.VERBS | wc.NOUN_VERBS
+
+
+def _past_of_verb(low: str) -> bool:
+    """An -ed form of a verb of the lexicons or WordNet's ("died", "revived", "stopped"; not "need")."""
+    if not low.endswith("ed") or low in mostly_verbs() or len(low) < 5 and low != "died":  # not "bed", "red"
+        return False
+    verbs = _all_verbs()
+    stem = low[:-2]
+    return stem in verbs or stem + "e" in verbs or len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in verbs
+
+
+def _base_verb(low: str | None) -> bool:
+    """A verb's base form in the lexicons or WordNet's verbs, and no auxiliary ("walk", "gain"; not "was")."""
+    return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS or (
+        _american(low) in mostly_verbs()))
