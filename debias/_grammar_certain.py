@@ -15,6 +15,7 @@ from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
     _BRING_BACK,
     _DEBUTS,
+    _FINITE_PASTS,
     _LEAVE,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
@@ -26,7 +27,7 @@ from debias._grammar_constructions import (
     _noun_follows,
     construction,
 )
-from debias._wordnet_lexicons import _base_verb, word_classes
+from debias._wordnet_lexicons import _base_verb, _past_of_verb, mostly_adjectives, predicate_adjectives, word_classes
 
 __all__ = ["her_rule_is_certain", "his_rule_is_certain"]
 
@@ -80,6 +81,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     low = token.low
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
+    if _comparative_before_than(text, token):
+        return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)):
         return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
@@ -91,7 +94,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
 _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
-    "get gets got getting gotten") | wc._with_forms(wc._words("brand label dub term denounce hail describe"))
+    "get gets got getting gotten") | wc._with_forms(wc._words("brand label dub term denounce hail"))
 
 def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     """A quotation mark after "her": an object before a quoted function word ('labelled him "a
@@ -104,8 +107,9 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     if quoted.word is not None and quoted.word[:1].isupper() and token.quote in ('"', "“", "``"):
         previous, adjacent = g._previous(text, start)
         return True if adjacent and previous in wc.NAMING_VERBS else None  # 'nicknamed him "Chalky"'
-    if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED:
-        return None
+    if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED or quoted.compound or (
+            text.startswith("-", quoted.end)):
+        return None  # 'use of his "a- [automatic-] machine"': no article
     if quoted.low in _CERTAIN_CLOSED:
         return True
     if token.quote not in ('"', "“", "``") or not g._is_open(quoted):
@@ -130,7 +134,25 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and (token.low in _TITLES or token.word[:1].isupper()):
         return True  # "created him cardinal-priest of", "appointed him Under-Secretary of State"
     second = _COMPOUND_PREDICATES.match(text, token.end)
-    return second is not None and g._predicate_ends(g._next(text, second.end()))
+    if second is not None and g._predicate_ends(g._next(text, second.end())):
+        return True
+    return adjacent and previous in _MAKE and _predicate_compound(text, start)
+
+
+_COMPOUND_AFTER_PRONOUN = re.compile(r"\w+\s+([a-z]+(?:-[a-z]+)+)\b")
+
+
+def _predicate_compound(text: str, start: int) -> bool:
+    """A hyphenated adjective that ends in "-able"/"-ible" or in a predicate adjective of WordNet's,
+    before what ends a predicate ("made him re-electable indefinitely", "made her self-sufficient.").
+    """
+    compound = _COMPOUND_AFTER_PRONOUN.match(text, start)
+    if compound is None:
+        return False
+    last = compound.group(1).rsplit("-", 1)[1]
+    after = g._next(text, compound.end())
+    return (last.endswith(("able", "ible")) or last in predicate_adjectives()) and (
+        g._predicate_ends(after) or after.low is not None and wc._is_ly_adverb(after.low))
 
 
 # Words before "her" that govern no object of a plain word after it (a preposition takes "her"
@@ -142,6 +164,36 @@ _NO_GOVERNOR = wc.PREPOSITIONS | wc.CONJUNCTIONS | wc.DETERMINERS | wc._words(
 _NOT_PLAIN = wc.NUMBER_WORDS | wc._words(
     "one every altogether somehow somewhat anyhow worth thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
     "twenty thirty forty fifty sixty seventy eighty ninety")
+
+
+_NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected anticipated")
+
+
+_IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
+
+
+def _comparative(low: str) -> bool:
+    """An adjective's comparative in "-er" ("closer", "bigger", "happier", "better"; not "employer", "father")."""
+    if low in _IRREGULAR_COMPARATIVES:
+        return True
+    if not low.endswith("er") or len(low) < 5:
+        return False
+    stems = (low[:-2], low[:-1], low[:-3] + "y", low[:-3] if low[-3] == low[-4] else "")
+    return any(stem in mostly_adjectives() or stem in predicate_adjectives() for stem in stems if stem)
+
+
+def _comparative_before_than(text: str, token: g._Token) -> bool:
+    """A comparative in "-er" and "than" after the pronoun, not before a number or a norm: the
+    object's predicate ("loved him better than", "stood beside him closer than the rest"), never a
+    determiner's noun phrase ("his greater than average height").
+    """
+    if not token.word[:1].islower() or token.compound or not _comparative(token.low):
+        return False
+    than = g._next(text, token.end)
+    if than.low != "than":
+        return False
+    after = g._next(text, than.end)
+    return after.low is not None and not after.low[:1].isdigit() and after.low not in _NOT_COMPARED
 
 
 def _back_is_an_adverb(text: str, token: g._Token, previous: str) -> bool:
@@ -223,6 +275,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)
+    if _standalone_before_past(text, start, token):
+        return True  # "other attributes of his included the kithara"
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
             not wc._is_ly_adverb(low)):
         return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
@@ -234,6 +288,21 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         if _base_verb(g._next(text, token.end).low):
             return True  # "a friend of his will come": a modal and its verb after a standalone possessive
     return None
+
+
+_OBJECT_OPENERS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
+
+
+def _standalone_before_past(text: str, start: int, token: g._Token) -> bool:
+    """"of his" before a past tense and the start of its object: the standalone possessive is the
+    subject ("other attributes of his included the kithara", "a friend of his told me"), no
+    determiner of a participle ("of his included items" is no English).
+    """
+    previous, adjacent = g._previous(text, start)
+    if not adjacent or previous != "of" or not token.word[:1].islower() or not (
+            token.low in _FINITE_PASTS or token.low.endswith("ed") and _past_of_verb(token.low)):
+        return False
+    return g._next(text, token.end).low in _OBJECT_OPENERS
 
 
 def _modal_is_noun(text: str, start: int, token: g._Token) -> bool:

@@ -275,6 +275,9 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         return True  # "those who knew him well insisted"; not "her well water", "her well known interest"
     if low in _THEN_ADVERBS and (after.low in _FINITE_PASTS or after.low is not None and _past_of_verb(after.low)):
         return True  # "the officer who arrested him later became"; not "her later years"
+    if low == "only" and (after.low in _FINITE_PASTS or after.low is not None and _past_of_verb(after.low)) and (
+            not _noun_follows(text, after)):
+        return True  # "the legends assigned to him only appeared in 1612"; not "her only published novel"
     if previous in _LET and low not in wc.CLOSED and low not in _LET_NOUNS and low not in wc.RELATIONAL_NOUNS and (
             not _possessive_ending(text, token)) and (
             after.word is None and after.quote is None or after.low in _AFTER_LET_VERB):
@@ -340,11 +343,50 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
     ever loyal husband") or before a bare noun and "to"/"with" after a double-object verb ("gave
     her support to"). The first rule that applies decides; ``None`` where none applies.
     """
+    if _ordinal_or_side_before_noun(text, token):
+        return False  # "her first (unpublished) novel", "had his first, supervised, experience", "set his left foot"
+    if previous is not None and previous not in wc.CLOSED and g._is_open(token) and _noun_before(text, start, previous):
+        return False  # "the laurel whose leaves his priestess employed", "the letters her son wrote"
     for rule in _CONSTRUCTION_RULES:
         decided = rule(text, start, end, token, previous)
         if decided is not None:
             return decided
     return None
+
+
+_SIDES = wc._words("left right")
+# a parenthesis or a comma-delimited adjective between an ordinal and its noun
+_ORDINAL_ASIDE = re.compile(r"\s*(?:\([^()\n]{1,60}\)|,\s*[a-z]+(?:ed|al|ive|ful|ous|ic)?,)\s+([a-z]+)\b")
+
+
+def _ordinal_or_side_before_noun(text: str, token: g._Token) -> bool:
+    """An ordinal before an aside and its noun ("her first (unpublished) novel", "his first,
+    supervised, experience") or "left"/"right" before a noun ("set his left foot on"; not "saw
+    her left alone", "watched him left-handed").
+    """
+    if token.low in _ORDINALS:
+        aside = _ORDINAL_ASIDE.match(text, token.end)
+        return aside is not None and aside.group(1) not in wc.CLOSED and not wc._is_ly_adverb(aside.group(1))
+    if token.low in _SIDES and token.word[:1].islower() and not token.compound:
+        after = g._next(text, token.end)
+        return after.word is not None and after.word[:1].islower() and not after.compound and g._is_open(after) and (
+            not _adjective(after.low)) and not after.low.endswith("ing")
+    return False
+
+
+_NOUN_MARKERS = wc._words("the a an whose its their my our your")
+
+
+def _noun_before(text: str, start: int, previous: str) -> bool:
+    """Whether ``previous``, the word before the pronoun, follows an article or a possessive
+    determiner: a noun then, that governs no object ("whose leaves her priest", not "the wind
+    leaves her cold", "my joining him now").
+    """
+    if previous.endswith("ing") or previous in _FINITE_PASTS or _past_of_verb(previous):
+        return False  # "my joining him now", "you should a heard her"
+    window = text[max(0, start - 80):start].lower()
+    marker, adjacent = g._previous(window, window.rfind(previous))
+    return adjacent and marker in _NOUN_MARKERS
 
 
 def _title_follows(text: str, token: g._Token) -> bool:
@@ -432,15 +474,23 @@ def _could_be_verb(low: str) -> bool:
 
 
 def _object_of_verb_follows(text: str, token: g._Token) -> bool:
-    """An article, pronoun or possessive after ``token`` that starts the object of ``token`` read
+    """An article, pronoun or possessive, or an adjective and a bare plural, after ``token`` that starts the object of ``token`` read
     as a verb ("design the first prototype"), not a span of time ("her car the other day").
     """
     after = g._next(text, token.end)
+    if _adjective(after.low) and after.word[:1].islower() and _bare_plural(text, g._next(text, after.end)):
+        return True  # "helped him form social attachments"
     if after.low not in _VERBS_OBJECT_STARTS or not after.word[:1].islower():
         return False
     following = g._next(text, after.end)
     second = g._next(text, following.end) if following.word is not None else following
     return not any((t.low or "").rstrip("s") in _NOT_A_VERBS_OBJECT for t in (following, second))
+
+
+def _bare_plural(text: str, token: g._Token) -> bool:
+    """A lower-case open word with a plural's "-s" that is no verb of the lexicons ("attachments")."""
+    return token.word is not None and token.word[:1].islower() and g._is_open(token) and token.low.endswith("s") and (
+        not token.low.endswith("ss")) and token.low not in _all_verbs() and not _possessive_ending(text, token)
 
 
 def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
@@ -469,6 +519,8 @@ def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
 _CHARGES = wc._words("charge command control custody")
 _GIVE = wc._with_forms(wc._words("give grant bring offer lend afford award send")) | wc._words(
     "gave given granted brought offered lent afforded awarded sent")
+_LEND = wc._with_forms(wc._words("lend")) | wc._words("lent")
+_LENT_OWN = wc._words("support name voice weight backing endorsement expertise talents prestige")  # one's own to lend
 # what is given for something to be done ("gave him leave to go", "brought him invitations to lecture")
 _GIVEN_FOR = wc._words("invitations invitation instructions leave chance opportunity licence license means strength "
                        "courage authority occasion")
@@ -483,6 +535,18 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
         return False
     verb = g._next(text, after.end).low
     return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
+
+
+def _recipient_follows(text: str, token: g._Token) -> bool:
+    """"to" or "for" and a name or a determiner after ``token``: the recipient of a thing given or taught, so
+    ``token`` is the thing and the pronoun before it its determiner ("taught his technique to
+    Cornelius Drebbel", "lent her support to the campaign"; not "taught him chess to pass the time").
+    """
+    after = g._next(text, token.end)
+    if after.low not in ("to", "for"):
+        return False
+    recipient = g._next(text, after.end)
+    return recipient.word is not None and (recipient.word[:1].isupper() or recipient.low in _VERBS_OBJECT_STARTS)
 
 
 def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | None:
@@ -502,7 +566,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     """
     low = token.low
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
-        return True
+        return not (g._is_open(token) and _recipient_follows(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
         return True
     if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):
@@ -537,6 +601,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         # not "told his maid to speak", "allow her nephew to remain"
     if previous in wc.DITRANSITIVES and low in _CHARGES and g._next(text, token.end).low == "of":
         return True  # "gave him charge of the artillery"
+    if previous in _LEND and low in _LENT_OWN:
+        return False  # "lent his support to", "lend his name to the campaign"; not "lent him money"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
         if after.low in ("to", "with"):

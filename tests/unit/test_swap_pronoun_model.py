@@ -293,6 +293,23 @@ CONSTRUCTIONS = [
     ('Colleagues found him difficult but admired his mastery.', 'Colleagues found her difficult but admired her mastery.'),
     ('He made his major league debut in 1954.', 'She made her major league debut in 1954.'),
     ('The army promoted him colonel in 1916.', 'The army promoted her colonel in 1916.'),
+    # session 5, from real Wikipedia text: a recipient after the thing taught, "whose leaves", an
+    # ordinal before an aside, "left foot", idioms of lending, scare quotes after "described",
+    # "of his" before a past tense, comparatives before "than", hyphenated predicates, "only" and a past
+    ('The old master taught his method to a young engraver.', 'The old mistress taught her method to a young engraver.'),
+    ('It is a shrine whose walls his followers painted.', 'It is a shrine whose walls her followers painted.'),
+    ('He published his second (and last) novel in 1931.', 'She published her second (and last) novel in 1931.'),
+    ('He had his first, brief, taste of fame in Paris.', 'She had her first, brief, taste of fame in Paris.'),
+    ('He broke his right wrist in the fall.', 'She broke her right wrist in the fall.'),
+    ('He lent his name to the campaign.', 'She lent her name to the campaign.'),
+    ('In 1921 he outlined his "theory of everything" in a lecture.', 'In 1921 she outlined her "theory of everything" in a lecture.'),
+    ('Later he described his "new method" in a pamphlet.', 'Later she described her "new method" in a pamphlet.'),
+    ('A cousin of his inherited the estate.', 'A cousin of hers inherited the estate.'),
+    ('His pupils stood around him closer than before.', 'Her pupils stood around her closer than before.'),
+    ('The reform made him re-electable for life.', 'The reform made her re-electable for life.'),
+    ('The poems credited to him only emerged in 1850.', 'The poems credited to her only emerged in 1850.'),
+    ('The nurses helped him build strong friendships.', 'The nurses helped her build strong friendships.'),
+    ('He was the slave of his master more than of his trade.', 'She was the slave of her mistress more than of her trade.'),
 ]
 
 
