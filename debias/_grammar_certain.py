@@ -13,6 +13,7 @@ from debias import _grammar as g
 from debias import _word_classes as wc
 from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
+    _AT_ONCE,
     _BRING_BACK,
     _DEBUTS,
     _FINITE_PASTS,
@@ -60,8 +61,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
-    if token.word[:1].isupper() and g._previous(text, start)[0] in _MAKE and g._next(text, token.end).low in _DEBUTS:
-        return False  # "made his Test debut", "made his Broadway debut"; not "made him Earl"
+    if g._is_open(token) and g._previous(text, start)[0] in _MAKE and g._next(text, token.end).low in _DEBUTS:
+        return False  # "made his Test debut", "made his acting debut"; not "made him Earl"
     if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT or token.low in _MIDWAY and (
             g._next(text, token.end).low in wc.PREPOSITIONS):
         return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
@@ -81,6 +82,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     low = token.low
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
+    if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
+        return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
     if _comparative_before_than(text, token):
         return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (

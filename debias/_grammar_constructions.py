@@ -32,6 +32,9 @@ _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.P
     "away back out off up down home twice")
 _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
 _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
+# verbs that take "of" ("heard him speak of"); another word before "of" is a noun ("saw his cover of the song")
+_OF_VERBS = wc._words("speak talk think dream hear learn tell know approve disapprove die smell taste boast complain "
+                      "despair tire write sing warn remind accuse rid conceive")
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
@@ -296,7 +299,7 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
             not _noun_follows(text, token) or g._next(text, token.end).low in _TITLES):
         return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
     if low in predicate_adjectives() and (previous not in wc.PREPOSITIONS or previous in ("with", "without")) and (
-            _predicate_adjective_ends(text, token, after)):
+            _predicate_adjective_ends(text, token, after) or _second_predicate_subject(text, after)):
         return True  # "released him unharmed.", "reported him missing in 1998", "shows him seated at a desk"
     return None
 
@@ -314,6 +317,14 @@ def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bo
     if after.punct == ",":
         return not g._is_open(g._next(text, after.end))
     return not (low.endswith(("ed", "en", "t")) and after.low in _OBJECT_STARTS)
+
+
+def _second_predicate_subject(text: str, after: g._Token) -> bool:
+    """"and"/"but" before a determiner or pronoun after an adjective: the adjective ended the
+    first object's predicate ("left him distraught and his wife opposed"; not "her distraught and
+    angry husband").
+    """
+    return after.low in ("and", "but") and g._next(text, after.end).low in _OBJECT_STARTS
 
 
 _NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc.MODIFIERS | _DEGREE_ADVERBS | _ROUGHLY | wc._words(
@@ -442,10 +453,14 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
                 after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
             return True  # "caught him reading Marx", "had him running ten kilometres"
+    if previous in _PERCEPTION and token.word[:1].islower() and g._is_open(token) and low not in _OF_VERBS and (
+            low not in _TITLES) and low not in wc.VERBS and not low.endswith("ed") and _of_phrase_follows(text, token):
+        return False  # "saw his cover of the Simpsons theme", "heard her rendition of"; not "heard him speak of"
     if previous in _BARE_INFINITIVE_HOSTS and token.word[:1].islower() and g._is_open(token) and (
             low not in wc.RELATIONAL_NOUNS) and _could_be_verb(low) and _object_of_verb_follows(text, token):
         return True  # "helped him design the prototype", "saw him cross the street"; not "saw her car the other day"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
+            low in _OF_VERBS or g._next(text, token.end).low != "of") and (
             low in mostly_verbs() or _american(low) in mostly_verbs() or low in wc.VERBS or (
                 previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
@@ -535,6 +550,15 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
         return False
     verb = g._next(text, after.end).low
     return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
+
+
+def _of_phrase_follows(text: str, token: g._Token) -> bool:
+    """"of" and a name or a determiner after ``token`` ("cover of the Simpsons theme", "portrait of Lenin")."""
+    after = g._next(text, token.end)
+    if after.low != "of":
+        return False
+    following = g._next(text, after.end)
+    return following.word is not None and (following.word[:1].isupper() or following.low in _VERBS_OBJECT_STARTS)
 
 
 def _recipient_follows(text: str, token: g._Token) -> bool:

@@ -310,6 +310,13 @@ CONSTRUCTIONS = [
     ('The poems credited to him only emerged in 1850.', 'The poems credited to her only emerged in 1850.'),
     ('The nurses helped him build strong friendships.', 'The nurses helped her build strong friendships.'),
     ('He was the slave of his master more than of his trade.', 'She was the slave of her mistress more than of her trade.'),
+    # session 5, from WikiText-2's validation articles: "left him distraught and his wife", "came to
+    # him overnight", "made his acting debut", "saw his cover of the song"
+    ('The defeat left him distraught and his family in debt.', 'The defeat left her distraught and her family in debt.'),
+    ('The tune came to him overnight.', 'The tune came to her overnight.'),
+    ('He made his stage debut at the age of nine.', 'She made her stage debut at the age of nine.'),
+    ('A producer heard his version of the ballad on the radio.', 'A producer heard her version of the ballad on the radio.'),
+    ('Friends heard him speak of his childhood.', 'Friends heard her speak of her childhood.'),
 ]
 
 
