@@ -61,8 +61,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
-    if g._is_open(token) and g._previous(text, start)[0] in _MAKE and g._next(text, token.end).low in _DEBUTS:
-        return False  # "made his Test debut", "made his acting debut"; not "made him Earl"
+    if g._is_open(token) and g._previous(text, start)[0] in _MAKE and _debut_follows(text, token):
+        return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
+    if _object_before_word(text, token):
+        return True  # "tell him I'm busy", "at him couldn't", "according to", "once more", "one way or", "northward"
     if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT or token.low in _MIDWAY and (
             g._next(text, token.end).low in wc.PREPOSITIONS):
         return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
@@ -98,6 +100,30 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
 _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
     "get gets got getting gotten") | wc._with_forms(wc._words("brand label dub term denounce hail"))
+
+_NEGATED = ("n't", "n’t")
+_ONCE_MORE = wc._words("more again")
+_DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
+
+
+def _object_before_word(text: str, token: g._Token) -> bool:
+    """Words no possessive determiner stands before: the subject "I" ("tell him I'm busy"), a
+    negated auxiliary ("the card spat back at him couldn't be argued with"), "according to",
+    "once more"/"once again" (not "her once lovely face"), "one way or the other", an adverb in
+    "-ward(s)" before no noun ("sent him northward to"; not "his northward journey").
+    """
+    word, low = token.word, token.low
+    if word == "I" and not text.startswith(".", token.end) or word.startswith(("I'", "I’")):
+        return True
+    if low.endswith(_NEGATED) and not token.compound:
+        return True
+    after = g._next(text, token.end)
+    if low == "according" and after.low == "to" or low == "once" and after.low in _ONCE_MORE:
+        return True
+    if low == "one" and after.low == "way" and g._next(text, after.end).low == "or":
+        return True
+    return _DIRECTIONS.fullmatch(low) is not None and word[:1].islower() and not g._is_open(after)
+
 
 def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     """A quotation mark after "her": an object before a quoted function word ('labelled him "a
@@ -173,6 +199,15 @@ _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected antic
 
 
 _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
+
+
+def _debut_follows(text: str, token: g._Token) -> bool:
+    """A debut after ``token`` or after a second capitalised word ("Test debut", "New York debut")."""
+    after = g._next(text, token.end)
+    if after.low in _DEBUTS:
+        return True
+    return token.word[:1].isupper() and after.word is not None and after.word[:1].isupper() and (
+        g._next(text, after.end).low in _DEBUTS)
 
 
 def _comparative(low: str) -> bool:

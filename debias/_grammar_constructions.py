@@ -188,6 +188,8 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
                 after = g._next(text, second.end)
             # "found him difficult but acknowledged his mastery": a second verb's clause
             ended = after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(second.low))
+        if after.punct == "," and _adjectives_before_noun(text, g._next(text, after.end)):
+            return None  # "lightens his intense, mobile face": adjectives before a noun
         if (ended or g._predicate_ends(after) or after.low in _AT_ONCE) and text[token.end:token.end + 1] not in ("'", "’"):
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
     if low in ("and", "or"):
@@ -298,10 +300,13 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
             not _noun_follows(text, token) or g._next(text, token.end).low in _TITLES):
         return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
-    if low in predicate_adjectives() and (previous not in wc.PREPOSITIONS or previous in ("with", "without")) and (
+    if low in predicate_adjectives() and (previous in ("with", "without") or previous not in _NO_VERB_BEFORE) and (
             _predicate_adjective_ends(text, token, after) or _second_predicate_subject(text, after)):
         return True  # "released him unharmed.", "reported him missing in 1998", "shows him seated at a desk"
     return None
+
+
+_NO_VERB_BEFORE = wc.PREPOSITIONS | wc.CONJUNCTIONS  # "or his designate, will act"
 
 
 def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bool:
@@ -320,11 +325,14 @@ def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bo
 
 
 def _second_predicate_subject(text: str, after: g._Token) -> bool:
-    """"and"/"but" before a determiner or pronoun after an adjective: the adjective ended the
-    first object's predicate ("left him distraught and his wife opposed"; not "her distraught and
-    angry husband").
+    """"and"/"but" before a determiner or pronoun, or "but" before a preposition, after an adjective: the adjective ended the
+    first object's predicate ("left him distraught and his wife opposed", "leaving him unhurt but in
+    some distress"; not "her distraught and angry husband").
     """
-    return after.low in ("and", "but") and g._next(text, after.end).low in _OBJECT_STARTS
+    if after.low not in ("and", "but"):
+        return False
+    second = g._next(text, after.end).low
+    return second in _OBJECT_STARTS or after.low == "but" and second in wc.PREPOSITIONS
 
 
 _NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc.MODIFIERS | _DEGREE_ADVERBS | _ROUGHLY | wc._words(
@@ -441,7 +449,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
         return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
     if low in wc.MODIFIERS or wc._is_ly_adverb(low):
-        decided = _adverb_before_modifier(text, token)
+        decided = _adverb_before_modifier(text, token, previous)
         if decided is not None:
             return decided
     if low.endswith("ing") and previous in _GERUND_HOSTS:
@@ -508,10 +516,11 @@ def _bare_plural(text: str, token: g._Token) -> bool:
         not token.low.endswith("ss")) and token.low not in _all_verbs() and not _possessive_ending(text, token)
 
 
-def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
+def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) -> bool | None:
     """A modifier or -ly adverb before an adverb, participle or adjective: the determiner before a
     noun ("her more offensively arrogant remarks", "her hastily prepared dinner"; not "reminded
-    him more strongly of"), the object before a gerund ("result in him unknowingly downloading").
+    him more strongly of"), the object before a gerund ("saw her quietly leaving the room") or
+    before a predicate after a verb ("left him greatly contented and at peace").
     """
     low = token.low
     after = g._next(text, token.end)
@@ -526,6 +535,9 @@ def _adverb_before_modifier(text: str, token: g._Token) -> bool | None:
     if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
             following.word is None and following.quote is None or following.low in _GERUND_ENDS):
         return True  # "saw her quietly leaving the room"
+    if wc._is_ly_adverb(low) and previous in wc.OBJECT_PREDICATE_VERBS and not after.low.endswith("ing") and (
+            g._predicate_ends(following) or following.low in ("and", "but")):
+        return True  # "a day that had left him greatly contented and at peace"
     if low in ("more", "less") and (following.word is None and following.quote is None or following.low == "than"):
         return True  # "posterity has treated him more kindly than"
     return None
@@ -561,6 +573,29 @@ def _of_phrase_follows(text: str, token: g._Token) -> bool:
     return following.word is not None and (following.word[:1].isupper() or following.low in _VERBS_OBJECT_STARTS)
 
 
+def _adjectives_before_noun(text: str, token: g._Token) -> bool:
+    """A lower-case open word at ``token`` and another after it: a second adjective and its noun."""
+    if token.word is None or not token.word[:1].islower() or not g._is_open(token) or wc._is_ly_adverb(token.low):
+        return False
+    noun = g._next(text, token.end)
+    return noun.word is not None and noun.word[:1].islower() and g._is_open(noun)
+
+
+def _adjective_and_noun_follow(text: str, token: g._Token) -> bool:
+    """Adjectives or participles in "-ed" (joined by "and" or a hyphen) and then a lower-case open
+    word after ``token`` ("most trusted adviser", "most loyal and long-suffering worker").
+    """
+    after = g._next(text, token.end)
+    if after.word is None or not (_adjective(after.low) or after.low.endswith("ed")):
+        return False
+    noun = g._next(text, after.end)
+    for _ in range(3):
+        if noun.low != "and" and not noun.compound:
+            break
+        noun = g._next(text, g._next(text, noun.end).end if noun.low == "and" else noun.end)
+    return noun.word is not None and noun.word[:1].islower() and g._is_open(noun) and not wc._is_ly_adverb(noun.low)
+
+
 def _recipient_follows(text: str, token: g._Token) -> bool:
     """"to" or "for" and a name or a determiner after ``token``: the recipient of a thing given or taught, so
     ``token`` is the thing and the pronoun before it its determiner ("taught his technique to
@@ -573,6 +608,46 @@ def _recipient_follows(text: str, token: g._Token) -> bool:
     return recipient.word is not None and (recipient.word[:1].isupper() or recipient.low in _VERBS_OBJECT_STARTS)
 
 
+# double-object verbs whose first object receives a quality ("cost him acute pain"), not those that
+# show or tell one's own ("showed his military strength in", "told his own story")
+_RECEIVED_VERBS = g._MASS_OBJECT_VERBS - wc._with_forms(wc._words("show tell teach leave")) - wc._words(
+    "shown showed told taught left")
+# what is given or caused to someone, besides the grammar's mass nouns (which are model features)
+_RECEIVED = wc._words("pause aid entry entrance admission opportunity opportunities chance chances relief reassurance "
+                      "solace consolation hardship misery nightmares impetus incentive latitude leeway licence license "
+                      "mandate clearance lodging hospitality loans funds thanks insight insights familiarity "
+                      "sadness sorrow anguish humiliation stress worry discomfort suffering heartache heartbreak "
+                      "remorse shame guilt delight amusement frustration annoyance irritation dismay "
+                      "disappointment agony torment despair loneliness")
+
+
+def _received_noun_follows(text: str, token: g._Token) -> bool:
+    """A noun of what is given or caused (a mass noun of the grammar's or :data:`_RECEIVED`), bare
+    or after adjectives, and not the possessor's ("gave him pause", "cost him acute pain", "giving
+    him timely opportunity"; not "gave his full support to", "gave his life.").
+    """
+    head = _head_after_modifiers(text, token)
+    if head.word is None or head.compound or _possessive_ending(text, head):
+        return False
+    if head.low not in _RECEIVED and not (head is not token and head.low in wc.MASS_NOUNS and head.low != "support"):
+        return False
+    return not g._bare_noun_blocked(text, g._next(text, head.end))
+
+
+def _head_after_modifiers(text: str, token: g._Token) -> g._Token:
+    """The first word at or after ``token`` that is no adjective or -ly adverb, nor "and" between
+    two adjectives (up to four skipped: "immense and lasting sadness").
+    """
+    for _ in range(4):
+        if token.word is None or not (token.low in wc.DOUBLE_OBJECT_ADJECTIVES or _adjective(token.low) or (
+                wc._is_ly_adverb(token.low))):
+            break
+        token = g._next(text, token.end)
+        if token.low == "and" and _adjective(g._next(text, token.end).low):
+            token = g._next(text, token.end)
+    return token
+
+
 def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | None:
     """The noun of ``nouns`` at ``token`` or after one adjective, that is no possessive ("lands",
     "extensive lands", "substantial damages"; not "party's"); ``None`` otherwise.
@@ -582,6 +657,11 @@ def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | No
     return token if token.low in nouns and not _possessive_ending(text, token) else None
 
 
+_DO = wc._with_forms(wc._words("do")) | wc._words("did done does")
+_DONE_TO = wc._words("honor honour justice credit harm injustice disservice")  # "does him honour", "did her justice"
+_MOST = wc._words("most least")
+
+
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A second object after "teach", a number or a span of time ("teaching him chess", "granted
     him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
@@ -589,6 +669,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     her support to the campaign").
     """
     low = token.low
+    if previous in _DO and low in _DONE_TO and not _possessive_ending(text, token):
+        return True
+    if low in _MOST and _adjective_and_noun_follow(text, token):
+        return False  # "sent his most trusted adviser"; not "loved him most dearly", "gave her most of"
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
         return not (g._is_open(token) and _recipient_follows(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
@@ -627,6 +711,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "gave him charge of the artillery"
     if previous in _LEND and low in _LENT_OWN:
         return False  # "lent his support to", "lend his name to the campaign"; not "lent him money"
+    if previous in _RECEIVED_VERBS and _received_noun_follows(text, token):
+        return True  # "cost him acute pain", "had written him enthusiastic praise", "gave him pause"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
         if after.low in ("to", "with"):

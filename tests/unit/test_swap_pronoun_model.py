@@ -317,6 +317,28 @@ CONSTRUCTIONS = [
     ('He made his stage debut at the age of nine.', 'She made her stage debut at the age of nine.'),
     ('A producer heard his version of the ballad on the radio.', 'A producer heard her version of the ballad on the radio.'),
     ('Friends heard him speak of his childhood.', 'Friends heard her speak of her childhood.'),
+    # session 5, from the Brown and MASC corpora's development halves: a received noun after
+    # adjectives ("cost him acute pain"), "gave him pause", "does him honour", "tell him I", a negated
+    # auxiliary, "according to", "once more", "one way or the other", "-ward", an adverb and a
+    # predicate, "but" and a preposition, "his most trusted", adjectives in a comma series, debuts
+    ('The decision cost him acute pain and years of work.', 'The decision cost her acute pain and years of work.'),
+    ('The letter gave him pause.', 'The letter gave her pause.'),
+    ('The loss caused him immense and lasting sorrow.', 'The loss caused her immense and lasting sorrow.'),
+    ('Such modesty does him honour.', 'Such modesty does her honour.'),
+    ("Please tell him I'm sorry.", "Please tell her I'm sorry."),
+    ("The jury looked at him and couldn't decide.", "The jury looked at her and couldn't decide."),
+    ("The letter that reached him couldn't be answered.", "The letter that reached her couldn't be answered."),
+    ('The guards treated him according to the rules.', 'The guards treated her according to the rules.'),
+    ('The climb exhausted him once more.', 'The climb exhausted her once more.'),
+    ('Money did not sway him one way or the other.', 'Money did not sway her one way or the other.'),
+    ('The company sent him westward to find a pass.', 'The company sent her westward to find a pass.'),
+    ('He began his westward journey in May.', 'She began her westward journey in May.'),
+    ('The voyage left him deeply exhausted and in debt.', 'The voyage left her deeply exhausted and in debt.'),
+    ('The crash left him unhurt but in shock.', 'The crash left her unhurt but in shock.'),
+    ('He sent his most trusted adviser to Rome.', 'She sent her most trusted adviser to Rome.'),
+    ('A smile lit his narrow, bony face.', 'A smile lit her narrow, bony face.'),
+    ('He made his New York debut in 1958.', 'She made her New York debut in 1958.'),
+    ('The minister, or his deputy, will attend.', 'The minister, or her deputy, will attend.'),
 ]
 
 
