@@ -313,6 +313,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)
+    if low in ("and", "or") and g._next(text, token.end).low in _SUBJECTS:
+        return True  # "that smile of his and I feel": a clause after the standalone possessive
     if _standalone_before_past(text, start, token):
         return True  # "other attributes of his included the kithara"
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
@@ -328,6 +330,7 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     return None
 
 
+_SUBJECTS = wc._words("i you he she we they")
 _OBJECT_OPENERS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
 
 

@@ -35,6 +35,7 @@ _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
 # verbs that take "of" ("heard him speak of"); another word before "of" is a noun ("saw his cover of the song")
 _OF_VERBS = wc._words("speak talk think dream hear learn tell know approve disapprove die smell taste boast complain "
                       "despair tire write sing warn remind accuse rid conceive")
+_SEEM = wc._words("sound look seem appear feel smell taste")
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
@@ -61,7 +62,7 @@ _MORE_OF = wc._words("further more extra additional enough")
 _BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave")) | wc._words(
     "brought sent won took got")
 _TURN = wc._with_forms(wc._words("turn"))
-_TURN_ONE_S_BACK = wc._words("on to upon and towards toward")
+_TURN_ONE_S_BACK = wc._words("on to upon and towards toward as")
 # verbs of command and wish before an object and its participle ("ordered him shot for desertion")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
@@ -119,6 +120,7 @@ _FAREWELL_VERBS = wc._with_forms(wc._words("kiss bid wish wave hug")) | wc._word
 _FAREWELLS = wc._words("goodbye goodnight farewell adieu")
 # "did not stop him asserting it", "prevented her leaving"
 _STOP = wc._with_forms(wc._words("stop prevent"))
+_STOP_ONLY = wc._with_forms(wc._words("stop")) | wc._words("stopped stopping")  # "stopped his pacing long enough"
 _OBJECT_PAIR = re.compile(r"\bhim\s+or\s+\Z", re.IGNORECASE)  # the idiom only: "for them and her family"
 _SAYING = wc._words("say writ argu claim insist stat complain declar announc predict suggest")  # stems before -ing
 
@@ -140,7 +142,8 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
         return True  # "stalked him day and night"; not "spent her day and night shifts"
     if previous in _STOP and low.endswith("ing") and (_verb_stem_known(low) or wc._is_participle(low)):
         after = g._next(text, token.end)
-        if after.low not in (None, "of") or after.quote is not None:
+        if previous not in _STOP_ONLY and after.low not in (None, "of") or after.quote is not None or (
+                after.word is not None and not _adjective(after.low) and after.low not in wc.PREPOSITIONS):
             return True  # "did not stop him asserting it", 'stop him demanding "the'; not "stop her wedding."
     if previous in _PERCEPTION and low.isalpha() and low not in wc.RELATIONAL_NOUNS and low not in wc.CLOSED and (
             g._next(text, token.end).low in wc.POSSESSIVES):
@@ -174,6 +177,7 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
     """
     low = token.low
     if previous in ("at", "to") and _LOOK_AT.search(text, max(0, start - 30), start) and low not in _POSSESSED_NOUN_VERBS and (
+            low not in mostly_nouns()) and (
             low not in _ADJECTIVE_HEADS) and (
             low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
         return True
@@ -295,8 +299,10 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
     if (previous in wc.PREPOSITIONS or _verb_stem_known(previous)) and _past_of_verb(low) and (
-            after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of", "by"}):
-        return True  # "interest in him revived in the 1990s", "the children she bore him died in"; not "in her revived state"
+            after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of", "by"}) and not (
+            after.punct == "," and _adjectives_before_noun(text, g._next(text, after.end))):
+        return True  # "interest in him revived in the 1990s", "the children she bore him died in"; not "in her revived
+        # state", "called for his withered, wrinkled sister"
     if previous in _PARTICIPLE_HOSTS and wc._is_participle(low) and not low.endswith("ing") and (
             not _noun_follows(text, token) or g._next(text, token.end).low in _TITLES):
         return True  # "ordered him shot for desertion", "wanted her removed"; not "wanted her injured leg examined"
@@ -461,6 +467,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
                 after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
             return True  # "caught him reading Marx", "had him running ten kilometres"
+    if previous in _BARE_INFINITIVE_HOSTS and low in _SEEM and g._next(text, token.end).low in ("like", "as"):
+        return True  # "made him sound like the voice of reason", "made her look as if"
     if previous in _PERCEPTION and token.word[:1].islower() and g._is_open(token) and low not in _OF_VERBS and (
             low not in _TITLES) and low not in wc.VERBS and not low.endswith("ed") and _of_phrase_follows(text, token):
         return False  # "saw his cover of the Simpsons theme", "heard her rendition of"; not "heard him speak of"
@@ -468,7 +476,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             low not in wc.RELATIONAL_NOUNS) and _could_be_verb(low) and _object_of_verb_follows(text, token):
         return True  # "helped him design the prototype", "saw him cross the street"; not "saw her car the other day"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
-            low in _OF_VERBS or g._next(text, token.end).low != "of") and (
+            low in _OF_VERBS or g._next(text, token.end).low != "of") and not (
+            low in mostly_adjectives() and _noun_follows(text, token)) and (
             low in mostly_verbs() or _american(low) in mostly_verbs() or low in wc.VERBS or (
                 previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
@@ -660,6 +669,7 @@ def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | No
 _DO = wc._with_forms(wc._words("do")) | wc._words("did done does")
 _DONE_TO = wc._words("honor honour justice credit harm injustice disservice")  # "does him honour", "did her justice"
 _MOST = wc._words("most least")
+_AMOUNTS = wc._words("little much nothing everything dearly more less")
 
 
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
@@ -671,6 +681,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     low = token.low
     if previous in _DO and low in _DONE_TO and not _possessive_ending(text, token):
         return True
+    if previous in _TAKE_TIME and low in _AMOUNTS and not _noun_follows(text, token):
+        return True  # "would cost him little on the spot", "it cost her dearly"; not "cost her little brother his life"
     if low in _MOST and _adjective_and_noun_follow(text, token):
         return False  # "sent his most trusted adviser"; not "loved him most dearly", "gave her most of"
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):

@@ -339,6 +339,18 @@ CONSTRUCTIONS = [
     ('A smile lit his narrow, bony face.', 'A smile lit her narrow, bony face.'),
     ('He made his New York debut in 1958.', 'She made her New York debut in 1958.'),
     ('The minister, or his deputy, will attend.', 'The minister, or her deputy, will attend.'),
+    # session 5, Brown's fiction (development half): "of his and I", "cost him little", "made him
+    # sound like", "turned his back as", "stopped his pacing", "felt his empty pocket", "called for
+    # his withered, frail mother", "looked at his finger,"
+    ('A cousin of his and I went fishing.', 'A cousin of hers and I went fishing.'),
+    ('The plan would cost him little at first.', 'The plan would cost her little at first.'),
+    ('The echo made him sound like a giant.', 'The echo made her sound like a giant.'),
+    ('He turned his back as the judge entered.', 'She turned her back as the judge entered.'),
+    ('He stopped his pacing long enough to listen.', 'She stopped her pacing long enough to listen.'),
+    ('Nothing could stop him resisting reform.', 'Nothing could stop her resisting reform.'),
+    ('He felt his empty pocket and sighed.', 'She felt her empty pocket and sighed.'),
+    ('He called for his withered, frail mother.', 'She called for her withered, frail father.'),
+    ('He looked at his finger, at the swollen knuckle.', 'She looked at her finger, at the swollen knuckle.'),
 ]
 
 
