@@ -103,17 +103,21 @@ _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
 
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
+_SUBJECT_CONTRACTION = re.compile(r"(?:you|we|they|he|she|it|that|there)['’](?:re|ve|ll|d|s)")
+_RIGHT_THEN = wc._words("there here now away then")
+_TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
 
 
 def _object_before_word(text: str, token: g._Token) -> bool:
-    """Words no possessive determiner stands before: the subject "I" ("tell him I'm busy"), a
+    """Words no possessive determiner stands before: the subject "I" or a subject's contraction
+    ("tell him I'm busy", "tell him you're my husband"), "right then", "too far", a
     negated auxiliary ("the card spat back at him couldn't be argued with"), "according to",
     "once more"/"once again" (not "her once lovely face"), "one way or the other", an adverb in
     "-ward(s)" before no noun ("sent him northward to"; not "his northward journey").
     """
     word, low = token.word, token.low
-    if word == "I" and not text.startswith(".", token.end) or word.startswith(("I'", "I’")):
+    if word == "I" and not text.startswith(".", token.end) or word.startswith(("I'", "I’")) or _SUBJECT_CONTRACTION.fullmatch(low):
         return True
     if low.endswith(_NEGATED) and not token.compound:
         return True
@@ -122,7 +126,16 @@ def _object_before_word(text: str, token: g._Token) -> bool:
         return True
     if low == "one" and after.low == "way" and g._next(text, after.end).low == "or":
         return True
+    if low == "right" and after.low in _RIGHT_THEN or low == "too" and after.low in _TOO_FAR and not (
+            _lower_case_noun(g._next(text, after.end))):
+        return True  # "kill him right then", "pushed him too far"; not "her too long hair"
     return _DIRECTIONS.fullmatch(low) is not None and word[:1].islower() and not g._is_open(after)
+
+
+def _lower_case_noun(token: g._Token) -> bool:
+    """A lower-case open word that is no subject's contraction ("hair"; not "he'd")."""
+    return token.word is not None and token.word[:1].islower() and g._is_open(token) and (
+        _SUBJECT_CONTRACTION.fullmatch(token.low) is None)
 
 
 def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:

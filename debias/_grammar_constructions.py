@@ -245,7 +245,7 @@ _LET_NOUNS = wc._words("hair guard will name life own mind eyes head heart imagi
                         "best")
 # what follows the bare infinitive after "let" (never the noun of a possessive there): a
 # pronoun, an article, a preposition that is no particle of "let ... down/out"
-_AFTER_LET_VERB = wc.PRONOUNS | wc._words("a an the this that these those") | (
+_AFTER_LET_VERB = wc.PRONOUNS | wc._words("a an the this that these those another some any no every each all") | (
     wc.PREPOSITIONS - wc._words("of out down up off over loose"))
 _OBJECT_STARTS = wc.PRONOUNS | wc.POSSESSIVES | wc._words("a an the this these those")
 # modals that are nouns too ("her will", "his can"), before a verb: "those who follow her will walk"

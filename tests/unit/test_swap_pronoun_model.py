@@ -351,6 +351,12 @@ CONSTRUCTIONS = [
     ('He felt his empty pocket and sighed.', 'She felt her empty pocket and sighed.'),
     ('He called for his withered, frail mother.', 'She called for her withered, frail father.'),
     ('He looked at his finger, at the swollen knuckle.', 'She looked at her finger, at the swollen knuckle.'),
+    # session 5: a subject's contraction, "right then", "too far", "let him use another"
+    ("Just tell him you're his sister.", "Just tell her you're her brother."),
+    ('They arrested him right there.', 'They arrested her right there.'),
+    ("If you push him too far he'll leave.", "If you push her too far she'll leave."),
+    ('He combed his too long fringe.', 'She combed her too long fringe.'),
+    ('They let him use another name.', 'They let her use another name.'),
 ]
 
 
