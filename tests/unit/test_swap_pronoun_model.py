@@ -355,7 +355,7 @@ CONSTRUCTIONS = [
     ("Just tell him you're his sister.", "Just tell her you're her brother."),
     ('They arrested him right there.', 'They arrested her right there.'),
     ("If you push him too far he'll leave.", "If you push her too far she'll leave."),
-    ('He combed his too long fringe.', 'She combed her too long fringe.'),
+    ('He wore his too tight jacket.', 'She wore her too tight jacket.'),
     ('They let him use another name.', 'They let her use another name.'),
 ]
 
