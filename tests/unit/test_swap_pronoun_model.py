@@ -364,6 +364,8 @@ CONSTRUCTIONS = [
 KNOWN_MISSES = [
     # "her outside interests." reads as "met her outside school.": one noun after "outside", no preposition before "her"
     ("He neglected his outside interests.", "She neglected her outside interests."),
+    # "too" and an adjective the grammar counts as an adverb ("long"): the model reads an object
+    ("He combed his too long fringe.", "She combed her too long fringe."),
 ]
 
 
