@@ -58,7 +58,7 @@ _GRANTED = wc._words("land lands estate estates manor manors title titles asylum
                      "leave custody citizenship permission")
 _AWARD = wc._with_forms(wc._words("award"))
 _SELL = wc._with_forms(wc._words("sell")) | wc._words("sold")
-_MORE_OF = wc._words("further more extra additional enough")
+_MORE_OF = wc._words("further more extra additional enough less")
 _BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave")) | wc._words(
     "brought sent won took got")
 _TURN = wc._with_forms(wc._words("turn"))
@@ -143,7 +143,7 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
     if previous in _STOP and low.endswith("ing") and (_verb_stem_known(low) or wc._is_participle(low)):
         after = g._next(text, token.end)
         if previous not in _STOP_ONLY and after.low not in (None, "of") or after.quote is not None or (
-                after.word is not None and not _adjective(after.low) and after.low not in wc.PREPOSITIONS):
+                after.word is not None and after.low != "of" and not _adjective(after.low)):
             return True  # "did not stop him asserting it", 'stop him demanding "the'; not "stop her wedding."
     if previous in _PERCEPTION and low.isalpha() and low not in wc.RELATIONAL_NOUNS and low not in wc.CLOSED and (
             g._next(text, token.end).low in wc.POSSESSIVES):
@@ -167,7 +167,7 @@ def _adjective(low: str | None) -> bool:
     return low is not None and (low in mostly_adjectives() or low in predicate_adjectives()) and low not in _ADJECTIVE_HEADS
 
 
-_AT_ONCE = wc._words("overnight instantly immediately forever permanently briefly")
+_AT_ONCE = wc._words("overnight instantly immediately forever permanently briefly beforehand")
 
 
 def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:

@@ -357,6 +357,10 @@ CONSTRUCTIONS = [
     ("If you push him too far he'll leave.", "If you push her too far she'll leave."),
     ('He wore his too tight jacket.', 'She wore her too tight jacket.'),
     ('They let him use another name.', 'They let her use another name.'),
+    # session 5, ABC news (development half): "to him beforehand", "gave him less time", "stop him running in"
+    ('The route was explained to him beforehand.', 'The route was explained to her beforehand.'),
+    ('The delay gave him less time to train.', 'The delay gave her less time to train.'),
+    ('An injury will not stop him running in the relay.', 'An injury will not stop her running in the relay.'),
 ]
 
 
