@@ -80,7 +80,7 @@ _LEAVE = wc._words("left leave leaves leaving")
 _DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
-_DEGREE_ADVERBS = wc._words("ever always never still once only even too also so")
+_DEGREE_ADVERBS = wc._words("ever always never still once only even too also so already")
 # Verbs with a number as their second object ("granted him 200 hectares", "secured him
 # seventy-five per cent") and verbs with a span of time ("it took him two years", "cost her
 # many months"); "one" is a second object before a number or "of" ("paid him one hundred").

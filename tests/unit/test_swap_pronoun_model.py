@@ -361,6 +361,8 @@ CONSTRUCTIONS = [
     ('The route was explained to him beforehand.', 'The route was explained to her beforehand.'),
     ('The delay gave him less time to train.', 'The delay gave her less time to train.'),
     ('An injury will not stop him running in the relay.', 'An injury will not stop her running in the relay.'),
+    # session 5, web pages (trafilatura's test pages, development half): "his already decaying body"
+    ('Searchers found his already decaying body.', 'Searchers found her already decaying body.'),
 ]
 
 
