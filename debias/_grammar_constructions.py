@@ -467,6 +467,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
                 after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
             return True  # "caught him reading Marx", "had him running ten kilometres"
+    if previous in _BARE_INFINITIVE_HOSTS and (low in _POSSESSED_NOUN_VERBS or low in mostly_nouns()) and (
+            _described_noun(text, token)):
+        return False  # "sees his work bringing profit", "felt his work to have been done"
     if previous in _BARE_INFINITIVE_HOSTS and low in _SEEM and g._next(text, token.end).low in ("like", "as"):
         return True  # "made him sound like the voice of reason", "made her look as if"
     if previous in _PERCEPTION and token.word[:1].islower() and g._is_open(token) and low not in _OF_VERBS and (
@@ -573,6 +576,22 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
     return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
 
 
+_TO_BE = wc._words("be have")
+
+
+def _described_noun(text: str, token: g._Token) -> bool:
+    """What describes a noun after a causative or perception verb, not a bare infinitive's
+    complement: an -ing participle ("saw his work bringing profit"; not "made him work hard"),
+    "to be"/"to have" ("felt his work to have been done").
+    """
+    after = g._next(text, token.end)
+    if after.low is None:
+        return False
+    if after.low.endswith("ing") and wc._is_participle(after.low):
+        return True
+    return after.low == "to" and g._next(text, after.end).low in _TO_BE
+
+
 def _of_phrase_follows(text: str, token: g._Token) -> bool:
     """"of" and a name or a determiner after ``token`` ("cover of the Simpsons theme", "portrait of Lenin")."""
     after = g._next(text, token.end)
@@ -666,6 +685,8 @@ def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | No
     return token if token.low in nouns and not _possessive_ending(text, token) else None
 
 
+_ASK = wc._with_forms(wc._words("ask"))  # one asks for one's own: "asked his advice", "asking her permission"
+_SERVE = wc._with_forms(wc._words("serve"))
 _DO = wc._with_forms(wc._words("do")) | wc._words("did done does")
 _DONE_TO = wc._words("honor honour justice credit harm injustice disservice")  # "does him honour", "did her justice"
 _MOST = wc._words("most least")
@@ -727,10 +748,11 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "cost him acute pain", "had written him enthusiastic praise", "gave him pause"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
-        if after.low in ("to", "with"):
-            return False
-        if previous in g._MASS_OBJECT_VERBS and g._mass_object_follows(text, token):
-            return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"
+        if after.low in ("to", "with") or previous in _ASK or (previous in _SERVE and low == "time"):
+            return False  # "asking his advice on", "served his time at"
+        if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and g._mass_object_follows(text, token):
+            return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"; not
+            # "had to leave his work,"
     return None
 
 

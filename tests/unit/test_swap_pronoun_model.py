@@ -363,6 +363,14 @@ CONSTRUCTIONS = [
     ('An injury will not stop him running in the relay.', 'An injury will not stop her running in the relay.'),
     # session 5, web pages (trafilatura's test pages, development half): "his already decaying body"
     ('Searchers found his already decaying body.', 'Searchers found her already decaying body.'),
+    # session 5, where the certain rules wrote "him" for "his" on the development halves: "served
+    # his time", "asking his advice", "leave his work,", "saw his work bringing", "felt his work to have"
+    ('He served his time at a prison in Moscow.', 'She served her time at a prison in Moscow.'),
+    ('He visited the old man, asking his advice on the matter.', 'She visited the old woman, asking her advice on the matter.'),
+    ('He had to leave his work, abandon his studies, and return.', 'She had to leave her work, abandon her studies, and return.'),
+    ('He saw his work bringing profit to others.', 'She saw her work bringing profit to others.'),
+    ('He felt his work to have been wasted.', 'She felt her work to have been wasted.'),
+    ('They made him work hard.', 'They made her work hard.'),
 ]
 
 
