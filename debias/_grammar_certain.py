@@ -88,6 +88,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
     if _comparative_before_than(text, token):
         return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
+    if token.word[:1].islower() and _comparative(low) and g._previous(text, start)[0] in wc.OBJECT_PREDICATE_VERBS and not (
+            _lower_case_noun(g._next(text, token.end))):
+        return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)):
         return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
@@ -229,7 +232,8 @@ def _comparative(low: str) -> bool:
         return True
     if not low.endswith("er") or len(low) < 5:
         return False
-    stems = (low[:-2], low[:-1], low[:-3] + "y", low[:-3] if low[-3] == low[-4] else "")
+    stems = (low[:-2], low[:-1] if low[:-1].endswith("e") else "", low[:-3] + "y" if low.endswith("ier") else "",
+             low[:-3] if low[-3] == low[-4] else "")
     return any(stem in mostly_adjectives() or stem in predicate_adjectives() for stem in stems if stem)
 
 

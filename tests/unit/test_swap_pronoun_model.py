@@ -371,6 +371,9 @@ CONSTRUCTIONS = [
     ('He saw his work bringing profit to others.', 'She saw her work bringing profit to others.'),
     ('He felt his work to have been wasted.', 'She felt her work to have been wasted.'),
     ('They made him work hard.', 'They made her work hard.'),
+    # session 5: a comparative predicate after "make"/"keep" ("made him bolder"), not "-er" nouns ("cover")
+    ('Praise made him bolder and bolder.', 'Praise made her bolder and bolder.'),
+    ('A critic saw his cover of the anthem on television.', 'A critic saw her cover of the anthem on television.'),
 ]
 
 
