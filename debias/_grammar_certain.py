@@ -8,6 +8,7 @@ scare-quoted noun, "will" the noun), and, where it is not, the construction rule
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from debias import _grammar as g
 from debias import _word_classes as wc
@@ -61,9 +62,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
-    if g._is_open(token) and g._previous(text, start)[0] in _MAKE and _debut_follows(text, token):
-        return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
-    if _object_before_word(text, token):
+    if (not token.low.isalpha() or token.low in _BEFORE_SECOND_WORD or token.low == "i" or token.low.endswith(
+            ("ward", "wards"))) and _object_before_word(text, token):
         return True  # "tell him I'm busy", "at him couldn't", "according to", "once more", "one way or", "northward"
     if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT or token.low in _MIDWAY and (
             g._next(text, token.end).low in wc.PREPOSITIONS):
@@ -80,15 +80,17 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         # what her_is_object answers for these, without its other checks: "gave her a book"
         return True if token.word[:1].islower() else g.her_is_object(text, start, end)
     previous, adjacent = g._previous(text, start)
+    if previous in _MAKE and g._is_open(token) and _debut_follows(text, token):
+        return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
     low = token.low
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
         return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
-    if _comparative_before_than(text, token):
+    if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
         return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
-    if token.word[:1].islower() and _comparative(low) and g._previous(text, start)[0] in wc.OBJECT_PREDICATE_VERBS and not (
+    if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
             _lower_case_noun(g._next(text, token.end))):
         return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
@@ -108,6 +110,7 @@ _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _SUBJECT_CONTRACTION = re.compile(r"(?:you|we|they|he|she|it|that|there)['’](?:re|ve|ll|d|s)")
 _RIGHT_THEN = wc._words("there here now away then")
+_BEFORE_SECOND_WORD = wc._words("according once one right too")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
 
@@ -120,10 +123,12 @@ def _object_before_word(text: str, token: g._Token) -> bool:
     "-ward(s)" before no noun ("sent him northward to"; not "his northward journey").
     """
     word, low = token.word, token.low
-    if word == "I" and not text.startswith(".", token.end) or word.startswith(("I'", "I’")) or _SUBJECT_CONTRACTION.fullmatch(low):
+    if word[0] == "I" and (word == "I" and not text.startswith(".", token.end) or word.startswith(("I'", "I’"))):
         return True
-    if low.endswith(_NEGATED) and not token.compound:
+    if ("'" in low or "’" in low) and (_SUBJECT_CONTRACTION.fullmatch(low) or low.endswith(_NEGATED) and not token.compound):
         return True
+    if low not in _BEFORE_SECOND_WORD and not low.endswith(("ward", "wards")):
+        return False
     after = g._next(text, token.end)
     if low == "according" and after.low == "to" or low == "once" and after.low in _ONCE_MORE:
         return True
@@ -226,6 +231,7 @@ def _debut_follows(text: str, token: g._Token) -> bool:
         g._next(text, after.end).low in _DEBUTS)
 
 
+@lru_cache(maxsize=4096)
 def _comparative(low: str) -> bool:
     """An adjective's comparative in "-er" ("closer", "bigger", "happier", "better"; not "employer", "father")."""
     if low in _IRREGULAR_COMPARATIVES:
@@ -234,7 +240,8 @@ def _comparative(low: str) -> bool:
         return False
     stems = (low[:-2], low[:-1] if low[:-1].endswith("e") else "", low[:-3] + "y" if low.endswith("ier") else "",
              low[:-3] if low[-3] == low[-4] else "")
-    return any(stem in mostly_adjectives() or stem in predicate_adjectives() for stem in stems if stem)
+    adjectives, predicates = mostly_adjectives(), predicate_adjectives()
+    return any(stem in adjectives or stem in predicates for stem in stems if stem)
 
 
 def _comparative_before_than(text: str, token: g._Token) -> bool:
@@ -242,11 +249,10 @@ def _comparative_before_than(text: str, token: g._Token) -> bool:
     object's predicate ("loved him better than", "stood beside him closer than the rest"), never a
     determiner's noun phrase ("his greater than average height").
     """
-    if not token.word[:1].islower() or token.compound or not _comparative(token.low):
+    if not text.startswith(" than ", token.end) or not token.word[:1].islower() or token.compound or not (
+            _comparative(token.low)):
         return False
     than = g._next(text, token.end)
-    if than.low != "than":
-        return False
     after = g._next(text, than.end)
     return after.low is not None and not after.low[:1].isdigit() and after.low not in _NOT_COMPARED
 
@@ -356,9 +362,8 @@ def _standalone_before_past(text: str, start: int, token: g._Token) -> bool:
     subject ("other attributes of his included the kithara", "a friend of his told me"), no
     determiner of a participle ("of his included items" is no English).
     """
-    previous, adjacent = g._previous(text, start)
-    if not adjacent or previous != "of" or not token.word[:1].islower() or not (
-            token.low in _FINITE_PASTS or token.low.endswith("ed") and _past_of_verb(token.low)):
+    if not (token.low in _FINITE_PASTS or token.low.endswith("ed") and _past_of_verb(token.low)) or not (
+            text.endswith("of ", 0, start)) or not token.word[0].islower():
         return False
     return g._next(text, token.end).low in _OBJECT_OPENERS
 

@@ -409,8 +409,12 @@ def _noun_before(text: str, start: int, previous: str) -> bool:
     """
     if previous.endswith("ing") or previous in _FINITE_PASTS or _past_of_verb(previous):
         return False  # "my joining him now", "you should a heard her"
-    window = text[max(0, start - 80):start].lower()
-    marker, adjacent = g._previous(window, window.rfind(previous))
+    k = start - 1 - len(previous)  # the fast path: one space between the two words
+    if k > 0 and text[k:start - 1].lower() == previous:
+        marker, adjacent = g._previous(text, k)
+    else:
+        window = text[max(0, start - 80):start].lower()
+        marker, adjacent = g._previous(window, window.rfind(previous))
     return adjacent and marker in _NOUN_MARKERS
 
 
