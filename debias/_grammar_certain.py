@@ -22,6 +22,7 @@ from debias._grammar_constructions import (
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
     _NUMBERS,
+    _ORDINALS,
     _TITLE_GIVERS,
     _TITLES,
     _TURN,
@@ -29,7 +30,14 @@ from debias._grammar_constructions import (
     _noun_follows,
     construction,
 )
-from debias._wordnet_lexicons import _base_verb, _past_of_verb, mostly_adjectives, predicate_adjectives, word_classes
+from debias._wordnet_lexicons import (
+    _base_verb,
+    _past_of_verb,
+    _verb_stem_known,
+    mostly_adjectives,
+    predicate_adjectives,
+    word_classes,
+)
 
 __all__ = ["her_rule_is_certain", "his_rule_is_certain"]
 
@@ -76,10 +84,15 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
         return False  # "we'll not see her like again", "her inside jacket pocket"
+    if token.low == "opposite" and g._previous(text, start)[0] in _COPULAS:
+        return False  # "Commodus is his opposite in every way"; not "sat him opposite her"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
         # what her_is_object answers for these, without its other checks: "gave her a book"
         return True if token.word[:1].islower() else g.her_is_object(text, start, end)
     previous, adjacent = g._previous(text, start)
+    if token.word[0].islower() and (token.low == "soon" or text.startswith(",", token.end) and _adjective_word(token.low) and (
+            _adjective_word(g._next(text, token.end + 1).low))) and _modifiers_before_noun(text, token):
+        return False  # "beneath her hard, black armour", "her soon to be rival"; not "lived with her entirely, only"
     if previous in _MAKE and g._is_open(token) and _debut_follows(text, token):
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
@@ -104,7 +117,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
 
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
 _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
-    "get gets got getting gotten") | wc._with_forms(wc._words("brand label dub term denounce hail"))
+    "get gets got getting gotten tell tells told telling") | wc._with_forms(wc._words("brand label dub term denounce hail"))
 
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
@@ -161,7 +174,7 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
             text.startswith("-", quoted.end)):
         return None  # 'use of his "a- [automatic-] machine"': no article
     if quoted.low in _CERTAIN_CLOSED:
-        return True
+        return False if text[quoted.end:quoted.end + 1] in _QUOTES else True  # 'gave his "all"': a quoted noun
     if token.quote not in ('"', "“", "``") or not g._is_open(quoted):
         return None
     previous, adjacent = g._previous(text, start)
@@ -331,6 +344,10 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     low = token.low
     if _PLACE_ADVERB.fullmatch(low):
         return True  # "the house was his thereafter"
+    if low == "opposite":
+        return False  # "Commodus is his opposite in every way"
+    if low == "i" and token.word == "I" or ("'" in low or "’" in low) and _SUBJECT_CONTRACTION.fullmatch(low):
+        return True  # "the only film of his you'd seen", "a friend of his I met"
     if low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "his"):
         return False  # "we'll not see his like again", "his inside jacket pocket", "his outside interests"
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
@@ -339,7 +356,7 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low in ("and", "or") and g._next(text, token.end).low in _SUBJECTS:
         return True  # "that smile of his and I feel": a clause after the standalone possessive
     if _standalone_before_past(text, start, token):
-        return True  # "other attributes of his included the kithara"
+        return True  # "other attributes of his included the kithara", "a friend of hers suggests she"
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
             not wc._is_ly_adverb(low)):
         return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
@@ -350,22 +367,64 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
             return False  # "the terms of his will were read", "his can of beans"
         if _base_verb(g._next(text, token.end).low):
             return True  # "a friend of his will come": a modal and its verb after a standalone possessive
+    if _modifiers_before_noun(text, token):
+        return False  # "his sometimes too active eyes", "beneath his hard, black body armor", "his soon to be rival"
     return None
 
 
+def _modifiers_before_noun(text: str, token: g._Token) -> bool:
+    """Adverbs before an adjective and its noun ("his sometimes too active eyes"), a word and a
+    comma before two more ("his hard, black body armor"), "soon to be" ("his soon to be
+    arch-enemy"): a determiner's noun phrase; a standalone possessive is followed by the clause's
+    end or a function word ("the choice was his alone and").
+    """
+    after = g._next(text, token.end)
+    if token.low == "soon":
+        return after.low == "to" and g._next(text, after.end).low == "be"
+    if after.punct == ",":
+        first = g._next(text, after.end)
+        return _lower_case_noun(first) and _lower_case_noun(g._next(text, first.end))
+    if not _adverb_like(token.low):
+        return False
+    for _ in range(2):
+        if after.low is None or not _adverb_like(after.low):
+            break
+        after = g._next(text, after.end)
+    return _lower_case_noun(after) and _lower_case_noun(g._next(text, after.end))
+
+
+def _adjective_word(low: str | None) -> bool:
+    """An adjective of WordNet's lists that is no -ly adverb, number or ordinal ("hard", "black"; not
+    "entirely", "twelve", "first").
+    """
+    return low is not None and (low in mostly_adjectives() or low in predicate_adjectives()) and not wc._is_ly_adverb(low) and (
+        low not in wc.NUMBER_WORDS) and low not in _ORDINALS
+
+
+def _adverb_like(low: str) -> bool:
+    return low in wc._ADVERBS or low in wc.MODIFIERS or low in wc.PARTICLES or wc._is_ly_adverb(low)
+
+
 _SUBJECTS = wc._words("i you he she we they")
+_COPULAS = wc._words("is was are were be been being")
+_PERSONAL_OBJECTS = wc._words("me him us them")
+_SUBJECTS_NOT_YOU = wc._words("i he she we they")  # "get out of his lives you rascal": "you" may be a vocative
 _OBJECT_OPENERS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
 
 
 def _standalone_before_past(text: str, start: int, token: g._Token) -> bool:
-    """"of his" before a past tense and the start of its object: the standalone possessive is the
-    subject ("other attributes of his included the kithara", "a friend of his told me"), no
-    determiner of a participle ("of his included items" is no English).
+    """"of his" before a past tense and the start of its object, or a present tense and a personal
+    pronoun: the standalone possessive is the subject ("other attributes of his included the
+    kithara", "a friend of his told me", "a friend of hers suggests she"), no determiner of a
+    participle ("of his included items" is no English) or of a plural ("of his works that").
     """
-    if not (token.low in _FINITE_PASTS or token.low.endswith("ed") and _past_of_verb(token.low)) or not (
-            text.endswith("of ", 0, start)) or not token.word[0].islower():
+    low = token.low
+    past = low in _FINITE_PASTS or low.endswith("ed") and _past_of_verb(low)
+    present = not past and low.endswith("s") and not low.endswith("ss") and _verb_stem_known(low)
+    if not (past or present) or not text.endswith("of ", 0, start) or not token.word[0].islower():
         return False
-    return g._next(text, token.end).low in _OBJECT_OPENERS
+    after = g._next(text, token.end).low
+    return after in _OBJECT_OPENERS if past else after in _SUBJECTS_NOT_YOU or after in _PERSONAL_OBJECTS
 
 
 def _modal_is_noun(text: str, start: int, token: g._Token) -> bool:

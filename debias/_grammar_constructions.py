@@ -35,6 +35,8 @@ _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
 # verbs that take "of" ("heard him speak of"); another word before "of" is a noun ("saw his cover of the song")
 _OF_VERBS = wc._words("speak talk think dream hear learn tell know approve disapprove die smell taste boast complain "
                       "despair tire write sing warn remind accuse rid conceive")
+_MAKES = wc._with_forms(wc._words("make")) | wc._words("made")
+_MADE_OWN = wc._words("living fortune mark way peace debut bow exit entrance escape comeback home name career")
 _SEEM = wc._words("sound look seem appear feel smell taste")
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
@@ -181,7 +183,7 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             low not in _ADJECTIVE_HEADS) and (
             low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
         return True
-    if _adjective(low) and not low.endswith(("est", "ed", "ing")) and _verb_stem_known(previous):
+    if _adjective(low) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES and _verb_stem_known(previous):
         after, ended = g._next(text, token.end), False
         if after.low in ("and", "or", "but"):  # "thought him strong and healthy.", "found him negligent but
             # not criminally liable"; not "her strong and silent husband"
@@ -279,7 +281,7 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     if low in _NEVER_ATTRIBUTIVE or low in _FINITE_PASTS:
         return True
     after = g._next(text, token.end)
-    if low == "well" and (g._predicate_ends(after) or after.low is not None and not _noun_follows(text, after) and (
+    if low == "well" and previous not in wc.PREPOSITIONS and (g._predicate_ends(after) or after.low is not None and not _noun_follows(text, after) and (
             _base_verb(after.low) or after.low in _FINITE_PASTS or _past_of_verb(after.low))):
         return True  # "those who knew him well insisted"; not "her well water", "her well known interest"
     if low in _THEN_ADVERBS and (after.low in _FINITE_PASTS or after.low is not None and _past_of_verb(after.low)):
@@ -293,9 +295,10 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         return True
     if low in _NOUN_MODALS and previous not in wc.AUXILIARIES and (after.low in _BEFORE_VERB or _base_verb(after.low)):
         return True  # not "how could her will be disregarded"
-    if wc._is_ly_adverb(low) and (_verb_stem_known(previous) and _base_verb(after.low) or after.low is not None and (
+    if wc._is_ly_adverb(low) and (_verb_stem_known(previous) and _base_verb(after.low) and not after.low.endswith(("ed", "en")) or after.low is not None and (
             after.low.endswith("ed") and g._next(text, after.end).low in _OBJECT_STARTS)):
-        return True  # "force him eventually change"; "the men around him slowly lifted their helmets"
+        return True  # "force him eventually change"; "the men around him slowly lifted their helmets"; not "cure his
+        # cryogenically frozen wife"
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
     if (previous in wc.PREPOSITIONS or _verb_stem_known(previous)) and _past_of_verb(low) and (
@@ -312,7 +315,7 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     return None
 
 
-_NO_VERB_BEFORE = wc.PREPOSITIONS | wc.CONJUNCTIONS  # "or his designate, will act"
+_NO_VERB_BEFORE = wc.PREPOSITIONS | wc.CONJUNCTIONS | _DEGREE_ADVERBS  # "or his designate, will act", "with only his loyal"
 
 
 def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bool:
@@ -326,7 +329,10 @@ def _predicate_adjective_ends(text: str, token: g._Token, after: g._Token) -> bo
     if low.endswith("ing") and low != "missing" or low in _ADJECTIVE_HEADS or _possessive_ending(text, token) or not g._predicate_ends(after):
         return False
     if after.punct == ",":
-        return not g._is_open(g._next(text, after.end))
+        second = g._next(text, after.end)
+        if second.low is not None and wc._is_ly_adverb(second.low):
+            second = g._next(text, second.end)  # "his violent, sexually aggressive aesthetic"
+        return not g._is_open(second)
     return not (low.endswith(("ed", "en", "t")) and after.low in _OBJECT_STARTS)
 
 
@@ -370,6 +376,8 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
     """
     if _ordinal_or_side_before_noun(text, token):
         return False  # "her first (unpublished) novel", "had his first, supervised, experience", "set his left foot"
+    if previous not in _CALLERS and token.word[:1].islower() and _person_after_modifiers(text, token):
+        return False  # "tells his little girl", "finding his estranged son", "with his loving, down-to-earth wife"
     if previous is not None and previous not in wc.CLOSED and g._is_open(token) and _noun_before(text, start, previous):
         return False  # "the laurel whose leaves his priestess employed", "the letters her son wrote"
     for rule in _CONSTRUCTION_RULES:
@@ -390,12 +398,50 @@ def _ordinal_or_side_before_noun(text: str, token: g._Token) -> bool:
     her left alone", "watched him left-handed").
     """
     if token.low in _ORDINALS:
+        if text.startswith(" ever ", token.end):
+            return _lower_case_word(g._next(text, token.end + 5))  # "made his first ever attack"
         aside = _ORDINAL_ASIDE.match(text, token.end)
         return aside is not None and aside.group(1) not in wc.CLOSED and not wc._is_ly_adverb(aside.group(1))
     if token.low in _SIDES and token.word[:1].islower() and not token.compound:
         after = g._next(text, token.end)
         return after.word is not None and after.word[:1].islower() and not after.compound and g._is_open(after) and (
             not _adjective(after.low)) and not after.low.endswith("ing")
+    return False
+
+
+_PEOPLE = wc.RELATIONAL_NOUNS | wc._words(
+    "girl girls boy boys kid kids baby babies neighbor neighbors neighbour neighbours pupil pupils student students "
+    "disciple disciples apprentice apprentices followers supporters troops colleagues teammates lover lovers partner "
+    "fiancee fiancée fiance girlfriend boyfriend cousin cousins nephew niece uncle aunt grandson granddaughter "
+    "grandfather grandmother stepson stepdaughter stepfather stepmother maid servant servants bodyguard bride groom")
+_QUANTIFIERS = wc._words("few several numerous countless more most very")
+_CALLERS = wc.NAMING_VERBS | _TITLE_GIVERS  # "called her little girl" may name her
+
+
+def _lower_case_word(token: g._Token) -> bool:
+    return token.word is not None and token.word[:1].islower() and g._is_open(token)
+
+
+def _person_after_modifiers(text: str, token: g._Token) -> bool:
+    """Adjectives, -ly adverbs, participles, compounds, commas and "and" and then a person noun
+    (:data:`_PEOPLE`): the noun phrase of a determiner ("his little girl", "his estranged son",
+    "his loving, down-to-earth wife"), never a second object after an object pronoun; not after a
+    number or quantifier ("bore him three sons", "won him many followers").
+    """
+    for step in range(5):
+        if token.word is None or not token.word[:1].islower():
+            return False
+        low = token.low
+        if low in _PEOPLE:
+            return step > 0 and not _possessive_ending(text, token)
+        if low in _COUNTS or low.isdigit() or low in _QUANTIFIERS:
+            return False  # "bore him three sons", "won him many followers"
+        if not (token.compound or low in mostly_adjectives() or low in predicate_adjectives() or wc._is_ly_adverb(low) or (
+                low.endswith("ed")) or low == "and"):
+            return False
+        token = g._next(text, token.end)
+        if token.punct == ",":
+            token = g._next(text, token.end)
     return False
 
 
@@ -448,6 +494,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     quietly leaving the room") and gerund subjects ("ends with him laughing").
     """
     low = token.low
+    if previous in _MAKES and (low in _MADE_OWN and g._next(text, token.end).low not in _VERBS_OBJECT_STARTS or (
+            text.startswith(" no ", token.end) and g._next(text, token.end + 3).low in _COMPARED)):
+        return False  # "makes his living as a janitor", "made his way to", "makes his work no less impressive"
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
         after = g._next(text, token.end)
         if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):
@@ -464,7 +513,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             return decided
     if low.endswith("ing") and previous in _GERUND_HOSTS:
         after = g._next(text, token.end)
-        if (wc._is_participle(low) or low in _POSTURES) and (
+        if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
                 after.word is None and after.quote is None or after.low in _GERUND_ENDS or low in _POSTURES and (
                 after.low in predicate_adjectives() or after.low in mostly_adjectives())):
             return True  # "found him lying unconscious in the snow"
@@ -474,6 +523,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous in _BARE_INFINITIVE_HOSTS and (low in _POSSESSED_NOUN_VERBS or low in mostly_nouns()) and (
             _described_noun(text, token)):
         return False  # "sees his work bringing profit", "felt his work to have been done"
+    if previous in _BARE_INFINITIVE_HOSTS and (low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS) and (
+            _subject_of_infinitive(text, token)):
+        return False  # "make his dream come true", "made her voice crack"
     if previous in _BARE_INFINITIVE_HOSTS and low in _SEEM and g._next(text, token.end).low in ("like", "as"):
         return True  # "made him sound like the voice of reason", "made her look as if"
     if previous in _PERCEPTION and token.word[:1].islower() and g._is_open(token) and low not in _OF_VERBS and (
@@ -491,6 +543,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     return None
 
 
+_COMPARED = wc._words("less more longer better worse")
 _NOT_A_VERBS_OBJECT = _SPANS | wc._words("other next following previous same day whole entire")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
 _VERBS_OBJECT_STARTS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
@@ -583,6 +636,14 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
 _TO_BE = wc._words("be have")
 
 
+def _subject_of_infinitive(text: str, token: g._Token) -> bool:
+    """A verb's base form after the noun ``token``: the noun is the subject of a bare infinitive
+    ("make his dream come true"; not "made him walk home", "let her hair down").
+    """
+    after = g._next(text, token.end)
+    return after.low is not None and after.word[:1].islower() and after.low in mostly_verbs() and after.low not in wc.CLOSED
+
+
 def _described_noun(text: str, token: g._Token) -> bool:
     """What describes a noun after a causative or perception verb, not a bare infinitive's
     complement: an -ing participle ("saw his work bringing profit"; not "made him work hard"),
@@ -605,8 +666,20 @@ def _of_phrase_follows(text: str, token: g._Token) -> bool:
     return following.word is not None and (following.word[:1].isupper() or following.low in _VERBS_OBJECT_STARTS)
 
 
+def _modifier_follows(text: str, comma: g._Token) -> bool:
+    """A lower-case compound or adjective after ``comma``: a series of modifiers before a noun
+    ("with his loving, down-to-earth wife").
+    """
+    after = g._next(text, comma.end)
+    return after.word is not None and after.word[:1].islower() and (after.compound or _adjective(after.low))
+
+
 def _adjectives_before_noun(text: str, token: g._Token) -> bool:
-    """A lower-case open word at ``token`` and another after it: a second adjective and its noun."""
+    """A lower-case open word at ``token`` (after an -ly adverb) and another after it: a second
+    adjective and its noun ("intense, mobile face", "violent, sexually aggressive aesthetic").
+    """
+    if token.low is not None and wc._is_ly_adverb(token.low):
+        token = g._next(text, token.end)
     if token.word is None or not token.word[:1].islower() or not g._is_open(token) or wc._is_ly_adverb(token.low):
         return False
     noun = g._next(text, token.end)
@@ -689,6 +762,9 @@ def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | No
     return token if token.low in nouns and not _possessive_ending(text, token) else None
 
 
+_WIN = wc._with_forms(wc._words("win gain regain")) | wc._words("won")
+_WON_OWN = wc._words("love trust heart favour favor confidence freedom release independence liberty spurs "
+                     "seat case argument battle")
 _ASK = wc._with_forms(wc._words("ask"))  # one asks for one's own: "asked his advice", "asking her permission"
 _SERVE = wc._with_forms(wc._words("serve"))
 _DO = wc._with_forms(wc._words("do")) | wc._words("did done does")
@@ -706,12 +782,14 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     low = token.low
     if previous in _DO and low in _DONE_TO and not _possessive_ending(text, token):
         return True
+    if previous in _WIN and low in _WON_OWN:
+        return False  # "to gain his affection", "a gladiator who won his freedom"
     if previous in _TAKE_TIME and low in _AMOUNTS and not _noun_follows(text, token):
         return True  # "would cost him little on the spot", "it cost her dearly"; not "cost her little brother his life"
     if low in _MOST and _adjective_and_noun_follow(text, token):
         return False  # "sent his most trusted adviser"; not "loved him most dearly", "gave her most of"
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
-        return not (g._is_open(token) and _recipient_follows(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
+        return not (g._is_open(token) and _recipient_follows(text, token) or _person_after_modifiers(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
         return True
     if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):

@@ -374,6 +374,30 @@ CONSTRUCTIONS = [
     # session 5: a comparative predicate after "make"/"keep" ("made him bolder"), not "-er" nouns ("cover")
     ('Praise made him bolder and bolder.', 'Praise made her bolder and bolder.'),
     ('A critic saw his cover of the anthem on television.', 'A critic saw her cover of the anthem on television.'),
+    # session 5, film reviews (nltk_data's movie_reviews, development half): a person noun after
+    # modifiers ("tells his little girl"), "won his freedom", "makes his living", "his first ever",
+    # "make his dream come true", 'gave his "all"', 'telling his "story"', "his opposite", "of his
+    # you'd seen", "a friend of hers suggests she", "his hard, black armour", "his soon to be rival"
+    ('The father tells his little girl a story.', 'The mother tells her little boy a story.'),
+    ('He spent years finding his estranged son.', 'She spent years finding her estranged daughter.'),
+    ('He arrived with his loving, down-to-earth wife.', 'She arrived with her loving, down-to-earth husband.'),
+    ('His first wife bore him three sons.', 'Her first husband bore her three daughters.'),
+    ('The gladiator who won his freedom left Rome.', 'The gladiator who won her freedom left Rome.'),
+    ('Now he makes his living as a janitor.', 'Now she makes her living as a janitor.'),
+    ('The dragon makes his first ever attack.', 'The dragon makes her first ever attack.'),
+    ('He worked to make his dream come true.', 'She worked to make her dream come true.'),
+    ('He has not given his "all" to the role.', 'She has not given her "all" to the role.'),
+    ('After telling his "snake story" he left.', 'After telling her "snake story" she left.'),
+    ('The villain is his opposite in every way.', 'The villain is her opposite in every way.'),
+    ("It was the only film of his you'd seen.", "It was the only film of hers you'd seen."),
+    ('A friend of hers suggests she rest.', 'A friend of his suggests he rest.'),
+    ('Beneath his hard, black armour he is gentle.', 'Beneath her hard, black armour she is gentle.'),
+    ('He met his soon to be rival at school.', 'She met her soon to be rival at school.'),
+    ('He dragged his violent, sexually charged style into Hollywood.', 'She dragged her violent, sexually charged style into Hollywood.'),
+    ('The old teacher teaches his young neighbour about poetry.', 'The old teacher teaches her young neighbour about poetry.'),
+    ('The cast makes his work no less impressive.', 'The cast makes her work no less impressive.'),
+    ('Nobody could cure his cryogenically frozen wife.', 'Nobody could cure her cryogenically frozen husband.'),
+    ('Fans laughed at his well known one-liners.', 'Fans laughed at her well known one-liners.'),
 ]
 
 
