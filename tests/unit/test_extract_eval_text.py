@@ -1,0 +1,63 @@
+"""``scripts/extract_eval_text.py`` on small files in the corpora's layouts, written here: the
+evaluation text of issue 27 (WikiText-2, nltk_data's Brown and film reviews) comes back as
+detokenized sentences with a pronoun, split into halves by document.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "extract_eval_text.py"
+
+
+@pytest.fixture(scope="module")
+def extract():
+    spec = importlib.util.spec_from_file_location("extract_eval_text", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_wikitext_is_detokenized_and_unknown_words_near_a_pronoun_are_dropped(extract, tmp_path):
+    source = tmp_path / "valid.txt"
+    source.write_text(
+        " \n = Robert Smith = \n \n"
+        " Smith ( 1900 – 1950 ) was a painter . The king made him court painter in 1920 , and his "
+        " \" Blue Period \" began . A <unk> gave him a medal . In 1930 @-@ 31 his work sold well . \n"
+        " \n = = Later life = = \n \n He moved to <unk> in 1940 with his wife . A <unk> saw him . \n",
+        encoding="utf-8",
+    )
+    (title, sentences), = extract.wikitext_documents(str(source))
+    assert title == "Robert Smith"
+    assert sentences == [
+        'The king made him court painter in 1920, and his "Blue Period" began.',
+        "In 1930-31 his work sold well.",
+        "He moved to Zembla in 1940 with his wife.",
+    ]
+
+
+def test_brown_rows_become_sentences_split_by_file(extract, tmp_path):
+    corpus = tmp_path / "brown"
+    corpus.mkdir()
+    (corpus / "ca01").write_text(
+        "\tThe/at jury/nn thanked/vbd him/ppo ,/, and/cc his/pp$ wife/nn smiled/vbd ./.\n"
+        "\tNo/at pronoun/nn here/rb ./.\n", encoding="utf-8")
+    (corpus / "ck01").write_text("\t``/`` Go/vb ''/'' ,/, she/pps told/vbd her/ppo ./.\n", encoding="utf-8")
+    assert list(extract.NLTK_CORPORA["brown"](str(corpus), "")) == [
+        ("ca01", ["The jury thanked him, and his wife smiled."])]
+    assert list(extract.NLTK_CORPORA["brown-fiction"](str(corpus), "")) == [("ck01", ['"Go", she told her.'])]
+    counts = extract.write_halves(extract.NLTK_CORPORA["brown"](str(corpus), ""), str(tmp_path / "out"))
+    assert sum(counts.values()) == 1 and counts[extract.half_of("ca01")] == 1
+
+
+def test_film_reviews_rejoin_their_quotes(extract, tmp_path):
+    corpus = tmp_path / "movie_reviews" / "pos"
+    corpus.mkdir(parents=True)
+    (corpus / "cv000.txt").write_text('he does his " normal guy " routine , and it works .\nno pronoun .\n',
+                                      encoding="utf-8")
+    (document, sentences), = extract.NLTK_CORPORA["movie_reviews"](str(corpus.parent), "x/")
+    assert document == "x/pos/cv000.txt"
+    assert sentences == ['He does his "normal guy" routine, and it works.']
