@@ -123,7 +123,7 @@ _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _SUBJECT_CONTRACTION = re.compile(r"(?:you|we|they|he|she|it|that|there)['’](?:re|ve|ll|d|s)")
 _RIGHT_THEN = wc._words("there here now away then")
-_BEFORE_SECOND_WORD = wc._words("according once one right too")  # the words whose next word decides
+_BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
 
@@ -143,8 +143,9 @@ def _object_before_word(text: str, token: g._Token) -> bool:
     if low not in _BEFORE_SECOND_WORD and not low.endswith(("ward", "wards")):
         return False
     after = g._next(text, token.end)
-    if low == "according" and after.low == "to" or low == "once" and after.low in _ONCE_MORE:
-        return True
+    if low == "according" and after.low == "to" or low == "once" and after.low in _ONCE_MORE or low == "instead" or (
+            low == "back" and text.startswith(" to health", after.end - 3)):
+        return True  # "caught him instead of", "nursed him back to health"
     if low == "one" and after.low == "way" and g._next(text, after.end).low == "or":
         return True
     if low == "right" and after.low in _RIGHT_THEN or low == "too" and after.low in _TOO_FAR and not (

@@ -505,6 +505,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             return True  # "let him never hereafter accuse", "made her always wait"
     if previous in _LET and low in wc.CAUSATIVE_NOUNS and low not in _LET_NOUNS:
         return True  # "let him escape", "let her return home"; not "let her hair down"
+    if previous in _PERCEPTION and low == "say":
+        return True  # "he hears her say hi"; not "had her say"
     if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
         return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
     if low in wc.MODIFIERS or wc._is_ly_adverb(low):
@@ -521,11 +523,13 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
             return True  # "caught him reading Marx", "had him running ten kilometres"
     if previous in _BARE_INFINITIVE_HOSTS and (low in _POSSESSED_NOUN_VERBS or low in mostly_nouns()) and (
-            _described_noun(text, token)):
+            low not in _SEEM) and _described_noun(text, token):
         return False  # "sees his work bringing profit", "felt his work to have been done"
     if previous in _BARE_INFINITIVE_HOSTS and (low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS) and (
             _subject_of_infinitive(text, token)):
         return False  # "make his dream come true", "made her voice crack"
+    if previous in _BARE_INFINITIVE_HOSTS and _phrasal_verb_follows(text, token):
+        return True  # "to help him figure out where", "watched her walk away", "see him branch out"
     if previous in _BARE_INFINITIVE_HOSTS and low in _SEEM and g._next(text, token.end).low in ("like", "as"):
         return True  # "made him sound like the voice of reason", "made her look as if"
     if previous in _PERCEPTION and token.word[:1].islower() and g._is_open(token) and low not in _OF_VERBS and (
@@ -605,7 +609,7 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
             following.word is None and following.quote is None or following.low in _GERUND_ENDS):
         return True  # "saw her quietly leaving the room"
     if wc._is_ly_adverb(low) and previous in wc.OBJECT_PREDICATE_VERBS and not after.low.endswith("ing") and (
-            g._predicate_ends(following) or following.low in ("and", "but")):
+            g._predicate_ends(following) or following.low in ("and", "but", "or")):
         return True  # "a day that had left him greatly contented and at peace"
     if low in ("more", "less") and (following.word is None and following.quote is None or following.low == "than"):
         return True  # "posterity has treated him more kindly than"
@@ -634,6 +638,26 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
 
 
 _TO_BE = wc._words("be have")
+
+
+_VERB_PARTICLES = wc._words("out up off away down back over around")
+
+
+def _phrasal_verb_follows(text: str, token: g._Token) -> bool:
+    """A verb of the lexicons that is no noun of WordNet's and a particle after ``token``, before no noun: a bare
+    infinitive's phrasal verb ("help him figure out where"; not "saw her face up close", "her pick
+    up truck").
+    """
+    low = token.low
+    if not token.word[:1].islower() or token.compound or low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS or (
+            low in wc.CAUSATIVE_NOUNS) or not (low in _all_verbs() or _american(low) in mostly_verbs()):
+        return False
+    particle = g._next(text, token.end)
+    return particle.low in _VERB_PARTICLES and not _lower_case_open(g._next(text, particle.end))
+
+
+def _lower_case_open(token: g._Token) -> bool:
+    return token.word is not None and token.word[:1].islower() and g._is_open(token) and not wc._is_ly_adverb(token.low)
 
 
 def _subject_of_infinitive(text: str, token: g._Token) -> bool:
@@ -805,6 +829,9 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
             return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
         if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
             return True  # "I saw him ten days before he died", "met her two years ago"
+    if low.endswith("s") and low.rstrip("s") in _SPANS and previous is not None and _verb_stem_known(previous) and (
+            g._next(text, token.end).low in _SPAN_ENDS):
+        return True  # "he would have left her years ago", "divorced him decades later"
     if previous in _SELL and token.word[:1].islower() and g._is_open(token) and not low.endswith("s") and (
             not _adjective(low)) and g._next(text, token.end).low not in _OBJECT_STARTS:
         return False  # "sell his labour", "sold his soul"; not "sold him short", "sold him a car"

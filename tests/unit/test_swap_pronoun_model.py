@@ -398,6 +398,14 @@ CONSTRUCTIONS = [
     ('The cast makes his work no less impressive.', 'The cast makes her work no less impressive.'),
     ('Nobody could cure his cryogenically frozen wife.', 'Nobody could cure her cryogenically frozen husband.'),
     ('Fans laughed at his well known one-liners.', 'Fans laughed at her well known one-liners.'),
+    # session 5, film reviews again: "hears him say", "make him look threatening", "nursed him back to
+    # health", "left him years ago", "caught him instead of", a phrasal verb after a bare infinitive's host
+    ('She heard him say goodbye to his mother.', 'He heard her say goodbye to her father.'),
+    ('The armour makes him look threatening.', 'The armour makes her look threatening.'),
+    ('Settlers nursed him back to health.', 'Settlers nursed her back to health.'),
+    ('His wife would have left him years ago.', 'Her husband would have left her years ago.'),
+    ('The police caught him instead of the thief.', 'The police caught her instead of the thief.'),
+    ('We watched him walk away.', 'We watched her walk away.'),
 ]
 
 
