@@ -419,10 +419,12 @@ def _standalone_before_past(text: str, start: int, token: g._Token) -> bool:
     kithara", "a friend of his told me", "a friend of hers suggests she"), no determiner of a
     participle ("of his included items" is no English) or of a plural ("of his works that").
     """
+    if not text.endswith("of ", 0, start) or not token.word[0].islower():
+        return False
     low = token.low
     past = low in _FINITE_PASTS or low.endswith("ed") and _past_of_verb(low)
     present = not past and low.endswith("s") and not low.endswith("ss") and _verb_stem_known(low)
-    if not (past or present) or not text.endswith("of ", 0, start) or not token.word[0].islower():
+    if not (past or present):
         return False
     after = g._next(text, token.end).low
     return after in _OBJECT_OPENERS if past else after in _SUBJECTS_NOT_YOU or after in _PERSONAL_OBJECTS

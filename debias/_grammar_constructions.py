@@ -9,6 +9,7 @@ coordination ("him and his wife"), predicate adjectives that WordNet knows as no
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from debias import _grammar as g
 from debias import _word_classes as wc
@@ -376,7 +377,8 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
     """
     if _ordinal_or_side_before_noun(text, token):
         return False  # "her first (unpublished) novel", "had his first, supervised, experience", "set his left foot"
-    if previous not in _CALLERS and token.word[:1].islower() and _person_after_modifiers(text, token):
+    if (token.compound or token.low.endswith(("ed", "ly")) or token.low in _adjectives()) and previous not in _CALLERS and (
+            _person_after_modifiers(text, token)):
         return False  # "tells his little girl", "finding his estranged son", "with his loving, down-to-earth wife"
     if previous is not None and previous not in wc.CLOSED and g._is_open(token) and _noun_before(text, start, previous):
         return False  # "the laurel whose leaves his priestess employed", "the letters her son wrote"
@@ -415,7 +417,13 @@ _PEOPLE = wc.RELATIONAL_NOUNS | wc._words(
     "fiancee fiancée fiance girlfriend boyfriend cousin cousins nephew niece uncle aunt grandson granddaughter "
     "grandfather grandmother stepson stepdaughter stepfather stepmother maid servant servants bodyguard bride groom")
 _QUANTIFIERS = wc._words("few several numerous countless more most very")
-_CALLERS = wc.NAMING_VERBS | _TITLE_GIVERS  # "called her little girl" may name her
+_CALLERS = wc.NAMING_VERBS | _TITLE_GIVERS
+
+
+@lru_cache(maxsize=1)
+def _adjectives() -> frozenset[str]:
+    """WordNet's adjectives of both lists (:func:`mostly_adjectives`, :func:`predicate_adjectives`)."""
+    return mostly_adjectives() | predicate_adjectives()  # "called her little girl" may name her
 
 
 def _lower_case_word(token: g._Token) -> bool:
@@ -436,8 +444,7 @@ def _person_after_modifiers(text: str, token: g._Token) -> bool:
             return step > 0 and not _possessive_ending(text, token)
         if low in _COUNTS or low.isdigit() or low in _QUANTIFIERS:
             return False  # "bore him three sons", "won him many followers"
-        if not (token.compound or low in mostly_adjectives() or low in predicate_adjectives() or wc._is_ly_adverb(low) or (
-                low.endswith("ed")) or low == "and"):
+        if not (token.compound or low in _adjectives() or wc._is_ly_adverb(low) or low.endswith("ed") or low == "and"):
             return False
         token = g._next(text, token.end)
         if token.punct == ",":
@@ -453,15 +460,16 @@ def _noun_before(text: str, start: int, previous: str) -> bool:
     determiner: a noun then, that governs no object ("whose leaves her priest", not "the wind
     leaves her cold", "my joining him now").
     """
-    if previous.endswith("ing") or previous in _FINITE_PASTS or _past_of_verb(previous):
-        return False  # "my joining him now", "you should a heard her"
     k = start - 1 - len(previous)  # the fast path: one space between the two words
     if k > 0 and text[k:start - 1].lower() == previous:
         marker, adjacent = g._previous(text, k)
     else:
         window = text[max(0, start - 80):start].lower()
         marker, adjacent = g._previous(window, window.rfind(previous))
-    return adjacent and marker in _NOUN_MARKERS
+    if not adjacent or marker not in _NOUN_MARKERS:
+        return False
+    return not (previous.endswith("ing") or previous in _FINITE_PASTS or _past_of_verb(previous))  # "my joining
+    # him now", "you should a heard her"
 
 
 def _title_follows(text: str, token: g._Token) -> bool:

@@ -107,6 +107,7 @@ def _american(word: str) -> str:
     return re.sub(r"(?<=\w\w)([iy])s(e|es|ed|ing)$", r"\1z\2", word)
 
 
+@lru_cache(maxsize=65536)
 def _verb_stem_known(word: str | None) -> bool:
     """Whether ``word`` is a verb of the lexicons or WordNet's, or a regular -s/-ed/-ing form of
     one ("turned", "pushing", "stalks").
@@ -138,6 +139,7 @@ def _all_verbs() -> frozenset[str]:
     return mostly_verbs() | wc.VERBS | wc.NOUN_VERBS
 
 
+@lru_cache(maxsize=65536)
 def _past_of_verb(low: str) -> bool:
     """An -ed form of a verb of the lexicons or WordNet's ("died", "revived", "stopped"; not "need")."""
     if not low.endswith("ed") or low in mostly_verbs() or len(low) < 5 and low != "died":  # not "bed", "red"
@@ -147,6 +149,7 @@ def _past_of_verb(low: str) -> bool:
     return stem in verbs or stem + "e" in verbs or len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in verbs
 
 
+@lru_cache(maxsize=65536)
 def _base_verb(low: str | None) -> bool:
     """A verb's base form in the lexicons or WordNet's verbs, and no auxiliary ("walk", "gain"; not "was")."""
     return low is not None and low not in wc.AUXILIARIES and (low in mostly_verbs() or low in wc.NOUN_VERBS or (
