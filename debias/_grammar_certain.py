@@ -16,20 +16,15 @@ from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
-    _DEBUTS,
-    _FINITE_PASTS,
     _LEAVE,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
-    _NUMBERS,
-    _ORDINALS,
     _TITLE_GIVERS,
-    _TITLES,
     _TURN,
     _TURN_ONE_S_BACK,
-    _noun_follows,
     construction,
 )
+from debias._grammar_phrases import _DEBUTS, _FINITE_PASTS, _NUMBERS, _ORDINALS, _TITLES, _noun_follows
 from debias._wordnet_lexicons import (
     _base_verb,
     _past_of_verb,

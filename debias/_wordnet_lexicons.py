@@ -47,7 +47,8 @@ def mostly_adjectives() -> frozenset[str]:
     """Adjectives that SemCor tags as adjectives at least three times as often as nouns ("bald",
     "flat", "correct"; not "gold", "right"): ``debias/data/wordnet_adjectives.txt``, written by
     ``scripts/train_pronoun_model.py`` from ``wordnet-base``'s ``cntlist.rev``. Read by the
-    predicate rule of :func:`debias._grammar_constructions.construction` only, never by the model's features.
+    her/his rules (:mod:`debias._grammar_certain`, :mod:`debias._grammar_constructions`,
+    :mod:`debias._grammar_phrases`) only, never by the model's features.
     """
     data = resources.files("debias").joinpath("data", ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
@@ -58,7 +59,8 @@ def mostly_nouns() -> frozenset[str]:
     """Words that SemCor tags as verbs but at least one and a half times as often as nouns
     ("photograph", "debut", "murder"; not "walk", "dance"): ``debias/data/wordnet_nouns.txt``,
     written by ``scripts/train_pronoun_model.py`` from ``wordnet-base``'s ``cntlist.rev``. Read by
-    the perception rule of :func:`debias._grammar_constructions.construction` only, never by the model's features.
+    the her/his rules (:mod:`debias._grammar_constructions`, :mod:`debias._grammar_phrases`) only, never
+    by the model's features.
     """
     data = resources.files("debias").joinpath("data", NOUNS_RESOURCE).read_text(encoding="utf-8")
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
@@ -69,8 +71,8 @@ def predicate_adjectives() -> frozenset[str]:
     """Adjectives that WordNet 3.0 knows as no noun and never marks attributive-only
     ("unharmed", "heartbroken", "missing"; not "own", "late", "blind"):
     ``debias/data/wordnet_predicate_adjectives.txt``, written by ``scripts/train_pronoun_model.py``
-    from ``wordnet-base``'s indexes. Read by :func:`debias._grammar_constructions._verbs_after_object` only, never by the model's
-    features.
+    from ``wordnet-base``'s indexes. Read by the her/his rules (:mod:`debias._grammar_certain`,
+    :mod:`debias._grammar_constructions`, :mod:`debias._grammar_phrases`) only, never by the model's features.
     """
     data = resources.files("debias").joinpath("data", PREDICATE_ADJECTIVES_RESOURCE).read_text(encoding="utf-8")
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
