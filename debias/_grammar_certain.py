@@ -24,12 +24,21 @@ from debias._grammar_constructions import (
     _TURN_ONE_S_BACK,
     construction,
 )
-from debias._grammar_phrases import _DEBUTS, _FINITE_PASTS, _NUMBERS, _ORDINALS, _TITLES, _noun_follows
+from debias._grammar_phrases import (
+    _DEBUTS,
+    _FINITE_PASTS,
+    _NUMBERS,
+    _ORDINALS,
+    _SUBJECT_CONTRACTION,
+    _TITLES,
+    _adjectives,
+    _lower_case_open,
+    _noun_follows,
+)
 from debias._wordnet_lexicons import (
     _base_verb,
     _past_of_verb,
     _verb_stem_known,
-    mostly_adjectives,
     predicate_adjectives,
     word_classes,
 )
@@ -99,7 +108,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
         return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
     if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
-            _lower_case_noun(g._next(text, token.end))):
+            _lower_case_open(g._next(text, token.end))):
         return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)):
@@ -116,7 +125,6 @@ _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
 
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
-_SUBJECT_CONTRACTION = re.compile(r"(?:you|we|they|he|she|it|that|there)['’](?:re|ve|ll|d|s)")
 _RIGHT_THEN = wc._words("there here now away then")
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
@@ -144,15 +152,9 @@ def _object_before_word(text: str, token: g._Token) -> bool:
     if low == "one" and after.low == "way" and g._next(text, after.end).low == "or":
         return True
     if low == "right" and after.low in _RIGHT_THEN or low == "too" and after.low in _TOO_FAR and not (
-            _lower_case_noun(g._next(text, after.end))):
+            _lower_case_open(g._next(text, after.end))):
         return True  # "kill him right then", "pushed him too far"; not "her too long hair"
     return _DIRECTIONS.fullmatch(low) is not None and word[:1].islower() and not g._is_open(after)
-
-
-def _lower_case_noun(token: g._Token) -> bool:
-    """A lower-case open word that is no subject's contraction ("hair"; not "he'd")."""
-    return token.word is not None and token.word[:1].islower() and g._is_open(token) and (
-        _SUBJECT_CONTRACTION.fullmatch(token.low) is None)
 
 
 def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
@@ -249,8 +251,8 @@ def _comparative(low: str) -> bool:
         return False
     stems = (low[:-2], low[:-1] if low[:-1].endswith("e") else "", low[:-3] + "y" if low.endswith("ier") else "",
              low[:-3] if low[-3] == low[-4] else "")
-    adjectives, predicates = mostly_adjectives(), predicate_adjectives()
-    return any(stem in adjectives or stem in predicates for stem in stems if stem)
+    adjectives = _adjectives()
+    return any(stem in adjectives for stem in stems if stem)
 
 
 def _comparative_before_than(text: str, token: g._Token) -> bool:
@@ -379,21 +381,21 @@ def _modifiers_before_noun(text: str, token: g._Token) -> bool:
         return after.low == "to" and g._next(text, after.end).low == "be"
     if after.punct == ",":
         first = g._next(text, after.end)
-        return _lower_case_noun(first) and _lower_case_noun(g._next(text, first.end))
+        return _lower_case_open(first) and _lower_case_open(g._next(text, first.end))
     if not _adverb_like(token.low):
         return False
     for _ in range(2):
         if after.low is None or not _adverb_like(after.low):
             break
         after = g._next(text, after.end)
-    return _lower_case_noun(after) and _lower_case_noun(g._next(text, after.end))
+    return _lower_case_open(after) and _lower_case_open(g._next(text, after.end))
 
 
 def _adjective_word(low: str | None) -> bool:
     """An adjective of WordNet's lists that is no -ly adverb, number or ordinal ("hard", "black"; not
     "entirely", "twelve", "first").
     """
-    return low is not None and (low in mostly_adjectives() or low in predicate_adjectives()) and not wc._is_ly_adverb(low) and (
+    return low is not None and low in _adjectives() and not wc._is_ly_adverb(low) and (
         low not in wc.NUMBER_WORDS) and low not in _ORDINALS
 
 

@@ -57,6 +57,18 @@ def _adjective(low: str | None) -> bool:
     return low is not None and (low in mostly_adjectives() or low in predicate_adjectives()) and low not in _ADJECTIVE_HEADS
 
 
+# a subject pronoun's contraction ("you're", "he'd"): no noun after a possessive
+_SUBJECT_CONTRACTION = re.compile(r"(?:you|we|they|he|she|it|that|there)['’](?:re|ve|ll|d|s)")
+
+
+def _lower_case_open(token: g._Token) -> bool:
+    """A lower-case word that can continue a noun phrase: open, no -ly adverb, no subject's
+    contraction ("hair", "black"; not "sexually", "he'd").
+    """
+    return token.word is not None and token.word[:1].islower() and g._is_open(token) and not wc._is_ly_adverb(token.low) and (
+        _SUBJECT_CONTRACTION.fullmatch(token.low) is None)
+
+
 _NOT_NOUNS = wc.MODIFIERS | wc.PARTICLES | wc._ADVERBS | wc._words("now very")
 
 
@@ -138,7 +150,7 @@ def _ordinal_or_side_before_noun(text: str, token: g._Token) -> bool:
     """
     if token.low in _ORDINALS:
         if text.startswith(" ever ", token.end):
-            return _lower_case_word(g._next(text, token.end + 5))  # "made his first ever attack"
+            return _lower_case_open(g._next(text, token.end + 5))  # "made his first ever attack"
         aside = _ORDINAL_ASIDE.match(text, token.end)
         return aside is not None and aside.group(1) not in wc.CLOSED and not wc._is_ly_adverb(aside.group(1))
     if token.low in _SIDES and token.word[:1].islower() and not token.compound:
@@ -160,10 +172,6 @@ _QUANTIFIERS = wc._words("few several numerous countless more most very")
 def _adjectives() -> frozenset[str]:
     """WordNet's adjectives of both lists (:func:`mostly_adjectives`, :func:`predicate_adjectives`)."""
     return mostly_adjectives() | predicate_adjectives()  # "called her little girl" may name her
-
-
-def _lower_case_word(token: g._Token) -> bool:
-    return token.word is not None and token.word[:1].islower() and g._is_open(token)
 
 
 def _person_after_modifiers(text: str, token: g._Token) -> bool:
@@ -283,10 +291,6 @@ def _phrasal_verb_follows(text: str, token: g._Token) -> bool:
         return False
     particle = g._next(text, token.end)
     return particle.low in _VERB_PARTICLES and not _lower_case_open(g._next(text, particle.end))
-
-
-def _lower_case_open(token: g._Token) -> bool:
-    return token.word is not None and token.word[:1].islower() and g._is_open(token) and not wc._is_ly_adverb(token.low)
 
 
 def _subject_of_infinitive(text: str, token: g._Token) -> bool:
