@@ -17,6 +17,7 @@ from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
     _LEAVE,
+    _MAKES,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
     _TITLE_GIVERS,
@@ -31,6 +32,7 @@ from debias._grammar_phrases import (
     _ORDINALS,
     _SUBJECT_CONTRACTION,
     _TITLES,
+    _VERBS_OBJECT_STARTS,
     _adjectives,
     _lower_case_open,
     _noun_follows,
@@ -97,7 +99,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.word[0].islower() and (token.low == "soon" or text.startswith(",", token.end) and _adjective_word(token.low) and (
             _adjective_word(g._next(text, token.end + 1).low))) and _modifiers_before_noun(text, token):
         return False  # "beneath her hard, black armour", "her soon to be rival"; not "lived with her entirely, only"
-    if previous in _MAKE and g._is_open(token) and _debut_follows(text, token):
+    if previous in _MAKES and g._is_open(token) and _debut_follows(text, token):
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
     low = token.low
@@ -197,7 +199,7 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     second = _COMPOUND_PREDICATES.match(text, token.end)
     if second is not None and g._predicate_ends(g._next(text, second.end())):
         return True
-    return adjacent and previous in _MAKE and _predicate_compound(text, start)
+    return adjacent and previous in _MAKES and _predicate_compound(text, start)
 
 
 _COMPOUND_AFTER_PRONOUN = re.compile(r"\w+\s+([a-z]+(?:-[a-z]+)+)\b")
@@ -258,10 +260,9 @@ def _comparative(low: str) -> bool:
 def _comparative_before_than(text: str, token: g._Token) -> bool:
     """A comparative in "-er" and "than" after the pronoun, not before a number or a norm: the
     object's predicate ("loved him better than", "stood beside him closer than the rest"), never a
-    determiner's noun phrase ("his greater than average height").
+    determiner's noun phrase ("his greater than average height"); the caller has read " than ".
     """
-    if not text.startswith(" than ", token.end) or not token.word[:1].islower() or token.compound or not (
-            _comparative(token.low)):
+    if not token.word[:1].islower() or token.compound or not _comparative(token.low):
         return False
     than = g._next(text, token.end)
     after = g._next(text, than.end)
@@ -300,7 +301,6 @@ def _quoted_before_noun(text: str, start: int, end: int) -> bool:
 
 _QUOTES = frozenset("\"'“”‘’")
 _HALF_NEAR = wc._words("half near nearer")
-_MAKE = wc._with_forms(wc._words("make")) | wc._words("made")
 
 # Prepositions that are a noun or an adjective after a possessive determiner ("his like", "her
 # inside pocket"), and what follows the noun "like" but never the preposition's object: the
@@ -406,8 +406,7 @@ def _adverb_like(low: str) -> bool:
 _SUBJECTS = wc._words("i you he she we they")
 _COPULAS = wc._words("is was are were be been being")
 _PERSONAL_OBJECTS = wc._words("me him us them")
-_SUBJECTS_NOT_YOU = wc._words("i he she we they")  # "get out of his lives you rascal": "you" may be a vocative
-_OBJECT_OPENERS = wc.POSSESSIVES | wc._words("a an the this these those me him us them")
+_SUBJECTS_NOT_YOU = _SUBJECTS - {"you"}  # "get out of his lives you rascal": "you" may be a vocative
 
 
 def _standalone_before_past(text: str, start: int, token: g._Token) -> bool:
@@ -424,7 +423,7 @@ def _standalone_before_past(text: str, start: int, token: g._Token) -> bool:
     if not (past or present):
         return False
     after = g._next(text, token.end).low
-    return after in _OBJECT_OPENERS if past else after in _SUBJECTS_NOT_YOU or after in _PERSONAL_OBJECTS
+    return after in _VERBS_OBJECT_STARTS if past else after in _SUBJECTS_NOT_YOU or after in _PERSONAL_OBJECTS
 
 
 def _modal_is_noun(text: str, start: int, token: g._Token) -> bool:

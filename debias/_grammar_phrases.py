@@ -337,10 +337,7 @@ def _adjectives_before_noun(text: str, token: g._Token) -> bool:
     """
     if token.low is not None and wc._is_ly_adverb(token.low):
         token = g._next(text, token.end)
-    if token.word is None or not token.word[:1].islower() or not g._is_open(token) or wc._is_ly_adverb(token.low):
-        return False
-    noun = g._next(text, token.end)
-    return noun.word is not None and noun.word[:1].islower() and g._is_open(noun)
+    return _lower_case_open(token) and _lower_case_open(g._next(text, token.end))
 
 
 def _adjective_and_noun_follow(text: str, token: g._Token) -> bool:
@@ -355,7 +352,7 @@ def _adjective_and_noun_follow(text: str, token: g._Token) -> bool:
         if noun.low != "and" and not noun.compound:
             break
         noun = g._next(text, g._next(text, noun.end).end if noun.low == "and" else noun.end)
-    return noun.word is not None and noun.word[:1].islower() and g._is_open(noun) and not wc._is_ly_adverb(noun.low)
+    return _lower_case_open(noun)
 
 
 def _recipient_follows(text: str, token: g._Token) -> bool:
