@@ -103,6 +103,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
     low = token.low
+    if (low, g._next(text, token.end).low) in _OBJECT_IDIOMS:
+        return True  # "to stick him back together", "her feelings for him due to her jealousy"
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
@@ -128,6 +130,7 @@ _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then")
+_OBJECT_IDIOMS = {("back", "together"), ("due", "to")}
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
@@ -236,12 +239,19 @@ _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
 
 
 def _debut_follows(text: str, token: g._Token) -> bool:
-    """A debut after ``token`` or after a second capitalised word ("Test debut", "New York debut")."""
+    """A debut after ``token`` or after up to three more capitalised words ("Test debut", "New York
+    debut", "Royal Opera House debut").
+    """
     after = g._next(text, token.end)
     if after.low in _DEBUTS:
         return True
-    return token.word[:1].isupper() and after.word is not None and after.word[:1].isupper() and (
-        g._next(text, after.end).low in _DEBUTS)
+    for _ in range(3):  # "made his Royal Opera House debut"
+        if not (token.word[:1].isupper() and after.word is not None and after.word[:1].isupper()):
+            return False
+        token, after = after, g._next(text, after.end)
+        if after.low in _DEBUTS:
+            return True
+    return False
 
 
 @lru_cache(maxsize=4096)

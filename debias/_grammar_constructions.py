@@ -103,7 +103,7 @@ _TURN_ONE_S_BACK = wc._words("on to upon and towards toward as")
 # verbs of command and wish before an object and its participle ("ordered him shot for desertion")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
-_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest"))
+_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename"))
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
@@ -463,6 +463,18 @@ _MOST = wc._words("most least")
 _AMOUNTS = wc._words("little much nothing everything dearly more less")
 
 
+# double-object verbs' participles, and what makes them passive before the second object
+_GIVEN = wc._words("given granted awarded offered shown sent handed promised paid lent taught told denied refused "
+                   "allowed assigned bestowed afforded owed")
+_PASSIVE_AUXILIARIES = wc._words("is was are were be been being get gets got")
+
+
+def _passive_before(text: str, start: int, previous: str) -> bool:
+    """Whether a form of "be" (or "get") stands before the word ``previous`` that ends just before ``start``."""
+    before = len(text[:start].rstrip()) - len(previous)
+    return g._previous(text, before)[0] in _PASSIVE_AUXILIARIES
+
+
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A second object after "teach", a number or a span of time ("teaching him chess", "granted
     him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
@@ -470,6 +482,9 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     her support to the campaign").
     """
     low = token.low
+    if previous in _GIVEN and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not wc._is_ly_adverb(low) and (
+            not low.isdigit()) and _passive_before(text, start, previous):
+        return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject
     if previous in _DO and low in _DONE_TO and not _possessive_ending(text, token):
         return True
     if previous in _WIN and low in _WON_OWN:

@@ -24,7 +24,8 @@ from debias._wordnet_lexicons import (
     predicate_adjectives,
 )
 
-_ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth last")
+_ORDINALS = wc._words("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+                       "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth last")
 _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal brigadier ensign cardinal priest deacon "
                                "abbot archbishop peer marquess marquis viscount count lord lady baronet ruler steward "
                                "conductor professor lecturer judge magistrate envoy viceroy chamberlain councillor alderman "
@@ -87,7 +88,9 @@ def _possessive_ending(text: str, token: g._Token) -> bool:
 _OBJECT_STARTS = wc.PRONOUNS | wc.POSSESSIVES | wc._words("a an the this these those")
 # past tenses that are neither a noun nor an adjective after a possessive: "for him meant ideas"
 _FINITE_PASTS = wc._words("meant went came knew told gave took brought began became ran sat stood grew wrote spoke "
-                          "broke chose drove became said")
+                          "broke chose drove became said sprang sang rang drank swam shrank sank flew drew threw blew "
+                          "ate arose woke wore tore swore froze stole forgave forbade shook undertook overtook withdrew "
+                          "strove rode slew")
 
 
 def _number(token: g._Token) -> bool:

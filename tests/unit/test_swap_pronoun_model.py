@@ -406,6 +406,17 @@ CONSTRUCTIONS = [
     ('His wife would have left him years ago.', 'Her husband would have left her years ago.'),
     ('The police caught him instead of the thief.', 'The police caught her instead of the thief.'),
     ('We watched him walk away.', 'We watched her walk away.'),
+    # session 6, GAP's Wikipedia snippets (development set): a debut after up to four capitalised
+    # words, the passive of a double-object verb ("was awarded his blue"), "back together", "due to",
+    # a preterite after an object ("sprang up"), an ordinal past the tenth, renaming verbs
+    ('He made his Metropolitan Opera House debut in 1990.', 'She made her Metropolitan Opera House debut in 1990.'),
+    ('He was awarded his blue in 1902.', 'She was awarded her blue in 1902.'),
+    ('She was given her first role at nine.', 'He was given his first role at nine.'),
+    ('The surgeons put him back together.', 'The surgeons put her back together.'),
+    ('She admired him due to his courage.', 'He admired her due to her courage.'),
+    ('A cult devoted to him sprang up in the valley.', 'A cult devoted to her sprang up in the valley.'),
+    ('A puncture left him fourteenth.', 'A puncture left her fourteenth.'),
+    ('The crowd rechristened him King Carl.', 'The crowd rechristened her Queen Carla.'),
 ]
 
 
