@@ -30,6 +30,7 @@ from debias._grammar_phrases import (
     _could_be_verb,
     _described_noun,
     _infinitive_follows,
+    _lower_case_open,
     _modifier_follows,
     _noun_before,
     _noun_follows,
@@ -383,9 +384,10 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous in _BARE_INFINITIVE_HOSTS and (low in _POSSESSED_NOUN_VERBS or low in mostly_nouns()) and (
             low not in _SEEM) and _described_noun(text, token):
         return False  # "sees his work bringing profit", "felt his work to have been done"
-    if previous in _BARE_INFINITIVE_HOSTS and (low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS) and (
-            _subject_of_infinitive(text, token)):
-        return False  # "make his dream come true", "made her voice crack"
+    if previous in _BARE_INFINITIVE_HOSTS and (low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS or (
+            previous in _PERCEPTION and low.endswith("ing") and low not in _AUXILIARY_PARTICIPLES)) and _subject_of_infinitive(
+            text, token):
+        return False  # "make his dream come true", "made her voice crack", "saw his ranking soar"
     if previous in _BARE_INFINITIVE_HOSTS and _phrasal_verb_follows(text, token):
         return True  # "to help him figure out where", "watched her walk away", "see him branch out"
     if previous in _BARE_INFINITIVE_HOSTS and low in _SEEM and g._next(text, token.end).low in ("like", "as"):
@@ -407,6 +409,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
 
 _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
+_AUXILIARY_PARTICIPLES = wc._words("being having getting")  # "not to see them being made"
 
 
 def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) -> bool | None:
@@ -469,6 +472,19 @@ _GIVEN = wc._words("given granted awarded offered shown sent handed promised pai
 _PASSIVE_AUXILIARIES = wc._words("is was are were be been being get gets got")
 
 
+_MORE_FEWER = wc._words("more fewer")
+_AMONG = wc._words("of in among amongst during throughout through across after before since despite into")
+
+
+def _counted_noun_follows(text: str, end: int) -> bool:
+    """A number above one and a noun that is no span of time after ``end`` ("200 publications"; not "once", "two years")."""
+    number = g._next(text, end)
+    if number.low is None or not (number.low[:1].isdigit() or number.low in _COUNTS) or number.low == "one":
+        return False
+    noun = g._next(text, number.end)
+    return _lower_case_open(noun) and noun.low.rstrip("s") not in _SPANS and noun.low != "times"
+
+
 def _passive_before(text: str, start: int, previous: str) -> bool:
     """Whether a form of "be" (or "get") stands before the word ``previous`` that ends just before ``start``."""
     before = len(text[:start].rstrip()) - len(previous)
@@ -485,6 +501,13 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _GIVEN and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not wc._is_ly_adverb(low) and (
             not low.isdigit()) and _passive_before(text, start, previous):
         return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject
+    if low in _MORE_FEWER and previous in _AMONG and text.startswith(" than ", token.end) and _counted_noun_follows(
+            text, token.end + 5):
+        return False  # "among his more than 200 publications"; not "looked at her more than once"
+    if previous in wc.DITRANSITIVES and token.word[:1].isupper() and low not in _TITLES and (
+            low not in wc.RELATIONAL_NOUNS) and _possessive_ending(text, token) and _lower_case_open(
+            g._next(text, token.end + 2)):
+        return True  # "having earned him Crump's support"; not "served her Majesty's government"
     if previous in _DO and low in _DONE_TO and not _possessive_ending(text, token):
         return True
     if previous in _WIN and low in _WON_OWN:
@@ -553,6 +576,10 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     ever loyal husband"; not "making him ever more surly and").
     """
     low = token.low
+    if previous in wc.PREPOSITIONS and token.word[:1].islower() and _adjective(low) and text.startswith(" and ", token.end):
+        second = g._next(text, token.end + 4)
+        if _lower_case_open(second) and _lower_case_open(g._next(text, second.end)):
+            return False  # "respected for his long and active support"; not "kept with him long and patiently"
     if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
         return True  # "created him Earl of Essex", "made him club captain", "left him ruler of"
     if previous in _CAPTORS and low in _CAPTIVE:

@@ -417,6 +417,12 @@ CONSTRUCTIONS = [
     ('A cult devoted to him sprang up in the valley.', 'A cult devoted to her sprang up in the valley.'),
     ('A puncture left him fourteenth.', 'A puncture left her fourteenth.'),
     ('The crowd rechristened him King Carl.', 'The crowd rechristened her Queen Carla.'),
+    ('Among his more than 300 paintings is a portrait of Lenin.', 'Among her more than 300 paintings is a portrait of Lenin.'),
+    ('She looked at him more than twice.', 'He looked at her more than twice.'),
+    ("The win earned him Baxter's approval.", "The win earned her Baxter's approval."),
+    ('He is remembered for his long and patient service.', 'She is remembered for her long and patient service.'),
+    ('Fans saw his popularity soar.', 'Fans saw her popularity soar.'),
+    ('They saw his ranking climb.', 'They saw her ranking climb.'),
 ]
 
 
