@@ -239,18 +239,16 @@ _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
 
 
 def _debut_follows(text: str, token: g._Token) -> bool:
-    """A debut after ``token`` or after up to three more capitalised words ("Test debut", "New York
-    debut", "Royal Opera House debut").
+    """A debut after ``token`` and up to three more open words ("Test debut", "New York debut",
+    "Royal Opera House debut", "American film debut"; not "made him captain on his debut").
     """
     after = g._next(text, token.end)
-    if after.low in _DEBUTS:
-        return True
-    for _ in range(3):  # "made his Royal Opera House debut"
-        if not (token.word[:1].isupper() and after.word is not None and after.word[:1].isupper()):
-            return False
-        token, after = after, g._next(text, after.end)
+    for _ in range(4):
         if after.low in _DEBUTS:
             return True
+        if not g._is_open(after) or after.quote is not None or after.word is None:
+            return False
+        after = g._next(text, after.end)
     return False
 
 

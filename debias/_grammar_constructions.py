@@ -91,7 +91,7 @@ _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial
 # what a ruler grants ("granted him lands in Kent", "granted him a pardon"; not "granted his request")
 _GRANT = wc._with_forms(wc._words("grant"))
 _PAY = wc._with_forms(wc._words("pay owe award grant")) | wc._words("paid")
-_PAYMENTS = wc._words("compensation damages royalties salary pension bonus allowance stipend annuity reward wages")
+_PAYMENTS = wc._words("compensation damages royalties salary pension bonus allowance stipend annuity reward wages homage")
 _GRANTED = wc._words("land lands estate estates manor manors title titles asylum amnesty pardon audience licence license "
                      "leave custody citizenship permission")
 _AWARD = wc._with_forms(wc._words("award"))
@@ -112,7 +112,7 @@ _DEGREE_ADVERBS = wc._words("ever always never still once only even too also so 
 # Verbs with a number as their second object ("granted him 200 hectares", "secured him
 # seventy-five per cent") and verbs with a span of time ("it took him two years", "cost her
 # many months"); "one" is a second object before a number or "of" ("paid him one hundred").
-_NUMBER_OBJECT_VERBS = wc.DITRANSITIVES | wc._with_forms(wc._words("secure net fine bear penalise penalize suspend ban dock")) | (
+_NUMBER_OBJECT_VERBS = wc.DITRANSITIVES | wc._with_forms(wc._words("secure net fine bear penalise penalize suspend ban dock deliver")) | (
     wc._words("bore borne banned"))
 _TAKE_TIME = wc._with_forms(wc._words("take took taken cost"))
 _NUMBER_OBJECT_PREVIOUS = {(verb, True) for verb in _NUMBER_OBJECT_VERBS}
@@ -516,7 +516,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "would cost him little on the spot", "it cost her dearly"; not "cost her little brother his life"
     if low in _MOST and _adjective_and_noun_follow(text, token):
         return False  # "sent his most trusted adviser"; not "loved him most dearly", "gave her most of"
-    if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith("ss") or not low.endswith("s")):
+    if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith(("ss", "ics")) or not low.endswith("s")):
         return not (g._is_open(token) and _recipient_follows(text, token) or _person_after_modifiers(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
         return True

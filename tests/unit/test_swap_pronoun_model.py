@@ -423,6 +423,13 @@ CONSTRUCTIONS = [
     ('He is remembered for his long and patient service.', 'She is remembered for her long and patient service.'),
     ('Fans saw his popularity soar.', 'Fans saw her popularity soar.'),
     ('They saw his ranking climb.', 'They saw her ranking climb.'),
+    # GUM's texts (development half): "teach him mathematics", "pay him homage", a number after
+    # "deliver", a debut after open words of any case ("made his American film debut")
+    ('His uncle would teach him mathematics privately.', 'Her aunt would teach her mathematics privately.'),
+    ('Crowds came to pay him homage.', 'Crowds came to pay her homage.'),
+    ('The deal would deliver him one million more.', 'The deal would deliver her one million more.'),
+    ('He made his American film debut in 2004.', 'She made her American film debut in 2004.'),
+    ('They made him captain on his debut.', 'They made her captain on her debut.'),
 ]
 
 
