@@ -104,7 +104,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     previous = previous if adjacent else None
     low = token.low
     if (low, g._next(text, token.end).low) in _OBJECT_IDIOMS:
-        return True  # "to stick him back together", "her feelings for him due to her jealousy"
+        return True  # "to stick him back together", "her feelings for him due to her jealousy", "spoke to her prior to"
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
@@ -115,7 +115,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
             _lower_case_open(g._next(text, token.end))):
         return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
-            previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)):
+            previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)) and not _past_before_preposition(text, token):
         return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
     if previous in wc.PREPOSITIONS and token.word[:1].islower() and low.endswith("ed") and (
             wc._is_participle(low) or wc._is_adjective(low)) and _noun_follows(text, token):
@@ -130,7 +130,7 @@ _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then")
-_OBJECT_IDIOMS = {("back", "together"), ("due", "to")}
+_OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
@@ -235,6 +235,7 @@ _NOT_PLAIN = wc.NUMBER_WORDS | wc._words(
 _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected anticipated")
 
 
+_PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
 _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
 
 
@@ -286,6 +287,11 @@ def _back_is_an_adverb(text: str, token: g._Token, previous: str) -> bool:
     if previous in _TURN:
         return after.low in wc.PREPOSITIONS and after.low not in _TURN_ONE_S_BACK
     return g._predicate_ends(after)
+
+
+def _past_before_preposition(text: str, token: g._Token) -> bool:
+    """A verb's past in "-ed" and a preposition after it: the object's verb ("another part of her died with it")."""
+    return token.low.endswith("ed") and _past_of_verb(token.low) and g._next(text, token.end).low in _PREPOSITIONS_NOT_OF
 
 
 def _is_plain(word: str) -> bool:

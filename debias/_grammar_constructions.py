@@ -62,7 +62,7 @@ from debias._wordnet_lexicons import (
 )
 
 _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with_forms(
-    wc._words("remember recall imagine picture describe show depict film photograph"))
+    wc._words("remember recall imagine picture describe show depict film photograph get")) | wc._words("got gotten")
 # what follows the gerund of a subject ("with him laughing.", "him walking away", "him singing in");
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
@@ -372,6 +372,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         decided = _adverb_before_modifier(text, token, previous)
         if decided is not None:
             return decided
+    if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
+        return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
     if low.endswith("ing") and previous in _GERUND_HOSTS:
         after = g._next(text, token.end)
         if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
@@ -409,6 +411,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
 
 _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
+_FIND = wc._with_forms(wc._words("find")) | wc._words("found")
+_FOUND_OWN = wc._words("calling voice feet footing niche stride rhythm")
+_CALLED_ON = wc.PRONOUNS | wc._words("for out to on up back off")
 _AUXILIARY_PARTICIPLES = wc._words("being having getting")  # "not to see them being made"
 
 

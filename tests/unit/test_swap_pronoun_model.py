@@ -430,6 +430,13 @@ CONSTRUCTIONS = [
     ('The deal would deliver him one million more.', 'The deal would deliver her one million more.'),
     ('He made his American film debut in 2004.', 'She made her American film debut in 2004.'),
     ('They made him captain on his debut.', 'They made her captain on her debut.'),
+    # Universal Dependencies' English treebanks (EWT's web text, GUM, LinES, ParTUT; development
+    # halves): "prior to", a past before a preposition after "of him", "found his calling"
+    ('I spoke to him prior to the meeting.', 'I spoke to her prior to the meeting.'),
+    ('A part of him died with it.', 'A part of her died with it.'),
+    ('In Paris he found his calling as a painter.', 'In Paris she found her calling as a painter.'),
+    ('They found him calling for help.', 'They found her calling for help.'),
+    ('Get him talking about the war and he never stops.', 'Get her talking about the war and she never stops.'),
 ]
 
 
