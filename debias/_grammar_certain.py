@@ -107,6 +107,14 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "to stick him back together", "her feelings for him due to her jealousy", "spoke to her prior to"
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
+    if low == "back" and previous in _HAVE and g._next(text, token.end).low in _HAD_BACK_FOR:
+        return True  # "unhappy to have him back for the holidays"; not "had her back to the wall"
+    if low == "back" and (previous in _HAVE or previous == "with") and _BACK_TO_THE.match(text, token.end):
+        return False  # "he had his back to the wall", "stood with her back to the door"
+    if low == "home" and previous in _SENT_HOME and (g._predicate_ends(after := g._next(text, token.end)) or after.low == "all"):
+        return True  # "Psyche kept him home all the time", "drove her home after the party"; not "sent her home video"
+    if low == "face" and text.startswith(" to face", token.end):
+        return True  # "talk to him face to face"; not "turned her face to the wall"
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
         return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
     if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
@@ -129,7 +137,12 @@ _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
 
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
-_RIGHT_THEN = wc._words("there here now away then")
+_RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
+_HAVE = wc._words("have has had having")
+_HAD_BACK_FOR = wc._words("for in at after")
+_BACK_TO_THE = re.compile(r" to the (?:wall|door|window|camera|audience|sea|fire|crowd|room)s?\b", re.IGNORECASE)
+_SENT_HOME = wc._with_forms(wc._words("send bring take keep walk drive see escort follow carry ferry fly ship")) | wc._words(
+    "sent brought took taken kept drove driven saw seen flew flown")
 _OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
@@ -158,7 +171,7 @@ def _object_before_word(text: str, token: g._Token) -> bool:
         return True
     if low == "right" and after.low in _RIGHT_THEN or low == "too" and after.low in _TOO_FAR and not (
             _lower_case_open(g._next(text, after.end))):
-        return True  # "kill him right then", "pushed him too far"; not "her too long hair"
+        return True  # "kill him right then", "steered him right into", "pushed him too far"; not "her too long hair"
     return _DIRECTIONS.fullmatch(low) is not None and word[:1].islower() and not g._is_open(after)
 
 

@@ -376,6 +376,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
     if low.endswith("ing") and previous in _GERUND_HOSTS:
         after = g._next(text, token.end)
+        if low == "getting" and after.low is not None and wc._is_participle(after.low) and not _noun_follows(text, after) and (
+                g._next(text, after.end).low not in _OBJECT_STARTS):
+            return True  # "the film opens with him getting caught"; not "with her getting dressed sisters"
         if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
                 after.word is None and after.quote is None or after.low in _GERUND_ENDS or low in _POSTURES and (
                 after.low in predicate_adjectives() or after.low in mostly_adjectives())):
@@ -531,7 +534,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "threw him several metres across the deck"
     if low == "hand" and text.startswith(" and foot", token.end):
         return True  # "bound him hand and foot", "served her hand and foot"
-    if low in _COUNTS:
+    if low in _COUNTS or low.isdigit():
         after = g._next(text, token.end)
         if (previous in _NUMBER_OBJECT_VERBS or previous in _TAKE_TIME) and (
                 low == "one" and after.low in _ONE_OBJECT or previous in _TAKE_TIME and (after.low or "").rstrip("s") in _SPANS):

@@ -437,6 +437,14 @@ CONSTRUCTIONS = [
     ('In Paris he found his calling as a painter.', 'In Paris she found her calling as a painter.'),
     ('They found him calling for help.', 'They found her calling for help.'),
     ('Get him talking about the war and he never stops.', 'Get her talking about the war and she never stops.'),
+    ('We met him face to face.', 'We met her face to face.'),
+    ('She turned her face to the wall.', 'He turned his face to the wall.'),
+    ('They were glad to have him back for the summer.', 'They were glad to have her back for the summer.'),
+    ('He had his back to the wall.', 'She had her back to the wall.'),
+    ('The storm kept him home all week.', 'The storm kept her home all week.'),
+    ('The guide steered him right into the swamp.', 'The guide steered her right into the swamp.'),
+    ('She still remembers him 30 years later.', 'He still remembers her 30 years later.'),
+    ('The film opens with him getting caught.', 'The film opens with her getting caught.'),
 ]
 
 
