@@ -41,6 +41,7 @@ from debias._wordnet_lexicons import (
     _base_verb,
     _past_of_verb,
     _verb_stem_known,
+    mostly_verbs,
     predicate_adjectives,
     word_classes,
 )
@@ -122,6 +123,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
             _lower_case_open(g._next(text, token.end))):
         return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
+    if previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
+            _word_before(text, start, previous) or "").endswith("ing"):
+        return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)) and not _past_before_preposition(text, token):
         return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
@@ -183,6 +187,8 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     ("'cause", "'round", 'against him "which').
     """
     quoted = g._next(text, token.end)
+    if _noun_after_quotation(text, token):
+        return False  # 'keeping up her "are you crazy" part of the dialogue'
     if quoted.word is not None and quoted.word[:1].isupper() and token.quote in ('"', "“", "``"):
         previous, adjacent = g._previous(text, start)
         return True if adjacent and previous in wc.NAMING_VERBS else None  # 'nicknamed him "Chalky"'
@@ -195,6 +201,24 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
         return None
     previous, adjacent = g._previous(text, start)
     return adjacent and previous in _QUOTE_OBJECT_VERBS
+
+
+_CLOSING = {'"': '"', "“": "”", "``": "''"}
+
+
+def _noun_after_quotation(text: str, token: g._Token) -> bool:
+    """A lower-case noun right after a short quotation that opens at ``token`` ('her "are you
+    crazy" part', 'his "my hands are knives" routine').
+    """
+    closing = _CLOSING.get(token.quote)
+    stop = text.find(closing, token.end, token.end + 80) if closing else -1
+    if stop < 0 or text[token.end:stop].count(" ") > 8:
+        return False
+    after = g._next(text, stop + len(closing))
+    return _lower_case_open(after) and not g._predicate_ends(after) and after.low not in _NOT_AFTER_QUOTED
+
+
+_NOT_AFTER_QUOTED = wc.MODIFIERS | wc.PARTICLES | wc._words("and or but as than very")
 
 
 # the second halves of compound adjectives that are predicates ("carried him shoulder-high from")
@@ -215,9 +239,23 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     second = _COMPOUND_PREDICATES.match(text, token.end)
     if second is not None and g._predicate_ends(g._next(text, second.end())):
         return True
+    last = _COMPOUND_LAST.match(text, token.end)
+    if last is not None and not _lower_case_open(after := g._next(text, last.end())):
+        word = last.group(1).lower()
+        if word in _FAREWELL_HALVES or word == "style" and g._predicate_ends(after):
+            return True  # "had bid her good-bye with", "executes him mob-style,"
+        if adjacent and previous in wc.OBJECT_PREDICATE_VERBS and (word in _STRUCK or word.endswith("ed")) and (
+                g._predicate_ends(after)):
+            return True  # "must have left her star-struck, for", "left him grief-stricken"
+        if adjacent and previous in _PERCEPTION_VERBS and word.endswith("ing") and len(word) > 5:
+            return True  # "glad to see her over-acting to the best of"
     return adjacent and previous in _MAKES and _predicate_compound(text, start)
 
 
+_COMPOUND_LAST = re.compile(r"(?:[A-Za-z]+-)*([A-Za-z]+)\b")  # from the compound's second part on
+_FAREWELL_HALVES = wc._words("bye night")  # "good-bye", "good-night"
+_STRUCK = wc._words("struck stricken bound born")
+_PERCEPTION_VERBS = wc._with_forms(wc._words("see watch hear")) | wc._words("saw seen heard")
 _COMPOUND_AFTER_PRONOUN = re.compile(r"\w+\s+([a-z]+(?:-[a-z]+)+)\b")
 
 
@@ -305,6 +343,25 @@ def _back_is_an_adverb(text: str, token: g._Token, previous: str) -> bool:
 def _past_before_preposition(text: str, token: g._Token) -> bool:
     """A verb's past in "-ed" and a preposition after it: the object's verb ("another part of her died with it")."""
     return token.low.endswith("ed") and _past_of_verb(token.low) and g._next(text, token.end).low in _PREPOSITIONS_NOT_OF
+
+
+def _word_before(text: str, start: int, previous: str) -> str | None:
+    """The word before ``previous``, the word that ends just before ``start``."""
+    return g._previous(text, len(text[:start].rstrip()) - len(previous))[0]
+
+
+def _verb_before_object(text: str, token: g._Token) -> bool:
+    """A verb's "-s" form and an article or possessive after it: the verb of the object's clause
+    ("the search for her takes the soldiers across", "imposes upon her strengthens the moral").
+    """
+    low = token.low
+    stem = low[:-2] if low.endswith(("shes", "ches", "xes", "sses", "zes")) else low[:-1]
+    if not low.endswith("s") or low.endswith("ss") or stem not in mostly_verbs() or stem.endswith(("ght", "ed")):
+        return False  # not "in his thoughts the conqueror" ("thought" is a past)
+    return g._next(text, token.end).low in _ARTICLES_AND_POSSESSIVES
+
+
+_ARTICLES_AND_POSSESSIVES = wc.POSSESSIVES | wc._words("a an the this that these those")
 
 
 def _is_plain(word: str) -> bool:

@@ -445,6 +445,12 @@ CONSTRUCTIONS = [
     ('The guide steered him right into the swamp.', 'The guide steered her right into the swamp.'),
     ('She still remembers him 30 years later.', 'He still remembers her 30 years later.'),
     ('The film opens with him getting caught.', 'The film opens with her getting caught.'),
+    ('The search for him takes the soldiers across the river.', 'The search for her takes the soldiers across the river.'),
+    ('The war left him grief-stricken, and he never painted again.', 'The war left her grief-stricken, and she never painted again.'),
+    ('I had bid him good-bye at the station.', 'I had bid her good-bye at the station.'),
+    ('The gang executes him mob-style.', 'The gang executes her mob-style.'),
+    ('It was sad to see him over-acting in that role.', 'It was sad to see her over-acting in that role.'),
+    ('He kept up his "you will never win" routine for years.', 'She kept up her "you will never win" routine for years.'),
 ]
 
 
