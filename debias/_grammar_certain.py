@@ -72,6 +72,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True
     if _quoted_before_noun(text, start, end):
         return False
+    if _CURRENCY_AMOUNT.match(text, end) and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
+        return True  # "Abalos offered him US$10 million", "paid her £5,000"
     token = g._next(text, end)
     if token.word is None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
@@ -116,6 +118,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "Psyche kept him home all the time", "drove her home after the party"; not "sent her home video"
     if low == "face" and text.startswith(" to face", token.end):
         return True  # "talk to him face to face"; not "turned her face to the wall"
+    if low == "first" and previous is not None and previous not in _COPULAS and previous not in ("than", "as") and (
+            _SENTENCE_END.match(text, token.end)):
+        return True  # "goes to check on him first.", "she saw him first,"; not "the album was his first."
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
         return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
     if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
@@ -127,7 +132,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
             _word_before(text, start, previous) or "").endswith("ing"):
         return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
-            previous in _NO_GOVERNOR or previous is not None and _is_plain(previous)) and not _past_before_preposition(text, token):
+            previous in _NO_GOVERNOR or previous is not None and _is_plain(previous) and (
+                _word_before(text, start, previous) not in _BEFORE_A_VERB)) and not _past_before_preposition(text, token):
         return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
     if previous in wc.PREPOSITIONS and token.word[:1].islower() and low.endswith("ed") and (
             wc._is_participle(low) or wc._is_adjective(low)) and _noun_follows(text, token):
@@ -278,6 +284,9 @@ def _predicate_compound(text: str, start: int) -> bool:
 # A plain word (:func:`_is_plain`) before "her" governs none either.
 _NO_GOVERNOR = wc.PREPOSITIONS | wc.CONJUNCTIONS | wc.DETERMINERS | wc._words(
     "i you he she we they it is are was were be been am being")
+_SENTENCE_END = re.compile(r"[.!?;:]|\Z")
+_CURRENCY_AMOUNT = re.compile(r" (?:[A-Z]{1,3})?[$£€¥] ?\d")
+_BEFORE_A_VERB = wc._words("to will would shall should can could may might must")  # "will supply her drugs"
 _NOT_PLAIN = wc.NUMBER_WORDS | wc._words(
     "one every altogether somehow somewhat anyhow worth thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
     "twenty thirty forty fifty sixty seventy eighty ninety")
@@ -418,6 +427,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True
     if _quoted_before_noun(text, start, end):
         return False
+    if _CURRENCY_AMOUNT.match(text, end) and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
+        return True  # "Abalos offered him US$10 million", "paid her £5,000"
     token = g._next(text, end)
     if token.word is None:
         return token.quote is None

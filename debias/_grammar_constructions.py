@@ -67,6 +67,7 @@ _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
     "away back out off up down home twice")
+_OBJECT_PRONOUNS = wc._words("me him us them")  # "with him defending her"; not "without his perceiving me" (a possessive's)
 _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
 _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
 # verbs that take "of" ("heard him speak of"); another word before "of" is a noun ("saw his cover of the song")
@@ -372,6 +373,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         decided = _adverb_before_modifier(text, token, previous)
         if decided is not None:
             return decided
+    if previous == "of" and low.endswith("ing") and wc._is_participle(low) and _depiction_before(text, start) and (
+            g._next(text, token.end).low in _GERUND_ENDS | _OBJECT_PRONOUNS):
+        return True  # "footage of him dealing the fatal blow", "a photograph of her sitting at a desk"
     if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
     if low.endswith("ing") and previous in _GERUND_HOSTS:
@@ -380,7 +384,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 g._next(text, after.end).low not in _OBJECT_STARTS):
             return True  # "the film opens with him getting caught"; not "with her getting dressed sisters"
         if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
-                after.word is None and after.quote is None or after.low in _GERUND_ENDS or low in _POSTURES and (
+                after.word is None and after.quote is None or after.low in _GERUND_ENDS or previous == "with" and (
+                    after.low in _OBJECT_PRONOUNS) or low in _POSTURES and (
                 after.low in predicate_adjectives() or after.low in mostly_adjectives())):
             return True  # "found him lying unconscious in the snow"
         if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
@@ -414,6 +419,15 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
 
 _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
+_DEPICTIONS = wc._words("footage video videos photo photos photograph photographs picture pictures image images film "
+                        "clip clips recording recordings painting paintings portrait portraits sketch drawing")
+
+
+def _depiction_before(text: str, start: int) -> bool:
+    """Whether a picture's noun stands before the "of" that ends just before ``start`` ("footage of")."""
+    return g._previous(text, len(text[:start].rstrip()) - 2)[0] in _DEPICTIONS
+
+
 _FIND = wc._with_forms(wc._words("find")) | wc._words("found")
 _FOUND_OWN = wc._words("calling voice feet footing niche stride rhythm")
 _CALLED_ON = wc.PRONOUNS | wc._words("for out to on up back off")

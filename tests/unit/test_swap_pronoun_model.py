@@ -451,6 +451,15 @@ CONSTRUCTIONS = [
     ('The gang executes him mob-style.', 'The gang executes her mob-style.'),
     ('It was sad to see him over-acting in that role.', 'It was sad to see her over-acting in that role.'),
     ('He kept up his "you will never win" routine for years.', 'She kept up her "you will never win" routine for years.'),
+    # GAP's validation set (read from session 6 on): a currency amount, "with him defending her",
+    # "footage of him dealing the blow", "check on him first.", "will supply" is a verb
+    ('The minister offered him US$5 million to resign.', 'The minister offered her US$5 million to resign.'),
+    ('The club paid him £40,000 a year.', 'The club paid her £40,000 a year.'),
+    ('The film ends with him defending her from the mob.', 'The film ends with her defending him from the mob.'),
+    ('The tape has footage of him dealing the fatal blow.', 'The tape has footage of her dealing the fatal blow.'),
+    ('She went to check on him first.', 'He went to check on her first.'),
+    ('The novel was his first.', 'The novel was her first.'),
+    ('His second marriage was less happy than his first.', 'Her second marriage was less happy than her first.'),
 ]
 
 
