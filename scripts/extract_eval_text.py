@@ -15,6 +15,15 @@ Sources (all offline once fetched):
   ``enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2``); markup removed with
   ``mwparserfromhell`` (``pip install mwparserfromhell``; needed by this option only). A page per
   document.
+- ``gap FILE``: a TSV of the GAP coreference corpus (Webster et al. 2018; Apache 2.0;
+  ``gap-development.tsv``, ``gap-validation.tsv``, ``gap-test.tsv`` in
+  google-research-datasets/gap-coreference): Wikipedia snippets, one per line (a row per
+  document; with ``--whole`` all rows in file order).
+- ``conllu FILE...``: the ``# text =`` sentences of CoNLL-U files (Universal Dependencies' English
+  treebanks: EWT, LinES, ParTUT, PUD; GUM's ``dep/*.conllu``), every sentence; a file per
+  document. ``--alternate-within REGEX`` splits the files sorted by path into halves by
+  alternation (first to the development half) within the groups that the regular expression's
+  first group names (GUM's genres: ``'GUM_([a-z]+)_'``), the halves written group by group.
 - ``nltk NAME DIR``: an unzipped ``nltk_data`` corpus: ``brown`` (the non-fiction categories a-j;
   ``brown-fiction`` for k-r), ``masc`` (``masc_tagged/written``), ``conll2000``, ``treebank``
   (``tagged``), ``abc``, ``state_union``, ``movie_reviews`` (lower-cased by its makers; quotes
@@ -25,6 +34,8 @@ Usage::
     python scripts/extract_eval_text.py wikitext valid.txt OUT_PREFIX
     python scripts/extract_eval_text.py mediawiki enwiki-...-shortened.bz2 OUT_PREFIX
     python scripts/extract_eval_text.py nltk brown nltk_data/corpora/brown OUT_PREFIX
+    python scripts/extract_eval_text.py gap gap-development.tsv OUT_PREFIX --whole
+    python scripts/extract_eval_text.py conllu gum/dep/*.conllu OUT_PREFIX --alternate-within 'GUM_([a-z]+)_'
 
 writes ``OUT_PREFIX_dev.txt`` and ``OUT_PREFIX_test.txt``. Not imported by the tests.
 """
@@ -33,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import bz2
+import csv
 import glob
 import hashlib
 import os
@@ -242,6 +254,41 @@ NLTK_CORPORA = {
 }
 
 
+def gap_documents(path: str) -> Iterator[tuple[str, list[str]]]:
+    """The GAP corpus's snippets (the ``Text`` column), a row per document."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            yield row["ID"], [row["Text"]]
+
+
+def conllu_sentences(path: str) -> list[str]:
+    """The ``# text =`` lines of a CoNLL-U file: its sentences as written."""
+    with open(path, encoding="utf-8") as handle:
+        return [line[len("# text = "):].rstrip("\n") for line in handle if line.startswith("# text = ")]
+
+
+def conllu_documents(paths: list[str]) -> Iterator[tuple[str, list[str]]]:
+    """A CoNLL-U file per document, by sorted path."""
+    for path in sorted(paths):
+        yield path, conllu_sentences(path)
+
+
+def write_alternating(documents: Iterable[tuple[str, list[str]]], prefix: str, group: str) -> dict[str, int]:
+    """Write the halves by alternation within each group of document names (sorted), group by group."""
+    pattern = re.compile(group)
+    groups: dict[str, list[tuple[str, list[str]]]] = {}
+    for name, sentences in documents:
+        match = pattern.search(name)
+        groups.setdefault(match.group(1) if match else "", []).append((name, sentences))
+    halves: dict[str, list[str]] = {"dev": [], "test": []}
+    for key in sorted(groups):
+        for k, (_, sentences) in enumerate(sorted(groups[key])):
+            halves["dev" if k % 2 == 0 else "test"] += sentences
+    for half, sentences in halves.items():
+        Path(f"{prefix}_{half}.txt").write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    return {half: len(sentences) for half, sentences in halves.items()}
+
+
 def write_halves(documents: Iterable[tuple[str, list[str]]], prefix: str, whole: bool = False) -> dict[str, int]:
     """Write the sentences of the development and test halves (or, ``whole``, of all documents)."""
     halves: dict[str, list[str]] = {"all": []} if whole else {"dev": [], "test": []}
@@ -265,7 +312,13 @@ def main(argv: list[str] | None = None) -> int:
     nltk.add_argument("--id-prefix", default="", help="prepended to the document names of abc, state_union and "
                       "movie_reviews before they are hashed into halves (issue 27's figures: the corpus directory "
                       "under /tmp/s5/nltk/, with its trailing slash)")
-    for command in (wikitext, mediawiki, nltk):
+    gap = sub.add_parser("gap", help="a TSV of the GAP coreference corpus")
+    gap.add_argument("file")
+    conllu = sub.add_parser("conllu", help="CoNLL-U files (a file per document)")
+    conllu.add_argument("files", nargs="+")
+    conllu.add_argument("--alternate-within", metavar="REGEX", help="halves by alternation of the sorted files "
+                        "within the groups the expression's first group names (default: by sha256 parity)")
+    for command in (wikitext, mediawiki, nltk, gap, conllu):
         command.add_argument("prefix", help="writes PREFIX_dev.txt and PREFIX_test.txt")
         command.add_argument("--whole", action="store_true", help="no split: writes PREFIX_all.txt")
     args = parser.parse_args(argv)
@@ -273,6 +326,14 @@ def main(argv: list[str] | None = None) -> int:
         documents = wikitext_documents(args.file)
     elif args.source == "mediawiki":
         documents = mediawiki_documents(args.file)
+    elif args.source == "gap":
+        documents = gap_documents(args.file)
+    elif args.source == "conllu":
+        documents = conllu_documents(args.files)
+        if args.alternate_within is not None and not args.whole:
+            counts = write_alternating(documents, args.prefix, args.alternate_within)
+            print(", ".join(f"{n} sentences to {args.prefix}_{half}.txt" for half, n in counts.items()))
+            return 0
     else:
         documents = NLTK_CORPORA[args.name](args.directory, args.id_prefix)
     counts = write_halves(documents, args.prefix, args.whole)

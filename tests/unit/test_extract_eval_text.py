@@ -61,3 +61,33 @@ def test_film_reviews_rejoin_their_quotes(extract, tmp_path):
     (document, sentences), = extract.NLTK_CORPORA["movie_reviews"](str(corpus.parent), "x/")
     assert document == "x/pos/cv000.txt"
     assert sentences == ['He does his "normal guy" routine, and it works.']
+
+
+def test_gap_rows_are_snippets_one_document_each(extract, tmp_path):
+    source = tmp_path / "gap-development.tsv"
+    source.write_text(
+        "ID\tText\tPronoun\tPronoun-offset\tA\tA-offset\tA-coref\tB\tB-offset\tB-coref\tURL\n"
+        "development-1\tAnn met Bo. She gave him a book.\tShe\t12\tAnn\t0\tTRUE\tBo\t8\tFALSE\thttp://x\n"
+        "development-2\tHis father, \"Al\", left.\tHis\t0\tAl\t13\tTRUE\tX\t0\tFALSE\thttp://y\n",
+        encoding="utf-8",
+    )
+    assert list(extract.gap_documents(str(source))) == [
+        ("development-1", ["Ann met Bo. She gave him a book."]), ("development-2", ['His father, "Al", left.'])]
+
+
+def test_conllu_sentences_alternate_within_groups(extract, tmp_path):
+    def conllu(name, *sentences):
+        rows = "".join(f"# sent_id = {k}\n# text = {s}\n1\t{s.split()[0]}\t_\t_\t_\t_\t0\troot\t_\t_\n\n"
+                       for k, s in enumerate(sentences))
+        (tmp_path / name).write_text(rows, encoding="utf-8")
+        return str(tmp_path / name)
+
+    files = [conllu("GUM_bio_b.conllu", "Bio b saw him."), conllu("GUM_bio_a.conllu", "Bio a met his wife.", "Then left."),
+             conllu("GUM_news_c.conllu", "News c told her."), conllu("GUM_bio_c.conllu", "Bio c.")]
+    assert extract.conllu_sentences(files[1]) == ["Bio a met his wife.", "Then left."]
+    prefix = str(tmp_path / "gum")
+    counts = extract.write_alternating(extract.conllu_documents(files), prefix, "GUM_([a-z]+)_")
+    assert counts == {"dev": 4, "test": 1}
+    assert Path(prefix + "_dev.txt").read_text(encoding="utf-8").splitlines() == [
+        "Bio a met his wife.", "Then left.", "Bio c.", "News c told her."]
+    assert Path(prefix + "_test.txt").read_text(encoding="utf-8").splitlines() == ["Bio b saw him."]
