@@ -72,13 +72,13 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True
     if _quoted_before_noun(text, start, end):
         return False
-    if _CURRENCY_AMOUNT.match(text, end) and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
-        return True  # "Abalos offered him US$10 million", "paid her £5,000"
     token = g._next(text, end)
     if token.word is None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
+    if token.word.isupper() and _CURRENCY_AMOUNT.match(text, end) and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
+        return True  # "Abalos offered him US$10 million" ("paid her £5,000": punctuation after her decides above)
     if (not token.low.isalpha() or token.low in _BEFORE_SECOND_WORD or token.low == "i" or token.low.endswith(
             ("ward", "wards"))) and _object_before_word(text, token):
         return True  # "tell him I'm busy", "at him couldn't", "according to", "once more", "one way or", "northward"
@@ -106,7 +106,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
     low = token.low
-    if (low, g._next(text, token.end).low) in _OBJECT_IDIOMS:
+    if low in _IDIOM_FIRSTS and (low, g._next(text, token.end).low) in _OBJECT_IDIOMS:
         return True  # "to stick him back together", "her feelings for him due to her jealousy", "spoke to her prior to"
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
@@ -128,7 +128,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
             _lower_case_open(g._next(text, token.end))):
         return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
-    if previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
+    if low.endswith("s") and previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
             _word_before(text, start, previous) or "").endswith("ing"):
         return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
@@ -154,6 +154,7 @@ _BACK_TO_THE = re.compile(r" to the (?:wall|door|window|camera|audience|sea|fire
 _SENT_HOME = wc._with_forms(wc._words("send bring take keep walk drive see escort follow carry ferry fly ship")) | wc._words(
     "sent brought took taken kept drove driven saw seen flew flown")
 _OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
+_IDIOM_FIRSTS = {first for first, _ in _OBJECT_IDIOMS}
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
@@ -427,8 +428,6 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True
     if _quoted_before_noun(text, start, end):
         return False
-    if _CURRENCY_AMOUNT.match(text, end) and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
-        return True  # "Abalos offered him US$10 million", "paid her £5,000"
     token = g._next(text, end)
     if token.word is None:
         return token.quote is None
