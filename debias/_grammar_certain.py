@@ -452,8 +452,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
             not wc._is_ly_adverb(low)):
         return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
-    if low in _HALF_NEAR and g._is_open(g._next(text, token.end)):
-        return False  # "his half dozen of halberdiers", "his nearer thigh"
+    if low in _HALF_NEAR and (g._is_open(after := g._next(text, token.end)) or low == "half" and after.low == "of"):
+        return False  # "his half dozen of halberdiers", "his nearer thigh", "his half of a refrigerator"
     if low in _NOUN_MODALS:
         if _modal_is_noun(text, start, token):
             return False  # "the terms of his will were read", "his can of beans"
@@ -482,6 +482,8 @@ def _modifiers_before_noun(text: str, token: g._Token) -> bool:
         if after.low is None or not _adverb_like(after.low):
             break
         after = g._next(text, after.end)
+    if after.low in ("and", "or"):
+        after = g._next(text, after.end)  # "his earlier and delightful hamming"; not "his alone and I"
     return _lower_case_open(after) and _lower_case_open(g._next(text, after.end))
 
 

@@ -460,6 +460,9 @@ CONSTRUCTIONS = [
     ('She went to check on him first.', 'He went to check on her first.'),
     ('The novel was his first.', 'The novel was her first.'),
     ('His second marriage was less happy than his first.', 'Her second marriage was less happy than her first.'),
+    # "his" before "half of" and before two adjectives joined by "and": determiners, never "hers"
+    ('He sold his half of the farm.', 'She sold her half of the farm.'),
+    ('He dropped his earlier and livelier style.', 'She dropped her earlier and livelier style.'),
 ]
 
 
