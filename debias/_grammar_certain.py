@@ -89,6 +89,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return _compound_after_her(text, start, token)
     if token.low.isdigit() and re.match(r"[–-]\d", text[token.end:token.end + 2]):
         return True  # "beat him 6–3, 6–4": a score
+    if token.low == "half" and text.startswith(" of ", token.end) and not g._previous(text, start)[1]:
+        return False  # "Ah, yes -- her half of a refrigerator stood outside"; not "gave her half of", "with her half of"
     if token.low in _HALF_NEAR and token.word[:1].islower() and _noun_follows(text, token):
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
@@ -121,6 +123,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low == "first" and previous is not None and previous not in _COPULAS and previous not in ("than", "as") and (
             _SENTENCE_END.match(text, token.end)):
         return True  # "goes to check on him first.", "she saw him first,"; not "the album was his first."
+    if text.startswith(" and ", token.end) and token.word[:1].islower() and _adjective_word(low) and (
+            previous not in wc.DITRANSITIVES) and _two_modifiers_and_noun(text, token):
+        return False  # "he dropped his earlier and delightful hamming"; not "she left him earlier and went home", "caused
+        # him immense and lasting sorrow"
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
         return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
     if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
@@ -485,6 +491,13 @@ def _modifiers_before_noun(text: str, token: g._Token) -> bool:
     if after.low in ("and", "or"):
         after = g._next(text, after.end)  # "his earlier and delightful hamming"; not "his alone and I"
     return _lower_case_open(after) and _lower_case_open(g._next(text, after.end))
+
+
+def _two_modifiers_and_noun(text: str, token: g._Token) -> bool:
+    """An adjective of WordNet's lists and a lower-case word after the "and" that follows ``token``."""
+    second = g._next(text, token.end + 4)
+    return (_adjective_word(second.low) or second.low is not None and _comparative(second.low)) and _lower_case_open(
+        g._next(text, second.end))
 
 
 def _adjective_word(low: str | None) -> bool:

@@ -109,6 +109,7 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
+_MANY_MUCH = wc._words("many much few little")
 _DEGREE_ADVERBS = wc._words("ever always never still once only even too also so already")
 # Verbs with a number as their second object ("granted him 200 hectares", "secured him
 # seventy-five per cent") and verbs with a span of time ("it took him two years", "cost her
@@ -171,9 +172,20 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
     if low.endswith("ing") and previous in _GERUND_HOSTS and low[:-3] in _SAYING and (
             g._next(text, token.end).low == "that"):
         return True  # "we discover him writing that", "I remember her saying that"
+    if previous in _PERCEPTION and token.word[:1].islower() and low not in wc.CLOSED and _particle_and_object_follow(text, token):
+        return True  # "Bray saw him point out the contingent", "watched her pick up the phone"
     if previous in _PERCEPTION and low in mostly_nouns() and not low.endswith("ing") and g._place_follows(g._next(text, token.end)):
         return False  # "saw her photograph in the paper", "watched her debut on television"; not "saw her photograph the bird"
     return None
+
+
+_PARTICLES_BEFORE_OBJECT = wc._words("out up off away down back over")
+
+
+def _particle_and_object_follow(text: str, token: g._Token) -> bool:
+    """A verb's particle and an article, pronoun or possessive after ``token`` ("point out the")."""
+    particle = g._next(text, token.end)
+    return particle.low in _PARTICLES_BEFORE_OBJECT and g._next(text, particle.end).low in _VERBS_OBJECT_STARTS
 
 
 _AT_ONCE = wc._words("overnight instantly immediately forever permanently briefly beforehand")
@@ -615,6 +627,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
             return True
         if low in _COLOURS and not g._is_open(after):
             return True
+    if low == "too" and previous in wc.DITRANSITIVES and g._next(text, token.end).low in _MANY_MUCH:
+        return True  # "I can't give him too many shocks at once", "it cost her too much"
     if low in _DEGREE_ADVERBS:
         after = g._next(text, token.end)
         if after.low in ("more", "less"):

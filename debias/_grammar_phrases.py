@@ -276,7 +276,8 @@ def _infinitive_follows(text: str, token: g._Token) -> bool:
     if after.low != "to":
         return False
     verb = g._next(text, after.end).low
-    return verb is not None and (_base_verb(verb) or verb.endswith(("ate", "ize", "ise", "ify")) and _could_be_verb(verb))
+    return verb is not None and (_base_verb(verb) or verb == "do" or verb.endswith(("ate", "ize", "ise", "ify")) and (
+        _could_be_verb(verb)))  # "gave him work to do"
 
 
 _TO_BE = wc._words("be have")

@@ -460,6 +460,11 @@ CONSTRUCTIONS = [
     ('She went to check on him first.', 'He went to check on her first.'),
     ('The novel was his first.', 'The novel was her first.'),
     ('His second marriage was less happy than his first.', 'Her second marriage was less happy than her first.'),
+    ('We watched him point out the faults.', 'We watched her point out the faults.'),
+    ('She gave him work to do.', 'He gave her work to do.'),
+    ("I can't give him too many shocks at once.", "I can't give her too many shocks at once."),
+    ('He dropped his earlier and livelier style.', 'She dropped her earlier and livelier style.'),
+    ('Ah, yes -- his half of a refrigerator stood outside.', 'Ah, yes -- her half of a refrigerator stood outside.'),
 ]
 
 
