@@ -77,6 +77,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
+    if token.word[:1].isupper() and token.word[1:2].islower() and _name_and_verb_follow(text, start, token):
+        return True  # "for him Hunt created an architecture"
     if token.word.isupper() and _CURRENCY_AMOUNT.match(text, end) and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
         return True  # "Abalos offered him US$10 million" ("paid her £5,000": punctuation after her decides above)
     if (not token.low.isalpha() or token.low in _BEFORE_SECOND_WORD or token.low == "i" or token.low.endswith(
@@ -359,6 +361,25 @@ def _back_is_an_adverb(text: str, token: g._Token, previous: str) -> bool:
 def _past_before_preposition(text: str, token: g._Token) -> bool:
     """A verb's past in "-ed" and a preposition after it: the object's verb ("another part of her died with it")."""
     return token.low.endswith("ed") and _past_of_verb(token.low) and g._next(text, token.end).low in _PREPOSITIONS_NOT_OF
+
+
+_NAME_VERBS = _FINITE_PASTS  # not "was": "in his Crawford Charters were", "in her Diary was"
+
+
+def _name_and_verb_follow(text: str, start: int, token: g._Token) -> bool:
+    """A preposition before "her" and, after it, up to three capitalised words (a name, no title)
+    and a past: the name is the next clause's subject ("for him Hunt created").
+    """
+    previous, adjacent = g._previous(text, start)
+    if not adjacent or previous not in wc.PREPOSITIONS or token.low in _TITLES or token.low in wc.RELATIONAL_NOUNS:
+        return False
+    after = g._next(text, token.end)
+    for _ in range(2):
+        if after.word is None or not (after.word[:1].isupper() and after.word[1:2].islower()):
+            break
+        after = g._next(text, after.end)
+    return after.low is not None and after.word[:1].islower() and (after.low in _NAME_VERBS or after.low.endswith("ed") and (
+        _past_of_verb(after.low)) and not _lower_case_open(g._next(text, after.end)))
 
 
 def _word_before(text: str, start: int, previous: str) -> str | None:

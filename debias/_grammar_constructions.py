@@ -446,6 +446,10 @@ _CALLED_ON = wc.PRONOUNS | wc._words("for out to on up back off")
 _AUXILIARY_PARTICIPLES = wc._words("being having getting")  # "not to see them being made"
 
 
+_DEGREES = wc._words("very quite so too rather")
+_SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
+
+
 def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) -> bool | None:
     """A modifier or -ly adverb before an adverb, participle or adjective: the determiner before a
     noun ("her more offensively arrogant remarks", "her hastily prepared dinner"; not "reminded
@@ -454,6 +458,10 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
     """
     low = token.low
     after = g._next(text, token.end)
+    if low in _DEGREES and after.word is not None and after.word[:1].islower() and (_adjective(after.low) or after.low.endswith(
+            "ed") and wc._is_participle(after.low)) and after.low not in _SUPERLATIVE_LIKE and not after.low.endswith("est") and (
+            previous not in (None, "of") and g._predicate_ends(g._next(text, after.end))):
+        return True  # "looks at him very puzzled, consults", "left her quite alone."; not "tried her very best."
     if after.word is None or not (low in wc.MODIFIERS and wc._is_ly_adverb(after.low) or wc._is_ly_adverb(low) and (
             wc._is_participle(after.low) or wc._is_adjective(after.low))):
         return None
@@ -462,9 +470,10 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
         following = g._next(text, following.end)  # "her more offensively intellectually arrogant"
     if g._is_open(following):
         return False
-    if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
+    if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low)  and (
             following.word is None and following.quote is None or following.low in _GERUND_ENDS):
         return True  # "saw her quietly leaving the room"
+
     if wc._is_ly_adverb(low) and previous in wc.OBJECT_PREDICATE_VERBS and not after.low.endswith("ing") and (
             g._predicate_ends(following) or following.low in ("and", "but", "or")):
         return True  # "a day that had left him greatly contented and at peace"
@@ -478,6 +487,8 @@ _GIVE = wc._with_forms(wc._words("give grant bring offer lend afford award send"
     "gave given granted brought offered lent afforded awarded sent")
 _LEND = wc._with_forms(wc._words("lend")) | wc._words("lent")
 _LENT_OWN = wc._words("support name voice weight backing endorsement expertise talents prestige")  # one's own to lend
+_GIVEN_OWN = wc._words("approval consent blessing assent verdict")  # one's own to give
+_AFTER_GIVEN_OWN = wc._words("or and") | {None}
 # what is given for something to be done ("gave him leave to go", "brought him invitations to lecture")
 _GIVEN_FOR = wc._words("invitations invitation instructions leave chance opportunity licence license means strength "
                        "courage authority occasion")
@@ -491,7 +502,7 @@ _RECEIVED_VERBS = g._MASS_OBJECT_VERBS - wc._with_forms(wc._words("show tell tea
 
 _WIN = wc._with_forms(wc._words("win gain regain")) | wc._words("won")
 _WON_OWN = wc._words("love trust heart favour favor confidence freedom release independence liberty spurs "
-                     "seat case argument battle")
+                     "seat case argument battle rights place title")
 _ASK = wc._with_forms(wc._words("ask"))  # one asks for one's own: "asked his advice", "asking her permission"
 _SERVE = wc._with_forms(wc._words("serve"))
 _DO = wc._with_forms(wc._words("do")) | wc._words("did done does")
@@ -591,6 +602,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "gave him charge of the artillery"
     if previous in _LEND and low in _LENT_OWN:
         return False  # "lent his support to", "lend his name to the campaign"; not "lent him money"
+    if previous in _GIVE and low in _GIVEN_OWN and g._next(text, token.end).low in _AFTER_GIVEN_OWN:
+        return False  # "to which he may give his approval or rejection", "gave his consent."; not "gave him consent to"
     if previous in _RECEIVED_VERBS and _received_noun_follows(text, token):
         return True  # "cost him acute pain", "had written him enthusiastic praise", "gave him pause"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:

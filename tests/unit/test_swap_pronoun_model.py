@@ -465,6 +465,13 @@ CONSTRUCTIONS = [
     ("I can't give him too many shocks at once.", "I can't give her too many shocks at once."),
     ('He dropped his earlier and livelier style.', 'She dropped her earlier and livelier style.'),
     ('Ah, yes -- his half of a refrigerator stood outside.', 'Ah, yes -- her half of a refrigerator stood outside.'),
+    # MASC and Brown (development halves): a degree word and a predicate after an object, a name
+    # and its past after a preposition's object, "won his rights", "give his approval or"
+    ('The clerk looks at him very puzzled, and says no.', 'The clerk looks at her very puzzled, and says no.'),
+    ('She tried her very best.', 'He tried his very best.'),
+    ('For him Hunt created a house.', 'For her Hunt created a house.'),
+    ('Critics agreed that he had won his rights as an artist.', 'Critics agreed that she had won her rights as an artist.'),
+    ('He may give his approval or refuse it.', 'She may give her approval or refuse it.'),
 ]
 
 
