@@ -114,6 +114,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "to stick him back together", "her feelings for him due to her jealousy", "spoke to her prior to"
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
         return True  # "lure him back in 2008", "turned him back at the border"; not "turned her back on", "hurt her back"
+    if (previous in _KNOCK and low == "cold" or low == "just" and g._next(text, token.end).low in _AFTER_JUST) and (
+            token.word[:1].islower()):
+        return True  # "knocks him cold while", "they replaced him just fine"; not "her just reward"
     if low == "back" and previous in _HAVE and g._next(text, token.end).low in _HAD_BACK_FOR:
         return True  # "unhappy to have him back for the holidays"; not "had her back to the wall"
     if low == "back" and (previous in _HAVE or previous == "with") and _BACK_TO_THE.match(text, token.end):
@@ -157,6 +160,8 @@ _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
 _HAVE = wc._words("have has had having")
+_KNOCK = wc._with_forms(wc._words("knock"))
+_AFTER_JUST = wc._words("fine now then once before after like because as")
 _HAD_BACK_FOR = wc._words("for in at after")
 _BACK_TO_THE = re.compile(r" to the (?:wall|door|window|camera|audience|sea|fire|crowd|room)s?\b", re.IGNORECASE)
 _SENT_HOME = wc._with_forms(wc._words("send bring take keep walk drive see escort follow carry ferry fly ship")) | wc._words(

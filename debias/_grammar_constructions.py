@@ -388,6 +388,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous == "of" and low.endswith("ing") and wc._is_participle(low) and _depiction_before(text, start) and (
             g._next(text, token.end).low in _GERUND_ENDS | _OBJECT_PRONOUNS):
         return True  # "footage of him dealing the fatal blow", "a photograph of her sitting at a desk"
+    if previous in _GERUND_HOSTS and low in _STILL and _gerund_and_no_noun_follow(text, token):
+        return True  # "the film finds him still living with his parents"; not "with her still beating heart"
     if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
     if low.endswith("ing") and previous in _GERUND_HOSTS:
@@ -438,6 +440,16 @@ _DEPICTIONS = wc._words("footage video videos photo photos photograph photograph
 def _depiction_before(text: str, start: int) -> bool:
     """Whether a picture's noun stands before the "of" that ends just before ``start`` ("footage of")."""
     return g._previous(text, len(text[:start].rstrip()) - 2)[0] in _DEPICTIONS
+
+
+_STILL = wc._words("still now already always never even just again")
+
+
+def _gerund_and_no_noun_follow(text: str, token: g._Token) -> bool:
+    """An -ing participle after ``token`` and no lower-case noun after it ("still living with")."""
+    after = g._next(text, token.end)
+    return after.low is not None and after.low.endswith("ing") and wc._is_participle(after.low) and not (
+        _lower_case_open(g._next(text, after.end)))
 
 
 _FIND = wc._with_forms(wc._words("find")) | wc._words("found")
@@ -491,7 +503,8 @@ _GIVEN_OWN = wc._words("approval consent blessing assent verdict")  # one's own 
 _AFTER_GIVEN_OWN = wc._words("or and") | {None}
 # what is given for something to be done ("gave him leave to go", "brought him invitations to lecture")
 _GIVEN_FOR = wc._words("invitations invitation instructions leave chance opportunity licence license means strength "
-                       "courage authority occasion")
+                       "courage authority occasion room space")
+_ALLOW = wc._with_forms(wc._words("allow permit")) | wc._words("permitted")
 
 
 # double-object verbs whose first object receives a quality ("cost him acute pain"), not those that
@@ -595,7 +608,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "awarded him honorary membership"; "awarded his film the prize" is decided before
     if previous in wc.DITRANSITIVES and low in _MORE_OF and g._next(text, token.end).low in wc.MASS_NOUNS:
         return True  # "refused to lend him further money"
-    if previous in _GIVE and (low in wc.MASS_NOUNS or low in _GIVEN_FOR) and _infinitive_follows(text, token):
+    if (previous in _GIVE or previous in _ALLOW) and (low in wc.MASS_NOUNS or low in _GIVEN_FOR) and _infinitive_follows(
+            text, token):
         return True  # "gave him time to write", "lent him money to start", "brought him invitations to lecture";
         # not "told his maid to speak", "allow her nephew to remain"
     if previous in wc.DITRANSITIVES and low in _CHARGES and g._next(text, token.end).low == "of":

@@ -472,6 +472,13 @@ CONSTRUCTIONS = [
     ('For him Hunt created a house.', 'For her Hunt created a house.'),
     ('Critics agreed that he had won his rights as an artist.', 'Critics agreed that she had won her rights as an artist.'),
     ('He may give his approval or refuse it.', 'She may give her approval or refuse it.'),
+    # film reviews (development half): "knocks him cold", "replaced him just fine", "allows him
+    # space to move", "finds him still living with"
+    ('The thief knocks him cold.', 'The thief knocks her cold.'),
+    ('They replaced him just fine.', 'They replaced her just fine.'),
+    ('He got his just reward.', 'She got her just reward.'),
+    ('The script allows him space to move.', 'The script allows her space to move.'),
+    ('The film finds him still living with his parents.', 'The film finds her still living with her parents.'),
 ]
 
 
