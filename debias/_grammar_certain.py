@@ -101,7 +101,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "Commodus is his opposite in every way"; not "sat him opposite her"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
         # what her_is_object answers for these, without its other checks: "gave her a book"
-        return True if token.word[:1].islower() else g.her_is_object(text, start, end)
+        return True if token.word[:1].islower() or token.word in _SUBJECT_PRONOUNS else g.her_is_object(text, start, end)
     previous, adjacent = g._previous(text, start)
     if token.word[0].islower() and (token.low == "soon" or text.startswith(",", token.end) and _adjective_word(token.low) and (
             _adjective_word(g._next(text, token.end + 1).low))) and _modifiers_before_noun(text, token):
@@ -117,6 +117,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if (previous in _KNOCK and low == "cold" or low == "just" and g._next(text, token.end).low in _AFTER_JUST) and (
             token.word[:1].islower()):
         return True  # "knocks him cold while", "they replaced him just fine"; not "her just reward"
+    if low == "please" or low == "every" and g._next(text, token.end).low in _EVERY_SPAN:
+        return True  # "don't blame him please", "handle him every few days"; not "her every move"
+    if low in _SORT and text.startswith(" of ", token.end) and g._next(text, token.end + 3).low in ("a", "an"):
+        return True  # "you might give him sort of a tactful nudge"; not "her kind of music"
     if low == "back" and previous in _HAVE and g._next(text, token.end).low in _HAD_BACK_FOR:
         return True  # "unhappy to have him back for the holidays"; not "had her back to the wall"
     if low == "back" and (previous in _HAVE or previous == "with") and _BACK_TO_THE.match(text, token.end):
@@ -161,6 +165,9 @@ _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
 _HAVE = wc._words("have has had having")
 _KNOCK = wc._with_forms(wc._words("knock"))
+_SUBJECT_PRONOUNS = frozenset({"He", "She"})  # capitalised after "him": a new sentence without its stop
+_EVERY_SPAN = wc._words("few other day days week weeks month months year years time night morning evening hour now so")
+_SORT = wc._words("sort kind")
 _AFTER_JUST = wc._words("fine now then once before after like because as")
 _HAD_BACK_FOR = wc._words("for in at after")
 _BACK_TO_THE = re.compile(r" to the (?:wall|door|window|camera|audience|sea|fire|crowd|room)s?\b", re.IGNORECASE)

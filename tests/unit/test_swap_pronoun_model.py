@@ -479,6 +479,12 @@ CONSTRUCTIONS = [
     ('He got his just reward.', 'She got her just reward.'),
     ('The script allows him space to move.', 'The script allows her space to move.'),
     ('The film finds him still living with his parents.', 'The film finds her still living with her parents.'),
+    # web text and fiction (EWT, Brown; development halves)
+    ("Don't blame him please, he is lonely.", "Don't blame her please, she is lonely."),
+    ('I handle him every few days.', 'I handle her every few days.'),
+    ('He watched her every move.', 'She watched his every move.'),
+    ('You might give him sort of a nudge.', 'You might give her sort of a nudge.'),
+    ('I want the room prepared for him He is a most unusual lad.', 'I want the room prepared for her She is a most unusual lass.'),
 ]
 
 
