@@ -498,6 +498,7 @@ _CHARGES = wc._words("charge command control custody")
 _GIVE = wc._with_forms(wc._words("give grant bring offer lend afford award send")) | wc._words(
     "gave given granted brought offered lent afforded awarded sent")
 _LEND = wc._with_forms(wc._words("lend")) | wc._words("lent")
+_SHOW = wc._with_forms(wc._words("show")) | wc._words("shown")
 _LENT_OWN = wc._words("support name voice weight backing endorsement expertise talents prestige")  # one's own to lend
 _GIVEN_OWN = wc._words("approval consent blessing assent verdict")  # one's own to give
 _AFTER_GIVEN_OWN = wc._words("or and") | {None}
@@ -516,6 +517,8 @@ _RECEIVED_VERBS = g._MASS_OBJECT_VERBS - wc._with_forms(wc._words("show tell tea
 _WIN = wc._with_forms(wc._words("win gain regain")) | wc._words("won")
 _WON_OWN = wc._words("love trust heart favour favor confidence freedom release independence liberty spurs "
                      "seat case argument battle rights place title")
+_EARN = wc._with_forms(wc._words("earn"))
+_EARNED_OWN = wc._words("success living degree place stripes reputation keep spurs")
 _ASK = wc._with_forms(wc._words("ask"))  # one asks for one's own: "asked his advice", "asking her permission"
 _SERVE = wc._with_forms(wc._words("serve"))
 _DO = wc._with_forms(wc._words("do")) | wc._words("did done does")
@@ -568,8 +571,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "having earned him Crump's support"; not "served her Majesty's government"
     if previous in _DO and low in _DONE_TO and not _possessive_ending(text, token):
         return True
-    if previous in _WIN and low in _WON_OWN:
-        return False  # "to gain his affection", "a gladiator who won his freedom"
+    if previous in _WIN and low in _WON_OWN or previous in _EARN and low in _EARNED_OWN:
+        return False  # "to gain his affection", "a gladiator who won his freedom", "has really earned his success"
     if previous in _TAKE_TIME and low in _AMOUNTS and not _noun_follows(text, token):
         return True  # "would cost him little on the spot", "it cost her dearly"; not "cost her little brother his life"
     if low in _MOST and _adjective_and_noun_follow(text, token):
@@ -614,7 +617,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         # not "told his maid to speak", "allow her nephew to remain"
     if previous in wc.DITRANSITIVES and low in _CHARGES and g._next(text, token.end).low == "of":
         return True  # "gave him charge of the artillery"
-    if previous in _LEND and low in _LENT_OWN:
+    if (previous in _LEND or previous in _SHOW and low == "support") and low in _LENT_OWN:
         return False  # "lent his support to", "lend his name to the campaign"; not "lent him money"
     if previous in _GIVE and low in _GIVEN_OWN and g._next(text, token.end).low in _AFTER_GIVEN_OWN:
         return False  # "to which he may give his approval or rejection", "gave his consent."; not "gave him consent to"

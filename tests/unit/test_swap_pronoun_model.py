@@ -484,6 +484,8 @@ CONSTRUCTIONS = [
     ('I handle him every few days.', 'I handle her every few days.'),
     ('He watched her every move.', 'She watched his every move.'),
     ('You might give him sort of a nudge.', 'You might give her sort of a nudge.'),
+    ('Fans came to show his support.', 'Fans came to show her support.'),
+    ('He has really earned his success.', 'She has really earned her success.'),
     ('I want the room prepared for him He is a most unusual lad.', 'I want the room prepared for her She is a most unusual lass.'),
 ]
 
