@@ -410,7 +410,7 @@ def _verb_before_object(text: str, token: g._Token) -> bool:
     return g._next(text, token.end).low in _ARTICLES_AND_POSSESSIVES
 
 
-_ARTICLES_AND_POSSESSIVES = wc.POSSESSIVES | wc._words("a an the this that these those")
+_ARTICLES_AND_POSSESSIVES = wc.POSSESSIVES | wc._words("a an the these those")  # not "that": "one of her dresses that I"
 
 
 def _is_plain(word: str) -> bool:
