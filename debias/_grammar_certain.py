@@ -36,6 +36,7 @@ from debias._grammar_phrases import (
     _adjectives,
     _lower_case_open,
     _noun_follows,
+    _word_before,
 )
 from debias._wordnet_lexicons import (
     _base_verb,
@@ -392,11 +393,6 @@ def _name_and_verb_follow(text: str, start: int, token: g._Token) -> bool:
         after = g._next(text, after.end)
     return after.low is not None and after.word[:1].islower() and (after.low in _NAME_VERBS or after.low.endswith("ed") and (
         _past_of_verb(after.low)) and not _lower_case_open(g._next(text, after.end)))
-
-
-def _word_before(text: str, start: int, previous: str) -> str | None:
-    """The word before ``previous``, the word that ends just before ``start``."""
-    return g._previous(text, len(text[:start].rstrip()) - len(previous))[0]
 
 
 def _verb_before_object(text: str, token: g._Token) -> bool:

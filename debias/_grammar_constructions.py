@@ -49,6 +49,7 @@ from debias._grammar_phrases import (
     _second_predicate_subject,
     _subject_of_infinitive,
     _title_follows,
+    _word_before,
 )
 from debias._wordnet_lexicons import (
     _american,
@@ -385,7 +386,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         decided = _adverb_before_modifier(text, token, previous)
         if decided is not None:
             return decided
-    if previous == "of" and low.endswith("ing") and wc._is_participle(low) and _depiction_before(text, start) and (
+    if previous == "of" and low.endswith("ing") and wc._is_participle(low) and _word_before(text, start, "of") in _DEPICTIONS and (
             g._next(text, token.end).low in _GERUND_ENDS | _OBJECT_PRONOUNS):
         return True  # "footage of him dealing the fatal blow", "a photograph of her sitting at a desk"
     if previous in _GERUND_HOSTS and low in _STILL and _gerund_and_no_noun_follow(text, token):
@@ -435,11 +436,6 @@ _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
 _DEPICTIONS = wc._words("footage video videos photo photos photograph photographs picture pictures image images film "
                         "clip clips recording recordings painting paintings portrait portraits sketch drawing")
-
-
-def _depiction_before(text: str, start: int) -> bool:
-    """Whether a picture's noun stands before the "of" that ends just before ``start`` ("footage of")."""
-    return g._previous(text, len(text[:start].rstrip()) - 2)[0] in _DEPICTIONS
 
 
 _STILL = wc._words("still now already always never even just again")
@@ -546,12 +542,6 @@ def _counted_noun_follows(text: str, end: int) -> bool:
     return _lower_case_open(noun) and noun.low.rstrip("s") not in _SPANS and noun.low != "times"
 
 
-def _passive_before(text: str, start: int, previous: str) -> bool:
-    """Whether a form of "be" (or "get") stands before the word ``previous`` that ends just before ``start``."""
-    before = len(text[:start].rstrip()) - len(previous)
-    return g._previous(text, before)[0] in _PASSIVE_AUXILIARIES
-
-
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A second object after "teach", a number or a span of time ("teaching him chess", "granted
     him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
@@ -560,7 +550,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     """
     low = token.low
     if previous in _GIVEN and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not wc._is_ly_adverb(low) and (
-            not low.isdigit()) and _passive_before(text, start, previous):
+            not low.isdigit()) and _word_before(text, start, previous) in _PASSIVE_AUXILIARIES:
         return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject
     if low in _MORE_FEWER and previous in _AMONG and text.startswith(" than ", token.end) and _counted_noun_follows(
             text, token.end + 5):

@@ -93,6 +93,13 @@ _FINITE_PASTS = wc._words("meant went came knew told gave took brought began bec
                           "strove rode slew")
 
 
+def _word_before(text: str, start: int, previous: str) -> str | None:
+    """The lower-case word before ``previous``, the word that ends just before ``start`` ("was" in
+    "was awarded her", "footage" in "footage of her").
+    """
+    return g._previous(text, len(text[:start].rstrip()) - len(previous))[0]
+
+
 def _number(token: g._Token) -> bool:
     return token.low is not None and (token.low.isdigit() or token.low in _COUNTS)
 
