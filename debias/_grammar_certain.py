@@ -111,6 +111,32 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
     low = token.low
+    decided = _idiom_after_her(text, token, previous)
+    if decided is not None:
+        return decided
+    if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
+        return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
+    if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
+            _lower_case_open(g._next(text, token.end))):
+        return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
+    if low.endswith("s") and previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
+            _word_before(text, start, previous) or "").endswith("ing"):
+        return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
+    if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
+            previous in _NO_GOVERNOR or previous is not None and _is_plain(previous) and (
+                _word_before(text, start, previous) not in _BEFORE_A_VERB)) and not _past_before_preposition(text, token):
+        return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
+    if previous in wc.PREPOSITIONS and token.word[:1].islower() and low.endswith("ed") and (
+            wc._is_participle(low) or wc._is_adjective(low)) and _noun_follows(text, token):
+        return False  # "like his barefaced kin", "to her astonished eyes"; not "with her dressed in white"
+    return construction(text, start, end, token, previous)
+
+
+def _idiom_after_her(text: str, token: g._Token, previous: str | None) -> bool | None:
+    """Words after "her" that an idiom or adverbial reads ("back together", "due to", "face to face",
+    "kept him home", "just fine", "every few days", "first.", "overnight."), ``None`` elsewhere.
+    """
+    low = token.low
     if low in _IDIOM_FIRSTS and (low, g._next(text, token.end).low) in _OBJECT_IDIOMS:
         return True  # "to stick him back together", "her feelings for him due to her jealousy", "spoke to her prior to"
     if low == "back" and (previous in _BRING_BACK or previous in _TURN) and _back_is_an_adverb(text, token, previous):
@@ -139,22 +165,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         # him immense and lasting sorrow"
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
         return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
-    if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
-        return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
-    if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
-            _lower_case_open(g._next(text, token.end))):
-        return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
-    if low.endswith("s") and previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
-            _word_before(text, start, previous) or "").endswith("ing"):
-        return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
-    if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
-            previous in _NO_GOVERNOR or previous is not None and _is_plain(previous) and (
-                _word_before(text, start, previous) not in _BEFORE_A_VERB)) and not _past_before_preposition(text, token):
-        return False  # "to her husband", "and her work", "was her idea": no verb governs an object here
-    if previous in wc.PREPOSITIONS and token.word[:1].islower() and low.endswith("ed") and (
-            wc._is_participle(low) or wc._is_adjective(low)) and _noun_follows(text, token):
-        return False  # "like his barefaced kin", "to her astonished eyes"; not "with her dressed in white"
-    return construction(text, start, end, token, previous)
+    return None
 
 
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
