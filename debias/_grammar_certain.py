@@ -111,9 +111,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
     low = token.low
-    decided = _idiom_after_her(text, token, previous)
-    if decided is not None:
-        return decided
+    if low in _IDIOM_WORDS or text.startswith(" and ", token.end):
+        decided = _idiom_after_her(text, token, previous)
+        if decided is not None:
+            return decided
     if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
         return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
     if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
@@ -187,6 +188,7 @@ _SENT_HOME = wc._with_forms(wc._words("send bring take keep walk drive see escor
     "sent brought took taken kept drove driven saw seen flew flown")
 _OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
 _IDIOM_FIRSTS = {first for first, _ in _OBJECT_IDIOMS}
+_IDIOM_WORDS = _IDIOM_FIRSTS | _AT_ONCE | wc._words("back cold just please every sort kind home face first")
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
