@@ -104,9 +104,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         # what her_is_object answers for these, without its other checks: "gave her a book"
         return True if token.word[:1].islower() or token.word in _SUBJECT_PRONOUNS else g.her_is_object(text, start, end)
     previous, adjacent = g._previous(text, start)
-    if token.word[0].islower() and (token.low == "soon" or text.startswith(",", token.end) and _adjective_word(token.low) and (
-            _adjective_word(g._next(text, token.end + 1).low))) and _modifiers_before_noun(text, token):
-        return False  # "beneath her hard, black armour", "her soon to be rival"; not "lived with her entirely, only"
+    if token.word[0].islower() and (token.low in _BEFORE_MODIFIERS or text.startswith(",", token.end) and _adjective_word(
+            token.low) and _adjective_word(g._next(text, token.end + 1).low)) and _modifiers_before_noun(text, token):
+        return False  # "beneath her hard, black armour", "her soon to be rival", "her otherwise good performance", "her
+        # sometimes too active eyes"; not "lived with her entirely, only"
     if previous in _MAKES and g._is_open(token) and _debut_follows(text, token):
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     previous = previous if adjacent else None
@@ -178,6 +179,7 @@ _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
 _HAVE = wc._words("have has had having")
 _KNOCK = wc._with_forms(wc._words("knock"))
+_BEFORE_MODIFIERS = wc._words("soon otherwise sometimes")
 _SUBJECT_PRONOUNS = frozenset({"He", "She"})  # capitalised after "him": a new sentence without its stop
 _EVERY_SPAN = wc._words("few other day days week weeks month months year years time night morning evening hour now so")
 _SORT = wc._words("sort kind")

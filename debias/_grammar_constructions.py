@@ -460,7 +460,8 @@ _SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 
 def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) -> bool | None:
     """A modifier or -ly adverb before an adverb, participle or adjective: the determiner before a
-    noun ("her more offensively arrogant remarks", "her hastily prepared dinner"; not "reminded
+    noun ("her more offensively arrogant remarks", "her hastily prepared dinner", "his undoubtedly best
+    performance"; not "reminded
     him more strongly of"), the object before a gerund ("saw her quietly leaving the room") or
     before a predicate after a verb ("left him greatly contented and at peace").
     """
@@ -471,7 +472,7 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
             previous not in (None, "of") and g._predicate_ends(g._next(text, after.end))):
         return True  # "looks at him very puzzled, consults", "left her quite alone."; not "tried her very best."
     if after.word is None or not (low in wc.MODIFIERS and wc._is_ly_adverb(after.low) or wc._is_ly_adverb(low) and (
-            wc._is_participle(after.low) or wc._is_adjective(after.low))):
+            wc._is_participle(after.low) or wc._is_adjective(after.low) or after.low in _SUPERLATIVE_LIKE)):
         return None
     following = g._next(text, after.end)
     while low in wc.MODIFIERS and following.word is not None and wc._is_ly_adverb(following.low):

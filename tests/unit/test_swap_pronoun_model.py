@@ -486,6 +486,9 @@ CONSTRUCTIONS = [
     ('You might give him sort of a nudge.', 'You might give her sort of a nudge.'),
     ('Fans came to show his support.', 'Fans came to show her support.'),
     ('He has really earned his success.', 'She has really earned her success.'),
+    ('It spoils his otherwise good performance.', 'It spoils her otherwise good performance.'),
+    ('He gives his undoubtedly best performance here.', 'She gives her undoubtedly best performance here.'),
+    ('Except for his sometimes too active eyes, he is calm.', 'Except for her sometimes too active eyes, she is calm.'),
     ('I want the room prepared for him He is a most unusual lad.', 'I want the room prepared for her She is a most unusual lass.'),
 ]
 
