@@ -179,7 +179,8 @@ _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
 _HAVE = wc._words("have has had having")
 _KNOCK = wc._with_forms(wc._words("knock"))
-_BEFORE_MODIFIERS = wc._words("soon otherwise sometimes")
+_BEFORE_MODIFIERS = wc._words("soon otherwise sometimes often always usually normally typically generally increasingly "
+                              "recently newly previously formerly")
 _SUBJECT_PRONOUNS = frozenset({"He", "She"})  # capitalised after "him": a new sentence without its stop
 _EVERY_SPAN = wc._words("few other day days week weeks month months year years time night morning evening hour now so")
 _SORT = wc._words("sort kind")

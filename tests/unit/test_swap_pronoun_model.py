@@ -489,6 +489,8 @@ CONSTRUCTIONS = [
     ('It spoils his otherwise good performance.', 'It spoils her otherwise good performance.'),
     ('He gives his undoubtedly best performance here.', 'She gives her undoubtedly best performance here.'),
     ('Except for his sometimes too active eyes, he is calm.', 'Except for her sometimes too active eyes, she is calm.'),
+    ('He visited his recently married sister.', 'She visited her recently married brother.'),
+    ('They made him always wait for hours.', 'They made her always wait for hours.'),
     ('I want the room prepared for him He is a most unusual lad.', 'I want the room prepared for her She is a most unusual lass.'),
 ]
 
