@@ -94,6 +94,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "beat him 6–3, 6–4": a score
     if token.low == "half" and text.startswith(" of ", token.end) and not g._previous(text, start)[1]:
         return False  # "Ah, yes -- her half of a refrigerator stood outside"; not "gave her half of", "with her half of"
+    if token.low == "not" and _NEGATED_ADJECTIVE.fullmatch(g._next(text, token.end).low or "") and _noun_follows(
+            text, g._next(text, token.end)):
+        return False  # "to his not inconsiderable disappointment"; not "let her not look back"
     if token.low in _HALF_NEAR and token.word[:1].islower() and _noun_follows(text, token):
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
@@ -179,6 +182,7 @@ _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
 _HAVE = wc._words("have has had having")
 _KNOCK = wc._with_forms(wc._words("knock"))
+_NEGATED_ADJECTIVE = re.compile(r"(?:un|in|im|ir|il|non)[a-z]+(?:able|ible|ant|ent|ful|al|ive|ous|ic)")
 _BEFORE_MODIFIERS = wc._words("soon otherwise sometimes often always usually normally typically generally increasingly "
                               "recently newly previously formerly")
 _SUBJECT_PRONOUNS = frozenset({"He", "She"})  # capitalised after "him": a new sentence without its stop

@@ -491,6 +491,8 @@ CONSTRUCTIONS = [
     ('Except for his sometimes too active eyes, he is calm.', 'Except for her sometimes too active eyes, she is calm.'),
     ('He visited his recently married sister.', 'She visited her recently married brother.'),
     ('They made him always wait for hours.', 'They made her always wait for hours.'),
+    ('To his not inconsiderable disappointment, it rained.', 'To her not inconsiderable disappointment, it rained.'),
+    ('Let him not look back in anger.', 'Let her not look back in anger.'),
     ('I want the room prepared for him He is a most unusual lad.', 'I want the room prepared for her She is a most unusual lass.'),
 ]
 
