@@ -396,9 +396,6 @@ def _past_before_preposition(text: str, token: g._Token) -> bool:
     return token.low.endswith("ed") and _past_of_verb(token.low) and g._next(text, token.end).low in _PREPOSITIONS_NOT_OF
 
 
-_NAME_VERBS = _FINITE_PASTS  # not "was": "in his Crawford Charters were", "in her Diary was"
-
-
 def _name_and_verb_follow(text: str, start: int, token: g._Token) -> bool:
     """A preposition before "her" and, after it, up to three capitalised words (a name, no title)
     and a past: the name is the next clause's subject ("for him Hunt created").
@@ -411,7 +408,8 @@ def _name_and_verb_follow(text: str, start: int, token: g._Token) -> bool:
         if after.word is None or not (after.word[:1].isupper() and after.word[1:2].islower()):
             break
         after = g._next(text, after.end)
-    return after.low is not None and after.word[:1].islower() and (after.low in _NAME_VERBS or after.low.endswith("ed") and (
+    # a past, not "was": "in his Crawford Charters were", "in her Diary was"
+    return after.low is not None and after.word[:1].islower() and (after.low in _FINITE_PASTS or after.low.endswith("ed") and (
         _past_of_verb(after.low)) and not _lower_case_open(g._next(text, after.end)))
 
 

@@ -461,9 +461,9 @@ _SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) -> bool | None:
     """A modifier or -ly adverb before an adverb, participle or adjective: the determiner before a
     noun ("her more offensively arrogant remarks", "her hastily prepared dinner", "his undoubtedly best
-    performance"; not "reminded
-    him more strongly of"), the object before a gerund ("saw her quietly leaving the room") or
-    before a predicate after a verb ("left him greatly contented and at peace").
+    performance"; not "reminded him more strongly of"), the object before a gerund ("saw her quietly
+    leaving the room"), before a predicate after a verb ("left him greatly contented and at peace") or
+    after a degree word ("looks at him very puzzled,").
     """
     low = token.low
     after = g._next(text, token.end)
@@ -479,10 +479,9 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
         following = g._next(text, following.end)  # "her more offensively intellectually arrogant"
     if g._is_open(following):
         return False
-    if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low)  and (
+    if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
             following.word is None and following.quote is None or following.low in _GERUND_ENDS):
         return True  # "saw her quietly leaving the room"
-
     if wc._is_ly_adverb(low) and previous in wc.OBJECT_PREDICATE_VERBS and not after.low.endswith("ing") and (
             g._predicate_ends(following) or following.low in ("and", "but", "or")):
         return True  # "a day that had left him greatly contented and at peace"
