@@ -20,6 +20,7 @@ from debias._grammar_constructions import (
     _MAKES,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
+    _PERCEPTION,
     _TITLE_GIVERS,
     _TURN,
     _TURN_ONE_S_BACK,
@@ -295,7 +296,7 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
         if adjacent and previous in wc.OBJECT_PREDICATE_VERBS and (word in _STRUCK or word.endswith("ed")) and (
                 g._predicate_ends(after)):
             return True  # "must have left her star-struck, for", "left him grief-stricken"
-        if adjacent and previous in _PERCEPTION_VERBS and word.endswith("ing") and len(word) > 5:
+        if adjacent and previous in _PERCEPTION and word.endswith("ing") and len(word) > 5:
             return True  # "glad to see her over-acting to the best of"
     return adjacent and previous in _MAKES and _predicate_compound(text, start)
 
@@ -303,7 +304,6 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
 _COMPOUND_LAST = re.compile(r"(?:[A-Za-z]+-)*([A-Za-z]+)\b")  # from the compound's second part on
 _FAREWELL_HALVES = wc._words("bye night")  # "good-bye", "good-night"
 _STRUCK = wc._words("struck stricken bound born")
-_PERCEPTION_VERBS = wc._with_forms(wc._words("see watch hear")) | wc._words("saw seen heard")
 _COMPOUND_AFTER_PRONOUN = re.compile(r"\w+\s+([a-z]+(?:-[a-z]+)+)\b")
 
 
