@@ -34,6 +34,7 @@ from debias._grammar_phrases import (
     _SUBJECT_CONTRACTION,
     _TITLES,
     _VERBS_OBJECT_STARTS,
+    _adjective,
     _adjectives,
     _lower_case_open,
     _noun_follows,
@@ -165,10 +166,8 @@ def _idiom_after_her(text: str, token: g._Token, previous: str | None) -> bool |
     if low == "first" and previous is not None and previous not in _COPULAS and previous not in ("than", "as") and (
             _SENTENCE_END.match(text, token.end)):
         return True  # "goes to check on him first.", "she saw him first,"; not "the album was his first."
-    if text.startswith(" and ", token.end) and token.word[:1].islower() and _adjective_word(low) and (
-            previous not in wc.DITRANSITIVES) and _two_modifiers_and_noun(text, token):
-        return False  # "he dropped his earlier and delightful hamming"; not "she left him earlier and went home", "caused
-        # him immense and lasting sorrow"
+    if text.startswith(" and ", token.end) and token.word[:1].islower() and _modifiers_joined_before_noun(text, token, previous):
+        return False  # "respected for his long and active support", "he dropped his earlier and delightful hamming"
     if low in _AT_ONCE and g._predicate_ends(g._next(text, token.end)):
         return True  # "the melody came to him overnight.", "it changed her forever"; not "her overnight success"
     return None
@@ -540,11 +539,18 @@ def _modifiers_before_noun(text: str, token: g._Token) -> bool:
     return _lower_case_open(after) and _lower_case_open(g._next(text, after.end))
 
 
-def _two_modifiers_and_noun(text: str, token: g._Token) -> bool:
-    """An adjective of WordNet's lists and a lower-case word after the "and" that follows ``token``."""
+def _modifiers_joined_before_noun(text: str, token: g._Token, previous: str | None) -> bool:
+    """An adjective at ``token``, "and", a second modifier and a noun: a determiner's noun phrase.
+    After a preposition any lower-case word may be the second ("for his long and active support");
+    elsewhere an adjective or a comparative ("dropped his earlier and livelier style"), and not after
+    a double-object verb or before a verb ("caused him immense and lasting sorrow", "she left him
+    earlier and went home").
+    """
     second = g._next(text, token.end + 4)
-    return (_adjective_word(second.low) or second.low is not None and _comparative(second.low)) and _lower_case_open(
-        g._next(text, second.end))
+    if previous in wc.PREPOSITIONS and _adjective(token.low):
+        return _lower_case_open(second) and _lower_case_open(g._next(text, second.end))
+    return _adjective_word(token.low) and previous not in wc.DITRANSITIVES and (_adjective_word(second.low) or (
+        second.low is not None and _comparative(second.low))) and _lower_case_open(g._next(text, second.end))
 
 
 def _adjective_word(low: str | None) -> bool:

@@ -630,10 +630,6 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     ever loyal husband"; not "making him ever more surly and").
     """
     low = token.low
-    if previous in wc.PREPOSITIONS and token.word[:1].islower() and _adjective(low) and text.startswith(" and ", token.end):
-        second = g._next(text, token.end + 4)
-        if _lower_case_open(second) and _lower_case_open(g._next(text, second.end)):
-            return False  # "respected for his long and active support"; not "kept with him long and patiently"
     if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
         return True  # "created him Earl of Essex", "made him club captain", "left him ruler of"
     if previous in _CAPTORS and low in _CAPTIVE:
