@@ -284,9 +284,7 @@ def write_alternating(documents: Iterable[tuple[str, list[str]]], prefix: str, g
     for key in sorted(groups):
         for k, (_, sentences) in enumerate(sorted(groups[key])):
             halves["dev" if k % 2 == 0 else "test"] += sentences
-    for half, sentences in halves.items():
-        Path(f"{prefix}_{half}.txt").write_text("\n".join(sentences) + "\n", encoding="utf-8")
-    return {half: len(sentences) for half, sentences in halves.items()}
+    return _write(halves, prefix)
 
 
 def write_halves(documents: Iterable[tuple[str, list[str]]], prefix: str, whole: bool = False) -> dict[str, int]:
@@ -294,6 +292,11 @@ def write_halves(documents: Iterable[tuple[str, list[str]]], prefix: str, whole:
     halves: dict[str, list[str]] = {"all": []} if whole else {"dev": [], "test": []}
     for document, sentences in documents:
         halves["all" if whole else half_of(document)] += sentences
+    return _write(halves, prefix)
+
+
+def _write(halves: dict[str, list[str]], prefix: str) -> dict[str, int]:
+    """Write each half's sentences to ``PREFIX_HALF.txt``, a sentence per line; their counts."""
     for half, sentences in halves.items():
         Path(f"{prefix}_{half}.txt").write_text("\n".join(sentences) + "\n", encoding="utf-8")
     return {half: len(sentences) for half, sentences in halves.items()}
