@@ -206,6 +206,7 @@ _COMPARATIVES = _words(
 # liking precedes ("loved her best"); "last" only after "breathe" or a preposition ("breathed his
 # last", "to her last"; but "eat her last").
 _BREATHE = _with_forms(_words("breathe"))
+_COPULAS = _words("is was are were be been being")
 _SEE_OR_LIKE = _with_forms(_words("see saw seen like love prefer want")) | _words("loved liked")
 # "took her shopping", "take him fishing".
 _TAKE = _words("take takes took taken taking")
@@ -400,6 +401,8 @@ def _object_before_modifier(text: str, token: _Token, low: str, previous: str | 
     if low in ("last", "next") and after.low in TIME_NOUNS:
         return previous not in PREPOSITIONS
     if low == "last" and not _is_open(after):
+        if previous in _COPULAS or after.low == "will" and _next(text, after.end).low in ("and", "of"):
+            return False  # "the film would be her last,", "signed her last will and testament"
         return previous not in _BREATHE and previous not in PREPOSITIONS  # "breathed her last"; "eat her last"
     if low in ("much", "far", "long") and after.low in _COMPARATIVES:
         return True  # "known her much longer than you have"

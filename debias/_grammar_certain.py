@@ -103,7 +103,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
         return False  # "we'll not see her like again", "her inside jacket pocket"
-    if token.low == "opposite" and g._previous(text, start)[0] in _COPULAS:
+    if token.low == "opposite" and g._previous(text, start)[0] in g._COPULAS:
         return False  # "Commodus is his opposite in every way"; not "sat him opposite her"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
         # what her_is_object answers for these, without its other checks: "gave her a book"
@@ -163,7 +163,7 @@ def _idiom_after_her(text: str, token: g._Token, previous: str | None) -> bool |
         return True  # "Psyche kept him home all the time", "drove her home after the party"; not "sent her home video"
     if low == "face" and text.startswith(" to face", token.end):
         return True  # "talk to him face to face"; not "turned her face to the wall"
-    if low == "first" and previous is not None and previous not in _COPULAS and previous not in ("than", "as") and (
+    if low == "first" and previous is not None and previous not in g._COPULAS and previous not in ("than", "as") and (
             _SENTENCE_END.match(text, token.end)):
         return True  # "goes to check on him first.", "she saw him first,"; not "the album was his first."
     if text.startswith(" and ", token.end) and token.word[:1].islower() and _modifiers_joined_before_noun(text, token, previous):
@@ -566,7 +566,6 @@ def _adverb_like(low: str) -> bool:
 
 
 _SUBJECTS = wc._words("i you he she we they")
-_COPULAS = wc._words("is was are were be been being")
 _PERSONAL_OBJECTS = wc._words("me him us them")
 _SUBJECTS_NOT_YOU = _SUBJECTS - {"you"}  # "get out of his lives you rascal": "you" may be a vocative
 

@@ -203,7 +203,8 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             low not in _ADJECTIVE_HEADS) and (
             low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
         return True
-    if _adjective(low) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES and _verb_stem_known(previous):
+    if _adjective(low) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES and (
+            _verb_stem_known(previous) or previous in wc.NAMING_VERBS):
         after, ended = g._next(text, token.end), False
         if after.low in ("and", "or", "but"):  # "thought him strong and healthy.", "found him negligent but
             # not criminally liable"; not "her strong and silent husband"
@@ -455,6 +456,11 @@ _AUXILIARY_PARTICIPLES = wc._words("being having getting")  # "not to see them b
 
 
 _DEGREES = wc._words("very quite so too rather")
+
+
+def _open_adjective(low: str) -> bool:
+    """An adjective of the WordNet lists that is no closed-class word ("catatonic"; not "on", "about")."""
+    return low not in wc.CLOSED and _adjective(low)
 _SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 
 
@@ -472,7 +478,8 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
             previous not in (None, "of") and g._predicate_ends(g._next(text, after.end))):
         return True  # "looks at him very puzzled, consults", "left her quite alone."; not "tried her very best."
     if after.word is None or not (low in wc.MODIFIERS and wc._is_ly_adverb(after.low) or wc._is_ly_adverb(low) and (
-            wc._is_participle(after.low) or wc._is_adjective(after.low) or after.low in _SUPERLATIVE_LIKE)):
+            wc._is_participle(after.low) or wc._is_adjective(after.low) or after.low in _SUPERLATIVE_LIKE or (
+            previous not in wc.DITRANSITIVES and _open_adjective(after.low)))):
         return None
     following = g._next(text, after.end)
     while low in wc.MODIFIERS and following.word is not None and wc._is_ly_adverb(following.low):

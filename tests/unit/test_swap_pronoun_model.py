@@ -494,6 +494,10 @@ CONSTRUCTIONS = [
     ('To his not inconsiderable disappointment, it rained.', 'To her not inconsiderable disappointment, it rained.'),
     ('Let him not look back in anger.', 'Let her not look back in anger.'),
     ('I want the room prepared for him He is a most unusual lad.', 'I want the room prepared for her She is a most unusual lass.'),
+    ('His classmates kept calling him stupid and lazy.', 'Her classmates kept calling her stupid and lazy.'),
+    ('The illness can render him virtually catatonic or violent.', 'The illness can render her virtually catatonic or violent.'),
+    ('He said the film would be his last, and retired.', 'She said the film would be her last, and retired.'),
+    ('He signed his last will and testament in March.', 'She signed her last will and testament in March.'),
 ]
 
 
