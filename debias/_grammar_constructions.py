@@ -25,6 +25,7 @@ from debias._grammar_phrases import (
     _VERBS_OBJECT_STARTS,
     _adjective,
     _adjective_and_noun_follow,
+    _recipient_after_noun_phrase,
     _adjectives,
     _adjectives_before_noun,
     _could_be_verb,
@@ -559,6 +560,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _GIVEN and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not wc._is_ly_adverb(low) and (
             not low.isdigit()) and _word_before(text, start, previous) in _PASSIVE_AUXILIARIES:
         return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject
+    if previous in wc.DITRANSITIVES and _recipient_after_noun_phrase(text, token):
+        return False  # "owed his early success partly to the patronage of"; not "gave her money."
     if low in _MORE_FEWER and previous in _AMONG and text.startswith(" than ", token.end) and _counted_noun_follows(
             text, token.end + 5):
         return False  # "among his more than 200 publications"; not "looked at her more than once"

@@ -414,6 +414,32 @@ def _head_after_modifiers(text: str, token: g._Token) -> g._Token:
     return token
 
 
+def _recipient_after_noun_phrase(text: str, token: g._Token) -> bool:
+    """A noun phrase of up to four lower-case open words from ``token`` on, ending in no adjective
+    (-ly adverbs may follow), then "to" and a name or a determiner: a recipient
+    (:func:`_recipient_follows`), so the pronoun is the noun's determiner ("owed his early success
+    partly to the patronage of", "offered her resignation to the board"; not "left him heir to the
+    estates", "left her entirely to your mercy", "owed her more painful to").
+    """
+    head = None
+    for _ in range(4):
+        if token.word is None or not token.word[:1].islower() or token.compound or (
+                token.low in wc.RELATIONAL_NOUNS or token.low in _TITLES or _possessive_ending(text, token)):
+            return False
+        if wc._is_ly_adverb(token.low):
+            if head is None:
+                return False
+        elif g._is_open(token):
+            head = token
+        else:
+            return False
+        after = g._next(text, token.end)
+        if after.low == "to":
+            return not _adjective(head.low) and _recipient_follows(text, token)
+        token = after
+    return False
+
+
 def _noun_of(text: str, token: g._Token, nouns: frozenset[str]) -> g._Token | None:
     """The noun of ``nouns`` at ``token`` or after one adjective, that is no possessive ("lands",
     "extensive lands", "substantial damages"; not "party's"); ``None`` otherwise.

@@ -498,6 +498,7 @@ CONSTRUCTIONS = [
     ('The illness can render him virtually catatonic or violent.', 'The illness can render her virtually catatonic or violent.'),
     ('He said the film would be his last, and retired.', 'She said the film would be her last, and retired.'),
     ('He signed his last will and testament in March.', 'She signed her last will and testament in March.'),
+    ('He owed his early success partly to the patronage of the Medici.', 'She owed her early success partly to the patronage of the Medici.'),
 ]
 
 
