@@ -94,8 +94,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return _compound_after_her(text, start, token)
     if token.low.isdigit() and re.match(r"[–-]\d", text[token.end:token.end + 2]):
         return True  # "beat him 6–3, 6–4": a score
-    if token.low == "half" and text.startswith(" of ", token.end) and not g._previous(text, start)[1]:
-        return False  # "Ah, yes -- her half of a refrigerator stood outside"; not "gave her half of", "with her half of"
+    if token.low == "half" and text.startswith(" of ", token.end) and (not g._previous(text, start)[1] or (
+            (verb := g._previous(text, start)[0] or "") not in wc.DITRANSITIVES and (verb.endswith("ed") or _verb_stem_known(verb)))):
+        return False  # "Ah, yes -- her half of a refrigerator stood outside", "has used his half of the money"; not
+        # "gave her half of", "with her half of"
     if token.low == "not" and _NEGATED_ADJECTIVE.fullmatch(g._next(text, token.end).low or "") and _noun_follows(
             text, g._next(text, token.end)):
         return False  # "to his not inconsiderable disappointment"; not "let her not look back"
@@ -115,6 +117,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         # sometimes too active eyes"; not "lived with her entirely, only"
     if previous in _MAKES and g._is_open(token) and _debut_follows(text, token):
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
+    if token.low.endswith("ing") and token.word[:1].islower() and g._next(text, token.end).low in _GERUND_COMPOUND_HEADS:
+        return False  # "started his publishing career", "his fighting style"; no object of a gerund is "career"
     previous = previous if adjacent else None
     low = token.low
     if low in _IDIOM_WORDS or text.startswith(" and ", token.end):
@@ -197,6 +201,7 @@ _OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
 _IDIOM_FIRSTS = {first for first, _ in _OBJECT_IDIOMS}
 _IDIOM_WORDS = _IDIOM_FIRSTS | _AT_ONCE | wc._words("back cold just please every sort kind home face first")
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
+_GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
 

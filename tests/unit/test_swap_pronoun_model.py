@@ -499,6 +499,8 @@ CONSTRUCTIONS = [
     ('He said the film would be his last, and retired.', 'She said the film would be her last, and retired.'),
     ('He signed his last will and testament in March.', 'She signed her last will and testament in March.'),
     ('He owed his early success partly to the patronage of the Medici.', 'She owed her early success partly to the patronage of the Medici.'),
+    ('He started his publishing career at Elsevier.', 'She started her publishing career at Elsevier.'),
+    ('He has used his half of the money to buy a boat.', 'She has used her half of the money to buy a boat.'),
 ]
 
 
