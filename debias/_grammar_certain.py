@@ -244,7 +244,10 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
         return False  # 'keeping up her "are you crazy" part of the dialogue'
     if quoted.word is not None and quoted.word[:1].isupper() and token.quote in ('"', "“", "``"):
         previous, adjacent = g._previous(text, start)
-        return True if adjacent and previous in wc.NAMING_VERBS else None  # 'nicknamed him "Chalky"'
+        if adjacent and previous in wc.NAMING_VERBS:
+            return not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)  # 'nicknamed him "Chalky"'; not 'what
+            # the press dubbed his "Wedding of the Century"'
+        return None
     if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED or quoted.compound or (
             text.startswith("-", quoted.end)):
         return None  # 'use of his "a- [automatic-] machine"': no article
@@ -253,9 +256,11 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     if token.quote not in ('"', "“", "``") or not g._is_open(quoted):
         return None
     previous, adjacent = g._previous(text, start)
-    return adjacent and previous in _QUOTE_OBJECT_VERBS
+    return adjacent and previous in _QUOTE_OBJECT_VERBS and not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)
 
 
+# "what he called her": "what" is the naming's second object, so a quotation after "her" is her own
+_WHAT_SUBJECT_VERB = re.compile(r"\b[Ww]hat (?:the )?\w+ \w+ $")
 _CLOSING = {'"': '"', "“": "”", "``": "''"}
 
 
