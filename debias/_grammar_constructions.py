@@ -69,6 +69,7 @@ _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
     "away back out off up down home twice")
+_CLAUSE_SUBJECTS = wc._words("he she they we i")  # a clause's subject after a participle: "with him knowing he"
 _OBJECT_PRONOUNS = wc._words("me him us them")  # "with him defending her"; not "without his perceiving me" (a possessive's)
 _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
 _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
@@ -400,6 +401,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         if low == "getting" and after.low is not None and wc._is_participle(after.low) and not _noun_follows(text, after) and (
                 g._next(text, after.end).low not in _OBJECT_STARTS):
             return True  # "the film opens with him getting caught"; not "with her getting dressed sisters"
+        if previous == "with" and (low == "being" or wc._is_participle(low) and after.low in _CLAUSE_SUBJECTS):
+            return True  # "with him being eligible for", "gets mad with him knowing he can't"
         if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
                 after.word is None and after.quote is None or after.low in _GERUND_ENDS or previous == "with" and (
                     after.low in _OBJECT_PRONOUNS) or low in _POSTURES and (

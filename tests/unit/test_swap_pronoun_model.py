@@ -501,6 +501,8 @@ CONSTRUCTIONS = [
     ('He owed his early success partly to the patronage of the Medici.', 'She owed her early success partly to the patronage of the Medici.'),
     ('He started his publishing career at Elsevier.', 'She started her publishing career at Elsevier.'),
     ('He has used his half of the money to buy a boat.', 'She has used her half of the money to buy a boat.'),
+    ('Parole was denied, with him being eligible again in 2022.', 'Parole was denied, with her being eligible again in 2022.'),
+    ('She got angry with him knowing he was wrong.', 'He got angry with her knowing she was wrong.'),
 ]
 
 
