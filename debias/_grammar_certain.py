@@ -117,6 +117,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         # sometimes too active eyes"; not "lived with her entirely, only"
     if previous in _MAKES and g._is_open(token) and _debut_follows(text, token):
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
+    if token.low == "following" and _following_is_a_preposition(text, start, token):
+        return True  # "come back to haunt him following his diagnosis"; not "his following of the rules"
+    if token.low in _FREQUENCIES and token.word[:1].islower() and not _lower_case_open(g._next(text, token.end)):
+        return True  # "to call him daily and thank him"; not "her daily routine"
     if token.low.endswith("ing") and token.word[:1].islower() and g._next(text, token.end).low in _GERUND_COMPOUND_HEADS:
         return False  # "started his publishing career", "his fighting style"; no object of a gerund is "career"
     previous = previous if adjacent else None
@@ -201,6 +205,7 @@ _OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
 _IDIOM_FIRSTS = {first for first, _ in _OBJECT_IDIOMS}
 _IDIOM_WORDS = _IDIOM_FIRSTS | _AT_ONCE | wc._words("back cold just please every sort kind home face first")
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
+_FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
 _GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
@@ -348,6 +353,17 @@ _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected antic
 
 _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
 _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
+
+
+def _following_is_a_preposition(text: str, start: int, token: g._Token) -> bool:
+    """"following" after a verb's object, before an article, a possessive, a name or a number:
+    the preposition ("haunt him following his diagnosis", "arrested her following the raid").
+    """
+    previous, adjacent = g._previous(text, start)
+    after = g._next(text, token.end)
+    if not adjacent or previous is None or previous in wc.CLOSED or not _verb_stem_known(previous):
+        return False
+    return after.low in _ARTICLES_AND_POSSESSIVES or after.word is not None and (after.word[:1].isupper() or after.low.isdigit())
 
 
 def _debut_follows(text: str, token: g._Token) -> bool:

@@ -503,6 +503,8 @@ CONSTRUCTIONS = [
     ('He has used his half of the money to buy a boat.', 'She has used her half of the money to buy a boat.'),
     ('Parole was denied, with him being eligible again in 2022.', 'Parole was denied, with her being eligible again in 2022.'),
     ('She got angry with him knowing he was wrong.', 'He got angry with her knowing she was wrong.'),
+    ('They asked leaders to call him daily and thank him.', 'They asked leaders to call her daily and thank her.'),
+    ('His past came back to haunt him following his diagnosis.', 'Her past came back to haunt her following her diagnosis.'),
 ]
 
 
