@@ -119,8 +119,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     if token.low == "following" and _following_is_a_preposition(text, start, token):
         return True  # "come back to haunt him following his diagnosis"; not "his following of the rules"
-    if token.low in _FREQUENCIES and token.word[:1].islower() and not _lower_case_open(g._next(text, token.end)):
-        return True  # "to call him daily and thank him"; not "her daily routine"
+    if (token.low in _FREQUENCIES or token.low in _STAGES_AND_TOWNS) and token.word[:1].islower() and not _lower_case_open(
+            g._next(text, token.end)):
+        return True  # "to call him daily and thank him", "bring him backstage after"; not "her daily routine"
     if token.low.endswith("ing") and token.word[:1].islower() and g._next(text, token.end).low in _GERUND_COMPOUND_HEADS:
         return False  # "started his publishing career", "his fighting style"; no object of a gerund is "career"
     previous = previous if adjacent else None
@@ -205,6 +206,7 @@ _OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
 _IDIOM_FIRSTS = {first for first, _ in _OBJECT_IDIOMS}
 _IDIOM_WORDS = _IDIOM_FIRSTS | _AT_ONCE | wc._words("back cold just please every sort kind home face first")
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
+_STAGES_AND_TOWNS = wc._words("backstage offstage onstage downtown uptown midtown")  # adverbs of place, no particles
 _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
 _GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")

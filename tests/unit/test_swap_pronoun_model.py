@@ -505,6 +505,7 @@ CONSTRUCTIONS = [
     ('She got angry with him knowing he was wrong.', 'He got angry with her knowing she was wrong.'),
     ('They asked leaders to call him daily and thank him.', 'They asked leaders to call her daily and thank her.'),
     ('His past came back to haunt him following his diagnosis.', 'Her past came back to haunt her following her diagnosis.'),
+    ('The guards were told to bring him backstage after the show.', 'The guards were told to bring her backstage after the show.'),
 ]
 
 
