@@ -89,6 +89,8 @@ _RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place
 _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _CAPTIVE = wc._words("prisoner captive hostage")
+_ENABLE = wc._with_forms(wc._words("enable procure")) | wc._words("enabled procured")
+_ADMISSIONS = wc._words("access admission admittance entry entrance")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
 _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
@@ -608,6 +610,9 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _PAY and (payment := _noun_of(text, token, _PAYMENTS)) is not None and (
             g._next(text, payment.end).low != "to"):
         return True  # "paid him compensation of £2.3 million", "owed him royalties"; not "paid his fees"
+    if (previous in wc.DITRANSITIVES or previous in _ENABLE) and low in _ADMISSIONS and g._next(text, token.end).low in (
+            "to", "into"):
+        return True  # "his father's connections enabled him access to", "procured him admission to the Academy"
     if previous in _DENY and low in _DENIED:
         return True  # "refused him permission to marry", "denied her access to the archives"
     if previous in _AWARD and token.word[:1].islower() and g._is_open(token) and low not in wc.RELATIONAL_NOUNS:

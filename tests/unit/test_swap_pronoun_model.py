@@ -506,6 +506,8 @@ CONSTRUCTIONS = [
     ('They asked leaders to call him daily and thank him.', 'They asked leaders to call her daily and thank her.'),
     ('His past came back to haunt him following his diagnosis.', 'Her past came back to haunt her following her diagnosis.'),
     ('The guards were told to bring him backstage after the show.', 'The guards were told to bring her backstage after the show.'),
+    ('His connections enabled him access to the studios.', 'Her connections enabled her access to the studios.'),
+    ('The portrait procured him admission to the Academy.', 'The portrait procured her admission to the Academy.'),
 ]
 
 
