@@ -456,6 +456,7 @@ def _gerund_and_no_noun_follow(text: str, token: g._Token) -> bool:
 
 
 _FIND = wc._with_forms(wc._words("find")) | wc._words("found")
+_CATCH = wc._with_forms(wc._words("catch")) | wc._words("caught")
 _FOUND_OWN = wc._words("calling voice feet footing niche stride rhythm")
 _CALLED_ON = wc.PRONOUNS | wc._words("for out to on up back off")
 _AUXILIARY_PARTICIPLES = wc._words("being having getting")  # "not to see them being made"
@@ -490,6 +491,9 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
     following = g._next(text, after.end)
     while low in wc.MODIFIERS and following.word is not None and wc._is_ly_adverb(following.low):
         following = g._next(text, following.end)  # "her more offensively intellectually arrogant"
+    if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (
+            previous in _PERCEPTION or previous in _FIND or previous in _CATCH):
+        return True  # "found him apparently copying letters"; not "his rapidly growing family"
     if g._is_open(following):
         return False
     if wc._is_ly_adverb(low) and after.low.endswith("ing") and wc._is_participle(after.low) and (

@@ -508,6 +508,7 @@ CONSTRUCTIONS = [
     ('The guards were told to bring him backstage after the show.', 'The guards were told to bring her backstage after the show.'),
     ('His connections enabled him access to the studios.', 'Her connections enabled her access to the studios.'),
     ('The portrait procured him admission to the Academy.', 'The portrait procured her admission to the Academy.'),
+    ('The clerk found him apparently copying letters.', 'The clerk found her apparently copying letters.'),
 ]
 
 
