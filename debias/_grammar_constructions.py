@@ -394,6 +394,10 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous == "of" and low.endswith("ing") and wc._is_participle(low) and _word_before(text, start, "of") in _DEPICTIONS and (
             g._next(text, token.end).low in _GERUND_ENDS | _OBJECT_PRONOUNS):
         return True  # "footage of him dealing the fatal blow", "a photograph of her sitting at a desk"
+    if previous in ("to", "in") and (low == "being" or low.endswith("ing") and wc._is_participle(low)) and _OUTCOME_BEFORE.search(
+            text, max(0, start - 20), start) and _verbal_gerund(text, token):
+        return True  # "which led to him being awarded", "would culminate in him winning the tournament"; not "led to his
+        # ousting from power"
     if previous in _GERUND_HOSTS and low in _STILL and _gerund_and_no_noun_follow(text, token):
         return True  # "the film finds him still living with his parents"; not "with her still beating heart"
     if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
@@ -443,6 +447,24 @@ _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
 _DEPICTIONS = wc._words("footage video videos photo photos photograph photographs picture pictures image images film "
                         "clip clips recording recordings painting paintings portrait portraits sketch drawing")
+
+
+# an outcome's verb before a gerund's subject: Wikipedia's "led to him being", where older prose has "his being"
+_OUTCOME_BEFORE = re.compile(r"\b(?:(?:lead|leads|led|leading) to|(?:result|results|resulted|resulting|culminate|culminates|"
+                             r"culminated|culminating) in) $", re.IGNORECASE)
+
+
+def _verbal_gerund(text: str, token: g._Token) -> bool:
+    """A gerund with a verb's complement after it: an article, a possessive, an object pronoun, a
+    name, a participle after "being", or a particle ("him winning the", "him being awarded", "him
+    going after her"; not "his ousting from power", "his declining health").
+    """
+    after = g._next(text, token.end)
+    if after.word is None:
+        return False
+    if token.low == "being":
+        return after.word[:1].islower() and (wc._is_participle(after.low) or _adjective(after.low))
+    return after.low in _VERBS_OBJECT_STARTS or after.low in wc.PARTICLES or after.word[:1].isupper()
 
 
 _STILL = wc._words("still now already always never even just again")
