@@ -509,7 +509,7 @@ CONSTRUCTIONS = [
     ('His connections enabled him access to the studios.', 'Her connections enabled her access to the studios.'),
     ('The portrait procured him admission to the Academy.', 'The portrait procured her admission to the Academy.'),
     ('The clerk found him apparently copying letters.', 'The clerk found her apparently copying letters.'),
-    ('The series led to him being awarded an honorary Oscar.', 'The series led to her being awarded an honorary Oscar.'),
+    ('The series led to him being awarded an honorary degree.', 'The series led to her being awarded an honorary degree.'),
     ('The streak would culminate in him winning the tournament.', 'The streak would culminate in her winning the tournament.'),
 ]
 
