@@ -249,7 +249,7 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     quoted = g._next(text, token.end)
     if _noun_after_quotation(text, token):
         return False  # 'keeping up her "are you crazy" part of the dialogue'
-    if quoted.word is not None and quoted.word[:1].isupper() and token.quote in ('"', "“", "``"):
+    if quoted.word is not None and quoted.word[:1].isupper() and _is_quotation(text, token):
         previous, adjacent = g._previous(text, start)
         if adjacent and previous in wc.NAMING_VERBS:
             return not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)  # 'nicknamed him "Chalky"'; not 'what
@@ -260,7 +260,7 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
         return None  # 'use of his "a- [automatic-] machine"': no article
     if quoted.low in _CERTAIN_CLOSED:
         return False if text[quoted.end:quoted.end + 1] in _QUOTES else True  # 'gave his "all"': a quoted noun
-    if token.quote not in ('"', "“", "``") or not g._is_open(quoted):
+    if not _is_quotation(text, token) or not g._is_open(quoted):
         return None
     previous, adjacent = g._previous(text, start)
     return adjacent and previous in _QUOTE_OBJECT_VERBS and not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)
@@ -269,17 +269,36 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
 # "what he called her": "what" is the naming's second object, so a quotation after "her" is her own
 _WHAT_SUBJECT_VERB = re.compile(r"\b[Ww]hat (?:the )?\w+ \w+ $")
 _CLOSING = {'"': '"', "“": "”", "``": "''"}
+_SINGLE_CLOSING = re.compile(r"(?<=[^\s'‘’])['’](?!\w)")  # not an apostrophe inside a word ("Santa's")
+
+
+def _closing_quote(text: str, token: g._Token) -> tuple[int, int]:
+    """Where the quotation that opens at ``token`` closes, within 80 characters: the closing
+    mark's start and end, or ``(-1, -1)``; a single quotation mark closes before no letter.
+    """
+    closing = _CLOSING.get(token.quote)
+    if closing is not None:
+        stop = text.find(closing, token.end, token.end + 80)
+        return (stop, stop + len(closing)) if stop >= 0 else (-1, -1)
+    if token.quote in ("'", "‘"):
+        found = _SINGLE_CLOSING.search(text, token.end, token.end + 80)
+        return found.span() if found else (-1, -1)
+    return -1, -1
+
+
+def _is_quotation(text: str, token: g._Token) -> bool:
+    """A double quotation mark, or a single one that a closing mark ends ('his 'Danger Zone' tour')."""
+    return token.quote in _CLOSING or _closing_quote(text, token)[0] >= 0
 
 
 def _noun_after_quotation(text: str, token: g._Token) -> bool:
     """A lower-case noun right after a short quotation that opens at ``token`` ('her "are you
-    crazy" part', 'his "my hands are knives" routine').
+    crazy" part', 'his "my hands are knives" routine', "his 'Greatest Hits' album").
     """
-    closing = _CLOSING.get(token.quote)
-    stop = text.find(closing, token.end, token.end + 80) if closing else -1
+    stop, closed = _closing_quote(text, token)
     if stop < 0 or text[token.end:stop].count(" ") > 8:
         return False
-    after = g._next(text, stop + len(closing))
+    after = g._next(text, closed)
     return _lower_case_open(after) and not g._predicate_ends(after) and after.low not in _NOT_AFTER_QUOTED
 
 

@@ -511,6 +511,8 @@ CONSTRUCTIONS = [
     ('The clerk found him apparently copying letters.', 'The clerk found her apparently copying letters.'),
     ('The series led to him being awarded an honorary degree.', 'The series led to her being awarded an honorary degree.'),
     ('The streak would culminate in him winning the tournament.', 'The streak would culminate in her winning the tournament.'),
+    ("He released his 'Greatest Hits' album in 1990.", "She released her 'Greatest Hits' album in 1990."),
+    ("The hackers nicknamed him 'Bucky' after his teeth.", "The hackers nicknamed her 'Bucky' after her teeth."),
 ]
 
 
