@@ -251,6 +251,8 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
         return False  # 'keeping up her "are you crazy" part of the dialogue'
     if quoted.word is not None and quoted.word[:1].isupper() and _is_quotation(text, token):
         previous, adjacent = g._previous(text, start)
+        if adjacent and previous in _TITLE_PREPOSITIONS:
+            return False  # 'most famous for his "Divina Commedia".'; not 'said to her "Go away"'
         if adjacent and previous in wc.NAMING_VERBS:
             return not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)  # 'nicknamed him "Chalky"'; not 'what
             # the press dubbed his "Wedding of the Century"'
@@ -268,6 +270,7 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
 
 # "what he called her": "what" is the naming's second object, so a quotation after "her" is her own
 _WHAT_SUBJECT_VERB = re.compile(r"\b[Ww]hat (?:the )?\w+ \w+ $")
+_TITLE_PREPOSITIONS = wc._words("of for in on by")  # before a quoted title, not a quoted speech ("to", "at", "from")
 _CLOSING = {'"': '"', "“": "”", "``": "''"}
 _SINGLE_CLOSING = re.compile(r"(?<=[^\s'‘’])['’](?!\w)")  # not an apostrophe inside a word ("Santa's")
 

@@ -513,6 +513,7 @@ CONSTRUCTIONS = [
     ('The streak would culminate in him winning the tournament.', 'The streak would culminate in her winning the tournament.'),
     ("He released his 'Greatest Hits' album in 1990.", "She released her 'Greatest Hits' album in 1990."),
     ("The hackers nicknamed him 'Bucky' after his teeth.", "The hackers nicknamed her 'Bucky' after her teeth."),
+    ('He is most famous for his "Divina Commedia".', 'She is most famous for her "Divina Commedia".'),
 ]
 
 
