@@ -401,8 +401,6 @@ def _object_before_modifier(text: str, token: _Token, low: str, previous: str | 
     if low in ("last", "next") and after.low in TIME_NOUNS:
         return previous not in PREPOSITIONS
     if low == "last" and not _is_open(after):
-        if previous in _COPULAS or after.low == "will" and _next(text, after.end).low in ("and", "of"):
-            return False  # "the film would be her last,", "signed her last will and testament"
         return previous not in _BREATHE and previous not in PREPOSITIONS  # "breathed her last"; "eat her last"
     if low in ("much", "far", "long") and after.low in _COMPARATIVES:
         return True  # "known her much longer than you have"

@@ -385,6 +385,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return True  # "let him escape", "let her return home"; not "let her hair down"
     if previous in _PERCEPTION and low == "say":
         return True  # "he hears her say hi"; not "had her say"
+    if low == "last" and (previous in g._COPULAS or _will_and_testament(text, token)):
+        return False  # "the film would be his last,", "signed his last will and testament"; the grammar reads objects
     if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
         return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
     if low in wc.MODIFIERS or wc._is_ly_adverb(low):
@@ -441,6 +443,12 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
     return None
+
+
+def _will_and_testament(text: str, token: g._Token) -> bool:
+    """"will" after ``token`` as the noun of "will and testament" or "will of" (not the modal)."""
+    after = g._next(text, token.end)
+    return after.low == "will" and g._next(text, after.end).low in ("and", "of")
 
 
 _COMPARED = wc._words("less more longer better worse")
