@@ -117,6 +117,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         # sometimes too active eyes"; not "lived with her entirely, only"
     if previous in _MAKES and g._is_open(token) and _debut_follows(text, token):
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
+    if _owned_noun_idiom(text, start, token):
+        return False  # "saw his love for his job", "gave his word that", "make his dream a reality"
     if token.low == "following" and _following_is_a_preposition(text, start, token):
         return True  # "come back to haunt him following his diagnosis"; not "his following of the rules"
     if (token.low in _FREQUENCIES or token.low in _STAGES_AND_TOWNS) and token.word[:1].islower() and not _lower_case_open(
@@ -206,6 +208,8 @@ _OBJECT_IDIOMS = {("back", "together"), ("due", "to"), ("prior", "to")}
 _IDIOM_FIRSTS = {first for first, _ in _OBJECT_IDIOMS}
 _IDIOM_WORDS = _IDIOM_FIRSTS | _AT_ONCE | wc._words("back cold just please every sort kind home face first")
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
+_GIVES = wc._with_forms(wc._words("give")) | wc._words("gave given")
+_MADE_INTO = wc._words("reality success misery priority nightmare hell")
 _STAGES_AND_TOWNS = wc._words("backstage offstage onstage downtown uptown midtown")  # adverbs of place, no particles
 _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
 _GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
@@ -377,6 +381,22 @@ _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected antic
 
 _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
 _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
+
+
+def _owned_noun_idiom(text: str, start: int, token: g._Token) -> bool:
+    """A noun that the pronoun owns in a fixed phrase: "love for/of" (not "love for the first
+    time"), "word" after "give" (not "gave him word of the attack") and a noun that "make" turns
+    into a reality, a success or a misery ("make his dream a reality"; not "made him king a year later").
+    """
+    after = g._next(text, token.end)
+    if token.low == "love":
+        return after.low in ("for", "of") and not text.startswith(" the first", after.end)
+    previous = g._previous(text, start)[0]
+    if token.low == "word":
+        return previous in _GIVES and after.low != "of"
+    if previous not in _MAKES or not token.word[:1].islower() or not g._is_open(token) or after.low not in ("a", "an"):
+        return False
+    return g._next(text, after.end).low in _MADE_INTO
 
 
 def _following_is_a_preposition(text: str, start: int, token: g._Token) -> bool:

@@ -514,6 +514,9 @@ CONSTRUCTIONS = [
     ("He released his 'Greatest Hits' album in 1990.", "She released her 'Greatest Hits' album in 1990."),
     ("The hackers nicknamed him 'Bucky' after his teeth.", "The hackers nicknamed her 'Bucky' after her teeth."),
     ('He is most famous for his "Divina Commedia".', 'She is most famous for her "Divina Commedia".'),
+    ('He worked hard to make his dream a reality.', 'She worked hard to make her dream a reality.'),
+    ('The gods saw his love for his job and smiled.', 'The gods saw her love for her job and smiled.'),
+    ('He gave his word that he would return.', 'She gave her word that she would return.'),
 ]
 
 
