@@ -515,7 +515,7 @@ CONSTRUCTIONS = [
     ("The hackers nicknamed him 'Bucky' after his teeth.", "The hackers nicknamed her 'Bucky' after her teeth."),
     ('He is most famous for his "Divina Commedia".', 'She is most famous for her "Divina Commedia".'),
     ('He worked hard to make his dream a reality.', 'She worked hard to make her dream a reality.'),
-    ('The gods saw his love for his job and smiled.', 'The gods saw her love for her job and smiled.'),
+    ('The crowd saw his love for his job and smiled.', 'The crowd saw her love for her job and smiled.'),
     ('He gave his word that he would return.', 'She gave her word that she would return.'),
 ]
 
