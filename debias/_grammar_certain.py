@@ -38,6 +38,7 @@ from debias._grammar_phrases import (
     _adjectives,
     _lower_case_open,
     _noun_follows,
+    _recipient_follows,
     _word_before,
 )
 from debias._wordnet_lexicons import (
@@ -340,6 +341,9 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
             return True  # "must have left her star-struck, for", "left him grief-stricken"
         if adjacent and previous in _PERCEPTION and word.endswith("ing") and len(word) > 5:
             return True  # "glad to see her over-acting to the best of"
+        if adjacent and previous in wc.DITRANSITIVES and word in wc.MASS_NOUNS and not _recipient_follows(
+                text, g._plain_token(word, last.end())):
+            return True  # "a drug that gives him super-strength and durability", "gave her self-confidence."
     return adjacent and previous in _MAKES and _predicate_compound(text, start)
 
 

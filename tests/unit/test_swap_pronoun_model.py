@@ -517,6 +517,7 @@ CONSTRUCTIONS = [
     ('He worked hard to make his dream a reality.', 'She worked hard to make her dream a reality.'),
     ('The crowd saw his love for his job and smiled.', 'The crowd saw her love for her job and smiled.'),
     ('He gave his word that he would return.', 'She gave her word that she would return.'),
+    ('The drug gives him super-strength and durability.', 'The drug gives her super-strength and durability.'),
 ]
 
 
