@@ -210,6 +210,8 @@ _IDIOM_FIRSTS = {first for first, _ in _OBJECT_IDIOMS}
 _IDIOM_WORDS = _IDIOM_FIRSTS | _AT_ONCE | wc._words("back cold just please every sort kind home face first")
 _BEFORE_SECOND_WORD = wc._words("according once one right too instead back")  # the words whose next word decides
 _GIVES = wc._with_forms(wc._words("give")) | wc._words("gave given")
+_KEEPS = wc._with_forms(wc._words("keep")) | wc._words("kept")
+_KEPT_AS = wc._words("secret mystery")
 _MADE_INTO = wc._words("reality success misery priority nightmare hell")
 _STAGES_AND_TOWNS = wc._words("backstage offstage onstage downtown uptown midtown")  # adverbs of place, no particles
 _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
@@ -390,7 +392,8 @@ _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
 def _owned_noun_idiom(text: str, start: int, token: g._Token) -> bool:
     """A noun that the pronoun owns in a fixed phrase: "love for/of" (not "love for the first
     time"), "word" after "give" (not "gave him word of the attack") and a noun that "make" turns
-    into a reality, a success or a misery ("make his dream a reality"; not "made him king a year later").
+    into a reality, a success or a misery ("make his dream a reality"; not "made him king a year later") and
+    one that "keep" keeps a secret ("tried to keep his drinking a secret").
     """
     after = g._next(text, token.end)
     if token.low == "love":
@@ -398,9 +401,10 @@ def _owned_noun_idiom(text: str, start: int, token: g._Token) -> bool:
     previous = g._previous(text, start)[0]
     if token.low == "word":
         return previous in _GIVES and after.low != "of"
-    if previous not in _MAKES or not token.word[:1].islower() or not g._is_open(token) or after.low not in ("a", "an"):
+    if previous not in _MAKES and previous not in _KEEPS or not token.word[:1].islower() or not g._is_open(token) or (
+            after.low not in ("a", "an")):
         return False
-    return g._next(text, after.end).low in _MADE_INTO
+    return g._next(text, after.end).low in (_MADE_INTO if previous in _MAKES else _KEPT_AS)
 
 
 def _following_is_a_preposition(text: str, start: int, token: g._Token) -> bool:

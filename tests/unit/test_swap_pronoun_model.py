@@ -518,6 +518,7 @@ CONSTRUCTIONS = [
     ('The crowd saw his love for his job and smiled.', 'The crowd saw her love for her job and smiled.'),
     ('He gave his word that he would return.', 'She gave her word that she would return.'),
     ('The drug gives him super-strength and durability.', 'The drug gives her super-strength and durability.'),
+    ('He tried to keep his drinking a secret.', 'She tried to keep her drinking a secret.'),
 ]
 
 
