@@ -351,9 +351,6 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
 _CALLERS = wc.NAMING_VERBS | _TITLE_GIVERS
 
 
-    # him now", "you should a heard her"
-
-
 def _first_object_owned(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A double-object verb's first object is the possessive's noun where a second object follows
     ("gives his work an appearance", "showed her students a trick").
