@@ -95,8 +95,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return _compound_after_her(text, start, token)
     if token.low.isdigit() and re.match(r"[–-]\d", text[token.end:token.end + 2]):
         return True  # "beat him 6–3, 6–4": a score
-    if token.low == "half" and text.startswith(" of ", token.end) and (not g._previous(text, start)[1] or (
-            (verb := g._previous(text, start)[0] or "") not in wc.DITRANSITIVES and (verb.endswith("ed") or _verb_stem_known(verb)))):
+    if token.low == "half" and text.startswith(" of ", token.end) and _half_is_owned(*g._previous(text, start)):
         return False  # "Ah, yes -- her half of a refrigerator stood outside", "has used his half of the money"; not
         # "gave her half of", "with her half of"
     if token.low == "not" and _NEGATED_ADJECTIVE.fullmatch(g._next(text, token.end).low or "") and _noun_follows(
@@ -118,9 +117,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         # sometimes too active eyes"; not "lived with her entirely, only"
     if previous in _MAKES and g._is_open(token) and _debut_follows(text, token):
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
-    if _owned_noun_idiom(text, start, token):
+    if _owned_noun_idiom(text, token, previous):
         return False  # "saw his love for his job", "gave his word that", "make his dream a reality"
-    if token.low == "following" and _following_is_a_preposition(text, start, token):
+    if token.low == "following" and adjacent and _following_is_a_preposition(text, token, previous):
         return True  # "come back to haunt him following his diagnosis"; not "his following of the rules"
     if (token.low in _FREQUENCIES or token.low in _STAGES_AND_TOWNS) and token.word[:1].islower() and not _lower_case_open(
             g._next(text, token.end)):
@@ -389,7 +388,7 @@ _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
 _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
 
 
-def _owned_noun_idiom(text: str, start: int, token: g._Token) -> bool:
+def _owned_noun_idiom(text: str, token: g._Token, previous: str | None) -> bool:
     """A noun that the pronoun owns in a fixed phrase: "love for/of" (not "love for the first
     time"), "word" after "give" (not "gave him word of the attack") and a noun that "make" turns
     into a reality, a success or a misery ("make his dream a reality"; not "made him king a year later") and
@@ -398,7 +397,6 @@ def _owned_noun_idiom(text: str, start: int, token: g._Token) -> bool:
     after = g._next(text, token.end)
     if token.low == "love":
         return after.low in ("for", "of") and not text.startswith(" the first", after.end)
-    previous = g._previous(text, start)[0]
     if token.low == "word":
         return previous in _GIVES and after.low != "of"
     if previous not in _MAKES and previous not in _KEEPS or not token.word[:1].islower() or not g._is_open(token) or (
@@ -407,13 +405,21 @@ def _owned_noun_idiom(text: str, start: int, token: g._Token) -> bool:
     return g._next(text, after.end).low in (_MADE_INTO if previous in _MAKES else _KEPT_AS)
 
 
-def _following_is_a_preposition(text: str, start: int, token: g._Token) -> bool:
-    """"following" after a verb's object, before an article, a possessive, a name or a number:
-    the preposition ("haunt him following his diagnosis", "arrested her following the raid").
+def _half_is_owned(previous: str | None, adjacent: bool) -> bool:
+    """"half of" with no word before it, or after a verb that takes no second object ("has used
+    his half of the money"; not "gave her half of").
     """
-    previous, adjacent = g._previous(text, start)
+    return not adjacent or previous is not None and previous not in wc.DITRANSITIVES and (
+        previous.endswith("ed") or _verb_stem_known(previous))
+
+
+def _following_is_a_preposition(text: str, token: g._Token, previous: str | None) -> bool:
+    """"following" after a verb's object (``previous`` the verb), before an article, a possessive, a
+    name or a number: the preposition ("haunt him following his diagnosis", "arrested her following
+    the raid").
+    """
     after = g._next(text, token.end)
-    if not adjacent or previous is None or previous in wc.CLOSED or not _verb_stem_known(previous):
+    if previous is None or previous in wc.CLOSED or not _verb_stem_known(previous):
         return False
     return after.low in _ARTICLES_AND_POSSESSIVES or after.word is not None and (after.word[:1].isupper() or after.low.isdigit())
 

@@ -490,12 +490,12 @@ _AUXILIARY_PARTICIPLES = wc._words("being having getting")  # "not to see them b
 
 
 _DEGREES = wc._words("very quite so too rather")
+_SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 
 
 def _open_adjective(low: str) -> bool:
     """An adjective of the WordNet lists that is no closed-class word ("catatonic"; not "on", "about")."""
     return low not in wc.CLOSED and _adjective(low)
-_SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 
 
 def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) -> bool | None:
