@@ -24,6 +24,11 @@ Sources (all offline once fetched):
   document. ``--alternate-within REGEX`` splits the files sorted by path into halves by
   alternation (first to the development half) within the groups that the regular expression's
   first group names (GUM's genres: ``'GUM_([a-z]+)_'``), the halves written group by group.
+- ``wikisplit FILE``: a TSV of WikiSplit (Botha et al. 2018; CC BY-SA 4.0; ``tune.tsv``,
+  ``validation.tsv``, ``test.tsv`` in google-research-datasets/wiki-split): the first column, a
+  tokenized Wikipedia sentence, detokenized; a row per document (``--whole``: every row, in order).
+- ``crows-pairs FILE``: CrowS-Pairs' ``crows_pairs_anonymized.csv`` (Nangia et al. 2020; CC BY-SA
+  4.0): each pair's two crowd-written sentences, more stereotyping first; a pair per document.
 - ``nltk NAME DIR``: an unzipped ``nltk_data`` corpus: ``brown`` (the non-fiction categories a-j;
   ``brown-fiction`` for k-r), ``masc`` (``masc_tagged/written``), ``conll2000``, ``treebank``
   (``tagged``), ``abc``, ``state_union``, ``movie_reviews`` (lower-cased by its makers; quotes
@@ -36,6 +41,8 @@ Usage::
     python scripts/extract_eval_text.py nltk brown nltk_data/corpora/brown OUT_PREFIX
     python scripts/extract_eval_text.py gap gap-development.tsv OUT_PREFIX --whole
     python scripts/extract_eval_text.py conllu gum/dep/*.conllu OUT_PREFIX --alternate-within 'GUM_([a-z]+)_'
+    python scripts/extract_eval_text.py wikisplit wiki-split/test.tsv OUT_PREFIX --whole
+    python scripts/extract_eval_text.py crows-pairs crows_pairs_anonymized.csv OUT_PREFIX --whole
 
 writes ``OUT_PREFIX_dev.txt`` and ``OUT_PREFIX_test.txt``. Not imported by the tests.
 """
@@ -261,6 +268,46 @@ def gap_documents(path: str) -> Iterator[tuple[str, list[str]]]:
             yield row["ID"], [row["Text"]]
 
 
+# WikiSplit's tokens rejoined: quoted spans first (its quotes are '' or `` before, '' after), then
+# contractions, a plural's possessive, lone quotes, punctuation, brackets and hyphens
+_WIKISPLIT_JOINS = (
+    (re.compile(r"(?:``|'') (.*?) ''"), r'"\1"'),
+    (re.compile(r"(^| )' ([^']*?) '(?=[ ,.;:!?]|$)"), r"\1'\2'"),
+    (re.compile(r" (n't|'s|'re|'ve|'ll|'d|'m)\b"), r"\1"),
+    (re.compile(r"(\w)s ' "), r"\1s' "),
+    (re.compile(r"(^| )'' (?=\w)"), r'\1"'),
+    (re.compile(r"(?<=[\w.,!?)]) ''( |$)"), r'"\1'),
+    (re.compile(r" ([,.;:!?%)\]])"), r"\1"),
+    (re.compile(r"([(\[$]) "), r"\1"),
+    (re.compile(r"(\w) - (\w)"), r"\1-\2"),
+    (re.compile(r'" (.*?) "'), r'"\1"'),
+)
+
+
+def detokenize_wikisplit(sentence: str) -> str:
+    """A WikiSplit sentence's tokens rejoined as running text (\"film , '' Possessed '' .\" ->
+    'film, "Possessed".').
+    """
+    text = sentence.strip()
+    for pattern, replacement in _WIKISPLIT_JOINS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def wikisplit_documents(path: str) -> Iterator[tuple[str, list[str]]]:
+    """WikiSplit's unsplit sentences (the first column), detokenized, a row per document."""
+    with open(path, encoding="utf-8") as handle:
+        for number, row in enumerate(handle):
+            yield f"{path}:{number}", [detokenize_wikisplit(row.split("\t")[0])]
+
+
+def crows_pairs_documents(path: str) -> Iterator[tuple[str, list[str]]]:
+    """CrowS-Pairs' sentence pairs (``sent_more``, ``sent_less``), a pair per document."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        for number, row in enumerate(csv.DictReader(handle)):
+            yield f"{path}:{number}", [row["sent_more"].strip(), row["sent_less"].strip()]
+
+
 def conllu_sentences(path: str) -> list[str]:
     """The ``# text =`` lines of a CoNLL-U file: its sentences as written."""
     with open(path, encoding="utf-8") as handle:
@@ -321,7 +368,11 @@ def main(argv: list[str] | None = None) -> int:
     conllu.add_argument("files", nargs="+")
     conllu.add_argument("--alternate-within", metavar="REGEX", help="halves by alternation of the sorted files "
                         "within the groups the expression's first group names (default: by sha256 parity)")
-    for command in (wikitext, mediawiki, nltk, gap, conllu):
+    wikisplit = sub.add_parser("wikisplit", help="a TSV of WikiSplit (tokenized Wikipedia sentences)")
+    wikisplit.add_argument("file")
+    crows = sub.add_parser("crows-pairs", help="CrowS-Pairs' crows_pairs_anonymized.csv")
+    crows.add_argument("file")
+    for command in (wikitext, mediawiki, nltk, gap, conllu, wikisplit, crows):
         command.add_argument("prefix", help="writes PREFIX_dev.txt and PREFIX_test.txt")
         command.add_argument("--whole", action="store_true", help="no split: writes PREFIX_all.txt")
     args = parser.parse_args(argv)
@@ -331,6 +382,10 @@ def main(argv: list[str] | None = None) -> int:
         documents = mediawiki_documents(args.file)
     elif args.source == "gap":
         documents = gap_documents(args.file)
+    elif args.source == "wikisplit":
+        documents = wikisplit_documents(args.file)
+    elif args.source == "crows-pairs":
+        documents = crows_pairs_documents(args.file)
     elif args.source == "conllu":
         documents = conllu_documents(args.files)
         if args.alternate_within is not None and not args.whole:

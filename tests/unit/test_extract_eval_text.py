@@ -1,6 +1,6 @@
 """``scripts/extract_eval_text.py`` on small files in the corpora's layouts, written here: the
-evaluation text of issue 27 (WikiText-2, nltk_data's Brown and film reviews) comes back as
-detokenized sentences with a pronoun, split into halves by document.
+evaluation text of issue 27 (WikiText-2, nltk_data's Brown and film reviews, GAP, CoNLL-U,
+WikiSplit, CrowS-Pairs) comes back as detokenized sentences, split into halves by document.
 """
 
 from __future__ import annotations
@@ -91,3 +91,31 @@ def test_conllu_sentences_alternate_within_groups(extract, tmp_path):
     assert Path(prefix + "_dev.txt").read_text(encoding="utf-8").splitlines() == [
         "Bio a met his wife.", "Then left.", "Bio c.", "News c told her."]
     assert Path(prefix + "_test.txt").read_text(encoding="utf-8").splitlines() == ["Bio b saw him."]
+
+
+def test_wikisplit_sentences_are_detokenized_row_by_row(extract, tmp_path):
+    source = tmp_path / "tune.tsv"
+    source.write_text(
+        "He joined MGM , which gave him a part in the film '' Possessed '' .\tHe joined MGM .<::::> It gave him a part .\n"
+        "Bowles ' father was a court - appointed judge .\tx\n"
+        "He had to show Kae his ' cool side ' .\tx\n",
+        encoding="utf-8",
+    )
+    assert list(extract.wikisplit_documents(str(source))) == [
+        (f"{source}:0", ['He joined MGM, which gave him a part in the film "Possessed".']),
+        (f"{source}:1", ["Bowles' father was a court-appointed judge."]),
+        (f"{source}:2", ["He had to show Kae his 'cool side'."]),
+    ]
+
+
+def test_crows_pairs_rows_give_both_sentences(extract, tmp_path):
+    source = tmp_path / "crows_pairs_anonymized.csv"
+    source.write_text(
+        ",sent_more,sent_less,stereo_antistereo,bias_type,annotations,anon_writer,anon_annotators\n"
+        '0,"He gave his word. ","She gave her word.",stereo,gender,[],a0,[]\n',
+        encoding="utf-8",
+    )
+    prefix = str(tmp_path / "crows")
+    counts = extract.write_halves(extract.crows_pairs_documents(str(source)), prefix, whole=True)
+    assert counts == {"all": 2}
+    assert Path(prefix + "_all.txt").read_text(encoding="utf-8") == "He gave his word.\nShe gave her word.\n"
