@@ -507,6 +507,8 @@ def _adverb_before_modifier(text: str, token: g._Token, previous: str | None) ->
     """
     low = token.low
     after = g._next(text, token.end)
+    if low == "very" and (after.low in _SUPERLATIVE_LIKE or after.low in _ORDINALS):
+        return False  # "making his very first flight", "tried her very best"
     if low in _DEGREES and after.word is not None and after.word[:1].islower() and (_adjective(after.low) or after.low.endswith(
             "ed") and wc._is_participle(after.low)) and after.low not in _SUPERLATIVE_LIKE and not after.low.endswith("est") and (
             previous not in (None, "of") and g._predicate_ends(g._next(text, after.end))):

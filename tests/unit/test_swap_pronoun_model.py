@@ -519,6 +519,7 @@ CONSTRUCTIONS = [
     ('He gave his word that he would return.', 'She gave her word that she would return.'),
     ('The drug gives him super-strength and durability.', 'The drug gives her super-strength and durability.'),
     ('He tried to keep his drinking a secret.', 'She tried to keep her drinking a secret.'),
+    ('He is making his very first flight to Mendoza.', 'She is making her very first flight to Mendoza.'),
 ]
 
 
