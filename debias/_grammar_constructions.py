@@ -64,7 +64,7 @@ from debias._wordnet_lexicons import (
 )
 
 _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with_forms(
-    wc._words("remember recall imagine picture describe show depict film photograph get")) | wc._words("got gotten")
+    wc._words("remember recall imagine picture describe show depict film photograph get involve")) | wc._words("got gotten")
 # what follows the gerund of a subject ("with him laughing.", "him walking away", "him singing in");
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(

@@ -520,6 +520,7 @@ CONSTRUCTIONS = [
     ('The drug gives him super-strength and durability.', 'The drug gives her super-strength and durability.'),
     ('He tried to keep his drinking a secret.', 'She tried to keep her drinking a secret.'),
     ('He is making his very first flight to Mendoza.', 'She is making her very first flight to Mendoza.'),
+    ('The story involves him piloting a small airplane.', 'The story involves her piloting a small airplane.'),
 ]
 
 
