@@ -349,43 +349,40 @@ def _write(halves: dict[str, list[str]], prefix: str) -> dict[str, int]:
     return {half: len(sentences) for half, sentences in halves.items()}
 
 
+# source -> (reader of one file, help): the sources that read a single file
+FILE_SOURCES = {
+    "wikitext": (wikitext_documents, "a WikiText-2 raw token file"),
+    "mediawiki": (mediawiki_documents, "a MediaWiki XML dump (.xml or .xml.bz2)"),
+    "gap": (gap_documents, "a TSV of the GAP coreference corpus"),
+    "wikisplit": (wikisplit_documents, "a TSV of WikiSplit (tokenized Wikipedia sentences)"),
+    "crows-pairs": (crows_pairs_documents, "CrowS-Pairs' crows_pairs_anonymized.csv"),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="source", required=True)
-    wikitext = sub.add_parser("wikitext", help="a WikiText-2 raw token file")
-    wikitext.add_argument("file")
-    mediawiki = sub.add_parser("mediawiki", help="a MediaWiki XML dump (.xml or .xml.bz2)")
-    mediawiki.add_argument("file")
+    commands = []
+    for source, (_, help_text) in FILE_SOURCES.items():
+        command = sub.add_parser(source, help=help_text)
+        command.add_argument("file")
+        commands.append(command)
     nltk = sub.add_parser("nltk", help="an unzipped nltk_data corpus")
     nltk.add_argument("name", choices=sorted(NLTK_CORPORA))
     nltk.add_argument("directory")
     nltk.add_argument("--id-prefix", default="", help="prepended to the document names of abc, state_union and "
                       "movie_reviews before they are hashed into halves (issue 27's figures: the corpus directory "
                       "under /tmp/s5/nltk/, with its trailing slash)")
-    gap = sub.add_parser("gap", help="a TSV of the GAP coreference corpus")
-    gap.add_argument("file")
     conllu = sub.add_parser("conllu", help="CoNLL-U files (a file per document)")
     conllu.add_argument("files", nargs="+")
     conllu.add_argument("--alternate-within", metavar="REGEX", help="halves by alternation of the sorted files "
                         "within the groups the expression's first group names (default: by sha256 parity)")
-    wikisplit = sub.add_parser("wikisplit", help="a TSV of WikiSplit (tokenized Wikipedia sentences)")
-    wikisplit.add_argument("file")
-    crows = sub.add_parser("crows-pairs", help="CrowS-Pairs' crows_pairs_anonymized.csv")
-    crows.add_argument("file")
-    for command in (wikitext, mediawiki, nltk, gap, conllu, wikisplit, crows):
+    for command in (*commands, nltk, conllu):
         command.add_argument("prefix", help="writes PREFIX_dev.txt and PREFIX_test.txt")
         command.add_argument("--whole", action="store_true", help="no split: writes PREFIX_all.txt")
     args = parser.parse_args(argv)
-    if args.source == "wikitext":
-        documents = wikitext_documents(args.file)
-    elif args.source == "mediawiki":
-        documents = mediawiki_documents(args.file)
-    elif args.source == "gap":
-        documents = gap_documents(args.file)
-    elif args.source == "wikisplit":
-        documents = wikisplit_documents(args.file)
-    elif args.source == "crows-pairs":
-        documents = crows_pairs_documents(args.file)
+    if args.source in FILE_SOURCES:
+        documents = FILE_SOURCES[args.source][0](args.file)
     elif args.source == "conllu":
         documents = conllu_documents(args.files)
         if args.alternate_within is not None and not args.whole:
