@@ -8,7 +8,6 @@ scare-quoted noun, "will" the noun), and, where it is not, the construction rule
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from debias import _grammar as g
 from debias import _word_classes as wc
@@ -36,6 +35,7 @@ from debias._grammar_phrases import (
     _VERBS_OBJECT_STARTS,
     _adjective,
     _adjectives,
+    _comparative,
     _lower_case_open,
     _noun_follows,
     _recipient_follows,
@@ -385,7 +385,6 @@ _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected antic
 
 
 _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
-_IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
 
 
 def _owned_noun_idiom(text: str, token: g._Token, previous: str | None) -> bool:
@@ -436,19 +435,6 @@ def _debut_follows(text: str, token: g._Token) -> bool:
             return False
         after = g._next(text, after.end)
     return False
-
-
-@lru_cache(maxsize=4096)
-def _comparative(low: str) -> bool:
-    """An adjective's comparative in "-er" ("closer", "bigger", "happier", "better"; not "employer", "father")."""
-    if low in _IRREGULAR_COMPARATIVES:
-        return True
-    if not low.endswith("er") or len(low) < 5:
-        return False
-    stems = (low[:-2], low[:-1] if low[:-1].endswith("e") else "", low[:-3] + "y" if low.endswith("ier") else "",
-             low[:-3] if low[-3] == low[-4] else "")
-    adjectives = _adjectives()
-    return any(stem in adjectives for stem in stems if stem)
 
 
 def _comparative_before_than(text: str, token: g._Token) -> bool:

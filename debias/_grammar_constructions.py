@@ -27,6 +27,7 @@ from debias._grammar_phrases import (
     _adjective_and_noun_follow,
     _adjectives,
     _adjectives_before_noun,
+    _comparative,
     _could_be_verb,
     _described_noun,
     _infinitive_follows,
@@ -696,6 +697,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
             return True
     if low == "too" and previous in wc.DITRANSITIVES and g._next(text, token.end).low in _MANY_MUCH:
         return True  # "I can't give him too many shocks at once", "it cost her too much"
+    if low == "only" and previous not in wc.DITRANSITIVES and _bare_noun(g._next(text, token.end)):
+        return False  # "made his only album with the band"; not "gave her only a glance", "made her only more determined"
     if low in _DEGREE_ADVERBS:
         after = g._next(text, token.end)
         if after.low in ("more", "less"):
@@ -703,6 +706,16 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         if g._is_open(after) and g._is_open(g._next(text, after.end)):
             return False
     return None
+
+
+def _bare_noun(token: g._Token) -> bool:
+    """A lower-case open word that is no adjective, comparative, adverb or number, and no verb unless WordNet reads
+    it mostly as a noun ("album", "debut"; not "more", "angrier", "once", "two", "play").
+    """
+    low = token.low
+    return token.word is not None and token.word[:1].islower() and low.isalpha() and g._is_open(token) and (
+        low not in wc.MODIFIERS) and not _adjective(low) and not _comparative(low) and not wc._is_ly_adverb(low) and (
+        low not in wc.NUMBER_WORDS) and (not _base_verb(low) or low in mostly_nouns())
 
 
 def _object_rules(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:

@@ -342,6 +342,22 @@ def _modifier_follows(text: str, comma: g._Token) -> bool:
     return after.word is not None and after.word[:1].islower() and (after.compound or _adjective(after.low))
 
 
+_IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
+
+
+@lru_cache(maxsize=4096)
+def _comparative(low: str) -> bool:
+    """An adjective's comparative in "-er" ("closer", "bigger", "happier", "better"; not "employer", "father")."""
+    if low in _IRREGULAR_COMPARATIVES:
+        return True
+    if not low.endswith("er") or len(low) < 5:
+        return False
+    stems = (low[:-2], low[:-1] if low[:-1].endswith("e") else "", low[:-3] + "y" if low.endswith("ier") else "",
+             low[:-3] if low[-3] == low[-4] else "")
+    adjectives = _adjectives()
+    return any(stem in adjectives for stem in stems if stem)
+
+
 def _adjectives_before_noun(text: str, token: g._Token) -> bool:
     """A lower-case open word at ``token`` (after an -ly adverb) and another after it: a second
     adjective and its noun ("intense, mobile face", "violent, sexually aggressive aesthetic").

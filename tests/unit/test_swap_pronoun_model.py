@@ -521,6 +521,8 @@ CONSTRUCTIONS = [
     ('He tried to keep his drinking a secret.', 'She tried to keep her drinking a secret.'),
     ('He is making his very first flight to Mendoza.', 'She is making her very first flight to Mendoza.'),
     ('The story involves him piloting a small airplane.', 'The story involves her piloting a small airplane.'),
+    ('He made his only album with the band in 1995.', 'She made her only album with the band in 1995.'),
+    ('The coach gave him only a glance.', 'The coach gave her only a glance.'),
 ]
 
 
