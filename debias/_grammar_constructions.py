@@ -432,8 +432,10 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             low not in _TITLES) and low not in wc.VERBS and not low.endswith("ed") and _of_phrase_follows(text, token):
         return False  # "saw his cover of the Simpsons theme", "heard her rendition of"; not "heard him speak of"
     if previous in _BARE_INFINITIVE_HOSTS and token.word[:1].islower() and g._is_open(token) and (
-            low not in wc.RELATIONAL_NOUNS) and _could_be_verb(low) and _object_of_verb_follows(text, token):
-        return True  # "helped him design the prototype", "saw him cross the street"; not "saw her car the other day"
+            low not in wc.RELATIONAL_NOUNS) and _could_be_verb(low) and (_object_of_verb_follows(text, token) or (
+            previous in _HELP and _name_follows(text, token))):
+        return True  # "helped him design the prototype", "saw him cross the street", "help him overthrow Ark"; not "saw
+        # her car the other day"
     if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in _OF_VERBS or g._next(text, token.end).low != "of") and not (
             low in mostly_adjectives() and _noun_follows(text, token)) and (
@@ -441,6 +443,23 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
     return None
+
+
+# nouns that a name follows in apposition: "helped his side Porto to the title", "his country France"
+_APPOSED_TO_NAME = wc._words("team side club squad band party country nation state city town group crew")
+
+
+def _name_follows(text: str, token: g._Token) -> bool:
+    """A capitalized word right after ``token`` and then punctuation, the end or a preposition other than "to":
+    a name as the object of ``token`` read as a verb ("help him overthrow Ark.", "defeat Napoleon at Waterloo";
+    not "helped his team Arsenal win", "helped his side Porto to the title").
+    """
+    after = g._next(text, token.end)
+    if token.low in _APPOSED_TO_NAME or token.punct is not None or after.word is None or not (
+            after.word[:1].isupper() and after.word[1:2].islower()):
+        return False
+    following = g._next(text, after.end)
+    return following.word is None and following.quote is None or following.low in wc.PREPOSITIONS and following.low != "to"
 
 
 def _will_and_testament(text: str, token: g._Token) -> bool:

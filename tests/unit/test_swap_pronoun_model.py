@@ -523,6 +523,8 @@ CONSTRUCTIONS = [
     ('The story involves him piloting a small airplane.', 'The story involves her piloting a small airplane.'),
     ('He made his only album with the band in 1995.', 'She made her only album with the band in 1995.'),
     ('The coach gave him only a glance.', 'The coach gave her only a glance.'),
+    ('He looked for allies that could help him overthrow Ark.', 'She looked for allies that could help her overthrow Ark.'),
+    ('His goals helped his side Porto to the title.', 'Her goals helped her side Porto to the title.'),
 ]
 
 
