@@ -94,6 +94,9 @@ _ENABLE = wc._with_forms(wc._words("enable procure")) | wc._words("enabled procu
 _ADMISSIONS = wc._words("access admission admittance entry entrance")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
+# second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out
+_PLACES_EARNED = wc._words("selection inclusion instruction guidance tuition training")
+_OWNER_AFTER_PLACE = wc._words("to with that of")
 _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
 # what a ruler grants ("granted him lands in Kent", "granted him a pardon"; not "granted his request")
 _GRANT = wc._with_forms(wc._words("grant"))
@@ -691,6 +694,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and g._mass_object_follows(text, token):
             return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"; not
             # "had to leave his work,"
+    if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and low in _PLACES_EARNED and (
+            g._next(text, token.end).low not in _OWNER_AFTER_PLACE):
+        return True  # "earned him selection for the national team", "gave him instruction in"; not "gave his selection
+        # of poems to", "gave his training to"
     return None
 
 

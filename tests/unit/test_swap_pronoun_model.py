@@ -525,6 +525,8 @@ CONSTRUCTIONS = [
     ('The coach gave him only a glance.', 'The coach gave her only a glance.'),
     ('He looked for allies that could help him overthrow Ark.', 'She looked for allies that could help her overthrow Ark.'),
     ('His goals helped his side Porto to the title.', 'Her goals helped her side Porto to the title.'),
+    ('His form earned him selection for the national team.', 'Her form earned her selection for the national team.'),
+    ('The editor gave his selection of poems to the printer.', 'The editor gave her selection of poems to the printer.'),
 ]
 
 
