@@ -74,6 +74,9 @@ _CLAUSE_SUBJECTS = wc._words("he she they we i")  # a clause's subject after a p
 _OBJECT_PRONOUNS = wc._words("me him us them")  # "with him defending her"; not "without his perceiving me" (a possessive's)
 _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
 _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
+# a perception verb whose object is far more often a possessed noun than a bare infinitive's subject ("noticed his
+# work."): the model, not the last rule of the constructions, reads "her" after it
+_NOTICE = wc._with_forms(wc._words("notice"))
 # verbs that take "of" ("heard him speak of"); another word before "of" is a noun ("saw his cover of the song")
 _OF_VERBS = wc._words("speak talk think dream hear learn tell know approve disapprove die smell taste boast complain "
                       "despair tire write sing warn remind accuse rid conceive")
@@ -439,7 +442,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             previous in _HELP and _name_follows(text, token))):
         return True  # "helped him design the prototype", "saw him cross the street", "help him overthrow Ark"; not "saw
         # her car the other day"
-    if previous in _BARE_INFINITIVE_HOSTS and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
+    if previous in _BARE_INFINITIVE_HOSTS and previous not in _NOTICE and (low not in wc.CAUSATIVE_NOUNS or previous in _HELP) and (
             low in _OF_VERBS or g._next(text, token.end).low != "of") and not (
             low in mostly_adjectives() and _noun_follows(text, token)) and (
             low in mostly_verbs() or _american(low) in mostly_verbs() or low in wc.VERBS or (

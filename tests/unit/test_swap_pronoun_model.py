@@ -527,6 +527,8 @@ CONSTRUCTIONS = [
     ('His goals helped his side Porto to the title.', 'Her goals helped her side Porto to the title.'),
     ('His form earned him selection for the national team.', 'Her form earned her selection for the national team.'),
     ('The editor gave his selection of poems to the printer.', 'The editor gave her selection of poems to the printer.'),
+    ('The tour caused the singers to notice his work.', 'The tour caused the singers to notice her work.'),
+    ('Nobody noticed him leave.', 'Nobody noticed her leave.'),
 ]
 
 
