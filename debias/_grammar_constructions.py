@@ -98,6 +98,7 @@ _ADMISSIONS = wc._words("access admission admittance entry entrance")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
 # second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out
+_BUY = wc._with_forms(wc._words("buy")) | wc._words("bought")
 _PLACES_EARNED = wc._words("selection inclusion instruction guidance tuition training")
 _OWNER_AFTER_PLACE = wc._words("to with that of")
 _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
@@ -694,6 +695,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         after = g._next(text, token.end)
         if after.low in ("to", "with") or previous in _ASK or (previous in _SERVE and low == "time"):
             return False  # "asking his advice on", "served his time at"
+        if previous in _BUY and low == "work":
+            return False  # "collectors bought his work,": what is bought is the artist's, not a job
         if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and g._mass_object_follows(text, token):
             return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"; not
             # "had to leave his work,"

@@ -529,6 +529,8 @@ CONSTRUCTIONS = [
     ('The editor gave his selection of poems to the printer.', 'The editor gave her selection of poems to the printer.'),
     ('The tour caused the singers to notice his work.', 'The tour caused the singers to notice her work.'),
     ('Nobody noticed him leave.', 'Nobody noticed her leave.'),
+    ('Patrons supported his ideas and bought his work, and he exhibited.', 'Patrons supported her ideas and bought her work, and she exhibited.'),
+    ('His uncle bought him food and a coat.', 'Her aunt bought her food and a coat.'),
 ]
 
 
