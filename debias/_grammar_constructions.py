@@ -427,6 +427,11 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous in _BARE_INFINITIVE_HOSTS and (low in _POSSESSED_NOUN_VERBS or low in mostly_nouns()) and (
             low not in _SEEM) and _described_noun(text, token):
         return False  # "sees his work bringing profit", "felt his work to have been done"
+    if previous in _BARE_INFINITIVE_HOSTS and previous not in _HELP and token.word[:1].islower() and g._is_open(token) and (
+            low not in _LINKING_VERBS) and low not in wc.MODIFIERS and low not in _DEGREE_ADVERBS and not wc._is_ly_adverb(low) and (
+            not low.endswith("ing")) and _past_participle_ends_phrase(text, token):
+        return False  # "had his contract terminated", "made her presence felt"; not "made her feel ashamed", "makes her
+        # more obliged"
     if previous in _BARE_INFINITIVE_HOSTS and (low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS or (
             previous in _PERCEPTION and low.endswith("ing") and low not in _AUXILIARY_PARTICIPLES)) and _subject_of_infinitive(
             text, token):
@@ -467,6 +472,19 @@ def _name_follows(text: str, token: g._Token) -> bool:
         return False
     following = g._next(text, after.end)
     return following.word is None and following.quote is None or following.low in wc.PREPOSITIONS and following.low != "to"
+
+
+# verbs whose bare infinitive a past participle can complement: "made her feel ashamed", "let him go unnoticed"
+_LINKING_VERBS = _SEEM | wc._words("become get go stay remain grow turn keep")
+
+
+def _past_participle_ends_phrase(text: str, token: g._Token) -> bool:
+    """A past participle after ``token`` with no lower-case noun after it: ``token`` is the noun of an object
+    that the participle describes ("had his contract terminated in 2009"; not "helped him gain elected office").
+    """
+    after = g._next(text, token.end)
+    return token.punct is None and after.word is not None and after.word[:1].islower() and (
+        wc._is_participle(after.low)) and not after.low.endswith("ing") and not _lower_case_open(g._next(text, after.end))
 
 
 def _will_and_testament(text: str, token: g._Token) -> bool:

@@ -531,6 +531,10 @@ CONSTRUCTIONS = [
     ('Nobody noticed him leave.', 'Nobody noticed her leave.'),
     ('Patrons supported his ideas and bought his work, and he exhibited.', 'Patrons supported her ideas and bought her work, and she exhibited.'),
     ('His uncle bought him food and a coat.', 'Her aunt bought her food and a coat.'),
+    ('He had his contract terminated in 2009.', 'She had her contract terminated in 2009.'),
+    ('He had his work published in the magazine.', 'She had her work published in the magazine.'),
+    ('The verdict made him feel ashamed.', 'The verdict made her feel ashamed.'),
+    ('Your kindness makes him more obliged to you.', 'Your kindness makes her more obliged to you.'),
 ]
 
 
