@@ -81,7 +81,7 @@ _NOTICE = wc._with_forms(wc._words("notice"))
 _OF_VERBS = wc._words("speak talk think dream hear learn tell know approve disapprove die smell taste boast complain "
                       "despair tire write sing warn remind accuse rid conceive")
 _MAKES = wc._with_forms(wc._words("make")) | wc._words("made")
-_MADE_OWN = wc._words("living fortune mark way peace debut bow exit entrance escape comeback home name career")
+_MADE_OWN = wc._words("living fortune mark way peace debut bow exit entrance escape comeback home name career bid pitch getaway breakthrough acquaintance")
 _SEEM = wc._words("sound look seem appear feel smell taste")
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
@@ -386,6 +386,10 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             after = g._next(text, after.end)
         if after.low is not None and (after.low in mostly_verbs() or after.low in wc.VERBS):
             return True  # "let him never hereafter accuse", "made her always wait"
+    if previous in _LET and low not in _VERBS_BEFORE_INFINITIVE and token.word[:1].islower() and g._is_open(token) and (
+            _intransitive_verb_follows(text, token)):
+        return False  # "let his contract expire in 1998", "let his membership lapse."; not "let him go see", "let her take
+        # charge"
     if previous in _LET and low in wc.CAUSATIVE_NOUNS and low not in _LET_NOUNS:
         return True  # "let him escape", "let her return home"; not "let her hair down"
     if previous in _PERCEPTION and low == "say":
@@ -485,6 +489,23 @@ def _past_participle_ends_phrase(text: str, token: g._Token) -> bool:
     after = g._next(text, token.end)
     return token.punct is None and after.word is not None and after.word[:1].islower() and (
         wc._is_participle(after.low)) and not after.low.endswith("ing") and not _lower_case_open(g._next(text, after.end))
+
+
+# verbs that take a bare infinitive or a verb-like object themselves ("let him go see", "let her take charge")
+_VERBS_BEFORE_INFINITIVE = _BARE_INFINITIVE_HOSTS | wc._words("go come try take give get do pay keep set put dare")
+
+
+def _intransitive_verb_follows(text: str, token: g._Token) -> bool:
+    """A verb's base form that is no noun or adjective after ``token``, then punctuation, the end, a
+    preposition or an -ly adverb: ``token`` is its subject ("contract expire in 1998").
+    """
+    after = g._next(text, token.end)
+    if token.punct is not None or after.word is None or not after.word[:1].islower() or after.low in wc.CLOSED or (
+            after.low not in mostly_verbs() or after.low in mostly_nouns() or _adjective(after.low) or wc._is_adjective(after.low)):
+        return False  # not "let him walk free", "let her lie low"
+    following = g._next(text, after.end)
+    return following.word is None and following.quote is None or following.low in wc.PREPOSITIONS or (
+        wc._is_ly_adverb(following.low or ""))
 
 
 def _will_and_testament(text: str, token: g._Token) -> bool:
@@ -713,8 +734,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         after = g._next(text, token.end)
         if after.low in ("to", "with") or previous in _ASK or (previous in _SERVE and low == "time"):
             return False  # "asking his advice on", "served his time at"
-        if previous in _BUY and low == "work":
-            return False  # "collectors bought his work,": what is bought is the artist's, not a job
+        if (previous in _BUY or previous in _SHOW) and low == "work":
+            return False  # "collectors bought his work,", "showed his work at the gallery": the artist's, not a job
         if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and g._mass_object_follows(text, token):
             return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"; not
             # "had to leave his work,"

@@ -535,6 +535,11 @@ CONSTRUCTIONS = [
     ('He had his work published in the magazine.', 'She had her work published in the magazine.'),
     ('The verdict made him feel ashamed.', 'The verdict made her feel ashamed.'),
     ('Your kindness makes him more obliged to you.', 'Your kindness makes her more obliged to you.'),
+    ('He let his contract expire in 1998.', 'She let her contract expire in 1998.'),
+    ('The guards let him walk free.', 'The guards let her walk free.'),
+    ('The coach let him take charge of the team.', 'The coach let her take charge of the team.'),
+    ('He made his bid for the presidency in 1968.', 'She made her bid for the presidency in 1968.'),
+    ('The gallery showed his work in 1990.', 'The gallery showed her work in 1990.'),
 ]
 
 
