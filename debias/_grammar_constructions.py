@@ -664,6 +664,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _GIVEN and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not wc._is_ly_adverb(low) and (
             not low.isdigit()) and _word_before(text, start, previous) in _PASSIVE_AUXILIARIES:
         return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject
+    if previous in _EARN and low in wc.MASS_NOUNS and low.endswith("s") and not low.endswith("ss"):
+        return True  # "earned him comparisons to Brando", "earned her plaudits from critics": no "earned his plaudits"
     if previous in wc.DITRANSITIVES and _recipient_after_noun_phrase(text, token):
         return False  # "owed his early success partly to the patronage of"; not "gave her money."
     if low in _MORE_FEWER and previous in _AMONG and text.startswith(" than ", token.end) and _counted_noun_follows(

@@ -540,6 +540,7 @@ CONSTRUCTIONS = [
     ('The coach let him take charge of the team.', 'The coach let her take charge of the team.'),
     ('He made his bid for the presidency in 1968.', 'She made her bid for the presidency in 1968.'),
     ('The gallery showed his work in 1990.', 'The gallery showed her work in 1990.'),
+    ('His performance earned him comparisons to Brando.', 'Her performance earned her comparisons to Brando.'),
 ]
 
 
