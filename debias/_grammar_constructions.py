@@ -732,6 +732,16 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "to which he may give his approval or rejection", "gave his consent."; not "gave him consent to"
     if previous in _RECEIVED_VERBS and _received_noun_follows(text, token):
         return True  # "cost him acute pain", "had written him enthusiastic praise", "gave him pause"
+    return _mass_second_object(text, token, previous)
+
+
+def _mass_second_object(text: str, token: g._Token, previous: str | None) -> bool | None:
+    """A mass noun after a double-object verb: the second object after the grammar's verbs of
+    giving and earning ("earned him praise", "earned him selection for"), the possessive's noun
+    before "to"/"with", after "ask" or "serve time", or as the work bought or shown ("gave his
+    support to", "asking his advice", "bought his work,"). ``None`` elsewhere.
+    """
+    low = token.low
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
         if after.low in ("to", "with") or previous in _ASK or (previous in _SERVE and low == "time"):
