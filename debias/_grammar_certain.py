@@ -16,6 +16,7 @@ from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
     _LEAVE,
+    _LIKENESSES,
     _MAKES,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
@@ -23,6 +24,7 @@ from debias._grammar_constructions import (
     _TITLE_GIVERS,
     _TURN,
     _TURN_ONE_S_BACK,
+    _present_verb_after_likeness,
     construction,
 )
 from debias._grammar_phrases import (
@@ -140,6 +142,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low.endswith("s") and previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
             _word_before(text, start, previous) or "").endswith("ing"):
         return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
+    if previous == "of" and _word_before(text, start, "of") in _LIKENESSES and _present_verb_after_likeness(text, token):
+        return True  # "a statue of him stands in the square", "a photograph of her shows"; not "a portrait of her hands"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous) and (
                 _word_before(text, start, previous) not in _BEFORE_A_VERB)) and not _past_before_preposition(text, token):

@@ -541,6 +541,9 @@ CONSTRUCTIONS = [
     ('He made his bid for the presidency in 1968.', 'She made her bid for the presidency in 1968.'),
     ('The gallery showed his work in 1990.', 'The gallery showed her work in 1990.'),
     ('His performance earned him comparisons to Brando.', 'Her performance earned her comparisons to Brando.'),
+    ('A statue of him stands in the square.', 'A statue of her stands in the square.'),
+    ('A portrait of him hangs in the gallery.', 'A portrait of her hangs in the gallery.'),
+    ('A sketch of his dogs in the snow was sold.', 'A sketch of her dogs in the snow was sold.'),
 ]
 
 
