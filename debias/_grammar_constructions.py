@@ -118,6 +118,10 @@ _TURN_ONE_S_BACK = wc._words("on to upon and towards toward as")
 # verbs of command and wish before an object and its participle ("ordered him shot for desertion")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
+# who is voted best of a period: "voted him man of the match", "named her sportswoman of the year"
+_AWARDEES = wc._words("man woman person player sportsman sportswoman athlete rookie personality footballer cricketer")
+_AWARD_PERIOD = re.compile(r" of the (?:year|match|month|season|decade|century|tournament|series|game|week|day|final)\b",
+                           re.IGNORECASE)
 _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename"))
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
@@ -782,6 +786,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     low = token.low
     if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
         return True  # "created him Earl of Essex", "made him club captain", "left him ruler of"
+    if previous in wc.NAMING_VERBS and low in _AWARDEES and _AWARD_PERIOD.match(text, token.end):
+        return True  # "the fans voted him man of the match", "named her woman of the year"
     if previous in _CAPTORS and low in _CAPTIVE:
         return True
     if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):

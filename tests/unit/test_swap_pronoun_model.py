@@ -544,6 +544,7 @@ CONSTRUCTIONS = [
     ('A statue of him stands in the square.', 'A statue of her stands in the square.'),
     ('A portrait of him hangs in the gallery.', 'A portrait of her hangs in the gallery.'),
     ('A sketch of his dogs in the snow was sold.', 'A sketch of her dogs in the snow was sold.'),
+    ('The fans voted him man of the match.', 'The fans voted her woman of the match.'),
 ]
 
 
