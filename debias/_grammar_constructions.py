@@ -19,6 +19,7 @@ from debias._grammar_phrases import (
     _NUMBERS,
     _OBJECT_STARTS,
     _ORDINALS,
+    _PEOPLE,
     _POSSESSED_NOUN_VERBS,
     _SPANS,
     _TITLES,
@@ -107,7 +108,7 @@ _GRANT = wc._with_forms(wc._words("grant"))
 _PAY = wc._with_forms(wc._words("pay owe award grant")) | wc._words("paid")
 _PAYMENTS = wc._words("compensation damages royalties salary pension bonus allowance stipend annuity reward wages homage")
 _GRANTED = wc._words("land lands estate estates manor manors title titles asylum amnesty pardon audience licence license "
-                     "leave custody citizenship permission")
+                     "leave custody citizenship permission clemency reprieve immunity dispensation sanctuary")
 _AWARD = wc._with_forms(wc._words("award"))
 _SELL = wc._with_forms(wc._words("sell")) | wc._words("sold")
 _MORE_OF = wc._words("further more extra additional enough less")
@@ -452,7 +453,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
             low not in _TITLES) and low not in wc.VERBS and not low.endswith("ed") and _of_phrase_follows(text, token):
         return False  # "saw his cover of the Simpsons theme", "heard her rendition of"; not "heard him speak of"
     if previous in _BARE_INFINITIVE_HOSTS and token.word[:1].islower() and g._is_open(token) and (
-            low not in wc.RELATIONAL_NOUNS) and _could_be_verb(low) and (_object_of_verb_follows(text, token) or (
+            low not in _PEOPLE) and _could_be_verb(low) and (_object_of_verb_follows(text, token) or (
             previous in _HELP and _name_follows(text, token))):
         return True  # "helped him design the prototype", "saw him cross the street", "help him overthrow Ark"; not "saw
         # her car the other day"

@@ -231,8 +231,8 @@ def _title_follows(text: str, token: g._Token) -> bool:
     """
     if token.low in _TITLES:
         return not _possessive_ending(text, token) and g._next(text, token.end).low not in _DEBUTS
-    if not token.word[:1].islower() or not g._is_open(token):
-        return False
+    if not token.word[:1].islower() or not g._is_open(token) or token.low in _PEOPLE:
+        return False  # not "appointed his brother governor"
     title = g._next(text, token.end)
     return title.low in _TITLES and not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS
 

@@ -545,6 +545,10 @@ CONSTRUCTIONS = [
     ('A portrait of him hangs in the gallery.', 'A portrait of her hangs in the gallery.'),
     ('A sketch of his dogs in the snow was sold.', 'A sketch of her dogs in the snow was sold.'),
     ('The fans voted him man of the match.', 'The fans voted her woman of the match.'),
+    ('The president granted him clemency.', 'The president granted her clemency.'),
+    ('He appointed his brother governor.', 'She appointed her sister governor.'),
+    ('He made his nephew his heir.', 'She made her niece her heiress.'),
+    ('The club made him team captain.', 'The club made her team captain.'),
 ]
 
 
