@@ -98,11 +98,12 @@ _ENABLE = wc._with_forms(wc._words("enable procure")) | wc._words("enabled procu
 _ADMISSIONS = wc._words("access admission admittance entry entrance")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
-# second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out
+_DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
 _BUY = wc._with_forms(wc._words("buy")) | wc._words("bought")
+# second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out,
+# and what makes them the owner's noun instead ("gave his selection of poems to")
 _PLACES_EARNED = wc._words("selection inclusion instruction guidance tuition training")
 _OWNER_AFTER_PLACE = wc._words("to with that of")
-_DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
 # what a ruler grants ("granted him lands in Kent", "granted him a pardon"; not "granted his request")
 _GRANT = wc._with_forms(wc._words("grant"))
 _PAY = wc._with_forms(wc._words("pay owe award grant")) | wc._words("paid")
@@ -119,11 +120,11 @@ _TURN_ONE_S_BACK = wc._words("on to upon and towards toward as")
 # verbs of command and wish before an object and its participle ("ordered him shot for desertion")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
+_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename"))
 # who is voted best of a period: "voted him man of the match", "named her sportswoman of the year"
 _AWARDEES = wc._words("man woman person player sportsman sportswoman athlete rookie personality footballer cricketer")
 _AWARD_PERIOD = re.compile(r" of the (?:year|match|month|season|decade|century|tournament|series|game|week|day|final)\b",
                            re.IGNORECASE)
-_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename"))
 _LEAVE = wc._words("left leave leaves leaving")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
