@@ -16,7 +16,6 @@ from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
     _LEAVE,
-    _LIKENESSES,
     _MAKES,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
@@ -24,7 +23,6 @@ from debias._grammar_constructions import (
     _TITLE_GIVERS,
     _TURN,
     _TURN_ONE_S_BACK,
-    _present_verb_after_likeness,
     construction,
 )
 from debias._grammar_phrases import (
@@ -439,6 +437,23 @@ def _debut_follows(text: str, token: g._Token) -> bool:
             return False
         after = g._next(text, after.end)
     return False
+
+
+# what stands or hangs somewhere: "a statue of him stands", "a portrait of her hangs"
+_LIKENESSES = wc._words("statue statues bust busts portrait portraits painting paintings photograph photographs photo "
+                        "photos picture pictures image images drawing drawings sketch effigy likeness memorial relief")
+_LIKENESS_VERBS = wc._words("stands hangs sits lies rests survives exists shows depicts portrays adorns "
+                            "overlooks dominates")
+
+
+def _present_verb_after_likeness(text: str, token: g._Token) -> bool:
+    """What a likeness does, in the present, before a preposition, a determiner or a pronoun: the
+    likeness's verb ("stands in", "hangs in the hall", "shows her with"; not "a sketch of her dogs in").
+    """
+    if token.low not in _LIKENESS_VERBS or not token.word[:1].islower() or token.punct is not None:
+        return False
+    after = g._next(text, token.end)
+    return after.low in wc.PREPOSITIONS or after.low in wc.DETERMINERS or after.low in wc.PRONOUNS
 
 
 def _comparative_before_than(text: str, token: g._Token) -> bool:

@@ -514,16 +514,6 @@ def _intransitive_verb_follows(text: str, token: g._Token) -> bool:
         wc._is_ly_adverb(following.low or ""))
 
 
-def _present_verb_after_likeness(text: str, token: g._Token) -> bool:
-    """What a likeness does, in the present, before a preposition, a determiner or a pronoun: the
-    likeness's verb ("stands in", "hangs in the hall", "shows her with"; not "a sketch of her dogs in").
-    """
-    if token.low not in _LIKENESS_VERBS or not token.word[:1].islower() or token.punct is not None:
-        return False
-    after = g._next(text, token.end)
-    return after.low in wc.PREPOSITIONS or after.low in wc.DETERMINERS or after.low in wc.PRONOUNS
-
-
 def _will_and_testament(text: str, token: g._Token) -> bool:
     """"will" after ``token`` as the noun of "will and testament" or "will of" (not the modal)."""
     after = g._next(text, token.end)
@@ -532,11 +522,6 @@ def _will_and_testament(text: str, token: g._Token) -> bool:
 
 _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
-# what stands or hangs somewhere: "a statue of him stands", "a portrait of her hangs"
-_LIKENESSES = wc._words("statue statues bust busts portrait portraits painting paintings photograph photographs photo "
-                        "photos picture pictures image images drawing drawings sketch effigy likeness memorial relief")
-_LIKENESS_VERBS = wc._words("stands hangs sits lies rests survives exists shows depicts portrays adorns "
-                            "overlooks dominates")
 _DEPICTIONS = wc._words("footage video videos photo photos photograph photographs picture pictures image images film "
                         "clip clips recording recordings painting paintings portrait portraits sketch drawing")
 
