@@ -63,8 +63,10 @@ _CERTAIN_CLOSED = wc.PREPOSITIONS | wc.DETERMINERS | wc.PRONOUNS | wc.POSSESSIVE
 _ADRIFT = wc._words("ashore aboard aloft astray asunder adrift aground afloat abreast")
 _MIDWAY = wc._words("midway halfway")  # "fired him midway through"; not "her halfway house"
 # "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
-_PLACE_ADVERB = re.compile(r"(?:there|where|here)(?:after|by|in|of|on|upon|under|unto|with|fore|from|at|to)|thence|hence|whence|"
-                           r"thither|hither")
+_PLACE_ADVERBS = frozenset(
+    [stem + tail for stem in ("there", "where", "here")
+     for tail in ("after", "by", "in", "of", "on", "upon", "under", "unto", "with", "fore", "from", "at", "to")]
+    + ["thence", "hence", "whence", "thither", "hither"])
 
 
 def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
@@ -88,7 +90,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if (not token.low.isalpha() or token.low in _BEFORE_SECOND_WORD or token.low == "i" or token.low.endswith(
             ("ward", "wards"))) and _object_before_word(text, token):
         return True  # "tell him I'm busy", "at him couldn't", "according to", "once more", "one way or", "northward"
-    if _PLACE_ADVERB.fullmatch(token.low) or token.low in _ADRIFT or token.low in _MIDWAY and (
+    if token.low in _PLACE_ADVERBS or token.low in _ADRIFT or token.low in _MIDWAY and (
             g._next(text, token.end).low in wc.PREPOSITIONS):
         return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
     if token.compound:
@@ -395,15 +397,15 @@ def _owned_noun_idiom(text: str, token: g._Token, previous: str | None) -> bool:
     into a reality, a success or a misery ("make his dream a reality"; not "made him king a year later") and
     one that "keep" keeps a secret ("tried to keep his drinking a secret").
     """
-    after = g._next(text, token.end)
     if token.low == "love":
+        after = g._next(text, token.end)
         return after.low in ("for", "of") and not text.startswith(" the first", after.end)
     if token.low == "word":
-        return previous in _GIVES and after.low != "of"
-    if previous not in _MAKES and previous not in _KEEPS or not token.word[:1].islower() or not g._is_open(token) or (
-            after.low not in ("a", "an")):
+        return previous in _GIVES and g._next(text, token.end).low != "of"
+    if previous not in _MAKES and previous not in _KEEPS or not token.word[:1].islower() or not g._is_open(token):
         return False
-    return g._next(text, after.end).low in (_MADE_INTO if previous in _MAKES else _KEPT_AS)
+    after = g._next(text, token.end)  # only here: the common case above needs no look ahead
+    return after.low in ("a", "an") and g._next(text, after.end).low in (_MADE_INTO if previous in _MAKES else _KEPT_AS)
 
 
 def _half_is_owned(previous: str | None, adjacent: bool) -> bool:
@@ -575,7 +577,7 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.compound:
         return False
     low = token.low
-    if _PLACE_ADVERB.fullmatch(low):
+    if low in _PLACE_ADVERBS:
         return True  # "the house was his thereafter"
     if low == "opposite":
         return False  # "Commodus is his opposite in every way"

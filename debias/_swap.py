@@ -281,7 +281,11 @@ def _swap_text(vocabulary: GenderedVocabulary, text: str, unpaired: str | None =
         found = text[start:end]  # the fast path of _replacement, inlined: most matches are plain words
         replacement = plain_lower.get(key) if found == key else plain_title.get(found)
         if replacement is None:
-            replacement = _replacement(vocabulary, text, start, end, key, unpaired)
+            if key in AMBIGUOUS_PRONOUNS:  # "her"/"his" count in any context: only their reading is asked
+                counterpart = _COUNTERPARTS[key, pronoun_decision(key, text, start, end)]
+                replacement = counterpart if found == key else recase(found, counterpart)
+            else:
+                replacement = _replacement(vocabulary, text, start, end, key, unpaired)
         if replacement is not None:
             pieces.append(text[position:start])
             pieces.append(replacement)
