@@ -127,14 +127,20 @@ def _replacement(
     reading of a "her"/"his" is appended to ``audit`` when that is given.
     """
     found = text[start:end]
-    if found == key:
-        fast = vocabulary.plain_lower.get(key)
-        if fast is not None:
-            return fast
-    else:
-        fast = vocabulary.plain_title.get(found)
-        if fast is not None:
-            return fast
+    fast = vocabulary.plain_lower.get(key) if found == key else vocabulary.plain_title.get(found)
+    if fast is not None:
+        return fast
+    return _contextual_replacement(vocabulary, text, start, end, key, unpaired, audit)
+
+
+def _contextual_replacement(
+    vocabulary: GenderedVocabulary, text: str, start: int, end: int, key: str, unpaired: str | None = None,
+    audit: list[Resolution] | None = None,
+) -> str | None:
+    """:func:`_replacement` for a match that is no context-free word in its case (a name, a word under a
+    context rule, "her"/"his", a case the fast tables do not hold).
+    """
+    found = text[start:end]
     term = vocabulary.terms[key]
     if term.rule != ANY and not vocabulary.accepts(term, text, start, end):
         return None
@@ -144,12 +150,10 @@ def _replacement(
             if unpaired is not None and term.kind == "name":
                 return unpaired  # a first name without a partner, scrubbed to the placeholder
             return None  # no counterpart (diva, maid, unpaired names): only scrubbing removes it
-        if audit is None:
-            counterpart = _COUNTERPARTS[key, pronoun_decision(key, text, start, end)]
-        else:
-            resolution = resolve_pronoun(key, text, start, end)
+        resolution = resolve_pronoun(key, text, start, end)  # (swap_texts asks pronoun_decision itself)
+        if audit is not None:
             audit.append(resolution)
-            counterpart = _COUNTERPARTS[key, resolution.decision]
+        counterpart = _COUNTERPARTS[key, resolution.decision]
     return recase(found, counterpart)
 
 
@@ -285,7 +289,7 @@ def _swap_text(vocabulary: GenderedVocabulary, text: str, unpaired: str | None =
                 counterpart = _COUNTERPARTS[key, pronoun_decision(key, text, start, end)]
                 replacement = counterpart if found == key else recase(found, counterpart)
             else:
-                replacement = _replacement(vocabulary, text, start, end, key, unpaired)
+                replacement = _contextual_replacement(vocabulary, text, start, end, key, unpaired)
         if replacement is not None:
             pieces.append(text[position:start])
             pieces.append(replacement)
