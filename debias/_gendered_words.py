@@ -253,6 +253,8 @@ class GenderedVocabulary:
         # such as "İ") fall back to the case-insensitive pattern on the text itself.
         body = r"(?<!\w)(?<!\w['’])(?:" + trie_alternation(sorted(words)) + r")(?!\w)"
         self.pattern: re.Pattern[str] = re.compile(body)
+        # the same matches on ASCII text, a few per cent faster: \w needs no Unicode tables there
+        self._pattern_ascii: re.Pattern[str] = re.compile(body, re.ASCII)
         self._body = body
         self._pattern_ignorecase: re.Pattern[str] | None = None
         # Fast path of the swap: counterparts of context-free terms in lowercase and capitalized.
@@ -271,7 +273,8 @@ class GenderedVocabulary:
         """
         low = text.lower()
         if len(low) == len(text):
-            return [(m.start(), m.end(), m.group()) for m in self.pattern.finditer(low)]
+            pattern = self._pattern_ascii if low.isascii() else self.pattern
+            return [(m.start(), m.end(), m.group()) for m in pattern.finditer(low)]
         if self._pattern_ignorecase is None:
             self._pattern_ignorecase = re.compile(self._body, re.IGNORECASE)
         found = []
