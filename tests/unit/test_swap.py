@@ -315,6 +315,19 @@ def test_non_ascii_text_falls_back_to_case_insensitive_matching():
     assert swap("İ ſhe", names="builtin").text == "İ ſhe"  # the long s is no "s"
 
 
+def test_ascii_text_is_matched_as_the_unicode_pattern_matches_it():
+    # find() reads ASCII text with an re.ASCII copy of its pattern; a non-ASCII letter at the end sends the
+    # same text through the Unicode pattern, which must find the same words at the same places
+    vocabulary = debias.get_vocabulary("census")
+    rng = random.Random(7)
+    pieces = ["she", "Her", "his", "Mary", "JOHN", "mother-in-law", "ma'am", "o'", "x_", "7", "brother", "son",
+              "sons", "'s", "-", "_", "'", ".", "herself", "Will", "hisher", "a1", "ok"]
+    for _ in range(500):
+        text = "".join(rng.choice(pieces) + rng.choice(["", " ", " ", "-", "'", "_"]) for _ in range(12))
+        assert text.isascii()
+        assert vocabulary.find(text) == vocabulary.find(text + " é")
+
+
 def test_swap_texts_keeps_none_and_rejects_a_single_string():
     assert swap_texts(["she", None, "he"], names="builtin") == ["he", None, "she"]
     with pytest.raises(InvalidParameterError, match="texts"):
