@@ -51,6 +51,7 @@ from debias._grammar_phrases import (
     _second_object_follows,
     _second_predicate_subject,
     _subject_of_infinitive,
+    _superlative,
     _title_follows,
     _word_before,
 )
@@ -126,6 +127,10 @@ _AWARDEES = wc._words("man woman person player sportsman sportswoman athlete roo
 _AWARD_PERIOD = re.compile(r" of the (?:year|match|month|season|decade|century|tournament|series|game|week|day|final)\b",
                            re.IGNORECASE)
 _LEAVE = wc._words("left leave leaves leaving")
+_VOTE = wc._with_forms(wc._words("vote"))
+# a predicate of ruin that is a noun and a verb too, so no adjective of the lexicons ("the crash left him bankrupt",
+# "declared her insolvent in 1899"; not "his bankrupt estate")
+_INSOLVENT = wc._words("bankrupt insolvent")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
 _MANY_MUCH = wc._words("many much few little")
@@ -221,7 +226,12 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             low not in _ADJECTIVE_HEADS) and (
             low in mostly_verbs() or low in wc.VERBS or low in wc.NOUN_VERBS):
         return True
-    if _adjective(low) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES and (
+    if previous in _VOTE and token.word[:1].islower() and _superlative(low):
+        return True  # "readers voted him best actor", "voted her sexiest female of the year"; "named his best friend" is
+        # the determiner, so only "vote"
+    if low == "persona" and text.startswith(" non grata", token.end):
+        return True  # "declared him persona non grata"; not "her stage persona"
+    if (_adjective(low) or low in _INSOLVENT) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES and (
             _verb_stem_known(previous) or previous in wc.NAMING_VERBS):
         after, ended = g._next(text, token.end), False
         if after.low in ("and", "or", "but"):  # "thought him strong and healthy.", "found him negligent but

@@ -358,6 +358,22 @@ def _comparative(low: str) -> bool:
     return any(stem in adjectives for stem in stems if stem)
 
 
+_IRREGULAR_SUPERLATIVES = wc._words("best worst most least")
+
+
+@lru_cache(maxsize=4096)
+def _superlative(low: str) -> bool:
+    """An adjective's superlative ("greatest", "finest", "sexiest", "biggest", "best", "most"; not "interest", "forest")."""
+    if low in _IRREGULAR_SUPERLATIVES:
+        return True
+    if not low.endswith("est") or len(low) < 6:
+        return False
+    stems = (low[:-3], low[:-2] if low[:-2].endswith("e") else "", low[:-4] + "y" if low.endswith("iest") else "",
+             low[:-4] if low[-4] == low[-5] else "")
+    adjectives = _adjectives()
+    return any(stem in adjectives for stem in stems if stem)
+
+
 def _adjectives_before_noun(text: str, token: g._Token) -> bool:
     """A lower-case open word at ``token`` (after an -ly adverb) and another after it: a second
     adjective and its noun ("intense, mobile face", "violent, sexually aggressive aesthetic").

@@ -549,6 +549,14 @@ CONSTRUCTIONS = [
     ('He appointed his brother governor.', 'She appointed her sister governor.'),
     ('He made his nephew his heir.', 'She made her niece her heiress.'),
     ('The club made him team captain.', 'The club made her team captain.'),
+    ('The crash of 1929 left him bankrupt.', 'The crash of 1929 left her bankrupt.'),
+    ('The court declared him insolvent in 1899.', 'The court declared her insolvent in 1899.'),
+    ('The court sold his bankrupt estate.', 'The court sold her bankrupt estate.'),
+    ('The regime declared him persona non grata.', 'The regime declared her persona non grata.'),
+    ('He polished his stage persona for years.', 'She polished her stage persona for years.'),
+    ('Readers voted him best actor of the decade.', 'Readers voted her best actress of the decade.'),
+    ('Viewers voted him sexiest male in 2005.', 'Viewers voted her sexiest female in 2005.'),
+    ('He named his best friend as executor.', 'She named her best friend as executor.'),
 ]
 
 
