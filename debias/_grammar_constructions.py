@@ -215,6 +215,14 @@ def _particle_and_object_follow(text: str, token: g._Token) -> bool:
 _AT_ONCE = wc._words("overnight instantly immediately forever permanently briefly beforehand")
 
 
+def _privative(low: str | None) -> bool:
+    """An adjective in "-less" that the lexicons may read as a noun's ("homeless", "jobless"; not "unless")."""
+    return low is not None and len(low) > 6 and low.endswith("less") and low not in _NOT_PRIVATIVE
+
+
+_NOT_PRIVATIVE = wc._words("nevertheless nonetheless regardless doubtless")
+
+
 def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
     """A bare infinitive after "look at"/"listen to", an adjective predicate of an object
     (:func:`mostly_adjectives`: "turned him bald in an instant", "thought him strong and
@@ -239,7 +247,7 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             second = g._next(text, after.end)
             while second.low == "not" or second.low is not None and wc._is_ly_adverb(second.low):
                 second = g._next(text, second.end)
-            if _adjective(second.low):
+            if _adjective(second.low) or _privative(second.low):
                 after = g._next(text, second.end)
             # "found him difficult but acknowledged his mastery": a second verb's clause
             ended = after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(second.low))

@@ -557,6 +557,8 @@ CONSTRUCTIONS = [
     ('Readers voted him best actor of the decade.', 'Readers voted her best actress of the decade.'),
     ('Viewers voted him sexiest male in 2005.', 'Viewers voted her sexiest female in 2005.'),
     ('He named his best friend as executor.', 'She named her best friend as executor.'),
+    ('The war left him penniless and homeless.', 'The war left her penniless and homeless.'),
+    ('He praised his brave and fearless men.', 'She praised her brave and fearless women.'),
 ]
 
 
