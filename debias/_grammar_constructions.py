@@ -101,6 +101,7 @@ _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
 _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
 _BUY = wc._with_forms(wc._words("buy")) | wc._words("bought")
+_BOUGHT_FOR_ONESELF = _BUY | wc._with_forms(wc._words("earn purchase"))
 # second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out,
 # and what makes them the owner's noun instead ("gave his selection of poems to")
 _PLACES_EARNED = wc._words("selection inclusion instruction guidance tuition training")
@@ -756,10 +757,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "to which he may give his approval or rejection", "gave his consent."; not "gave him consent to"
     if previous in _RECEIVED_VERBS and _received_noun_follows(text, token):
         return True  # "cost him acute pain", "had written him enthusiastic praise", "gave him pause"
-    return _mass_second_object(text, token, previous)
+    return _mass_second_object(text, start, token, previous)
 
 
-def _mass_second_object(text: str, token: g._Token, previous: str | None) -> bool | None:
+def _mass_second_object(text: str, start: int, token: g._Token, previous: str | None) -> bool | None:
     """A mass noun after a double-object verb: the second object after the grammar's verbs of
     giving and earning ("earned him praise", "earned him selection for"), the possessive's noun
     before "to"/"with", after "ask" or "serve time", or as the work bought or shown ("gave his
@@ -773,8 +774,10 @@ def _mass_second_object(text: str, token: g._Token, previous: str | None) -> boo
         if (previous in _BUY or previous in _SHOW) and low == "work":
             return False  # "collectors bought his work,", "showed his work at the gallery": the artist's, not a job
         if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and g._mass_object_follows(text, token):
-            return True  # the grammar's lexicon of second objects: "earned him praise", "wished her luck"; not
-            # "had to leave his work,"
+            # the grammar's lexicon of second objects ("earned him praise", "wished her luck"; not "had to leave his
+            # work,"), except after "she" and a verb of gain, where an object "her" would be another woman ("she
+            # bought her freedom")
+            return not (previous in _BOUGHT_FOR_ONESELF and _word_before(text, start, previous) == "she")
     if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and low in _PLACES_EARNED and (
             g._next(text, token.end).low not in _OWNER_AFTER_PLACE):
         return True  # "earned him selection for the national team", "gave him instruction in"; not "gave his selection

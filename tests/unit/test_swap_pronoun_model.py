@@ -559,6 +559,9 @@ CONSTRUCTIONS = [
     ('He named his best friend as executor.', 'She named her best friend as executor.'),
     ('The war left him penniless and homeless.', 'The war left her penniless and homeless.'),
     ('He praised his brave and fearless men.', 'She praised her brave and fearless women.'),
+    ('He bought his freedom in 1785.', 'She bought her freedom in 1785.'),
+    ('He earned his freedom by working as a cooper.', 'She earned her freedom by working as a cooper.'),
+    ('The ransom bought him freedom.', 'The ransom bought her freedom.'),
 ]
 
 
