@@ -562,6 +562,8 @@ CONSTRUCTIONS = [
     ('He bought his freedom in 1785.', 'She bought her freedom in 1785.'),
     ('He earned his freedom by working as a cooper.', 'She earned her freedom by working as a cooper.'),
     ('The ransom bought him freedom.', 'The ransom bought her freedom.'),
+    ('He lost his cool with the referee.', 'She lost her cool with the referee.'),
+    ('He kept his cool under pressure.', 'She kept her cool under pressure.'),
 ]
 
 
