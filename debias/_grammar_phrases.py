@@ -343,33 +343,30 @@ def _modifier_follows(text: str, comma: g._Token) -> bool:
 
 
 _IRREGULAR_COMPARATIVES = wc._words("better worse further farther")
+_IRREGULAR_SUPERLATIVES = wc._words("best worst most least")
 
 
 @lru_cache(maxsize=4096)
 def _comparative(low: str) -> bool:
     """An adjective's comparative in "-er" ("closer", "bigger", "happier", "better"; not "employer", "father")."""
-    if low in _IRREGULAR_COMPARATIVES:
-        return True
-    if not low.endswith("er") or len(low) < 5:
-        return False
-    stems = (low[:-2], low[:-1] if low[:-1].endswith("e") else "", low[:-3] + "y" if low.endswith("ier") else "",
-             low[:-3] if low[-3] == low[-4] else "")
-    adjectives = _adjectives()
-    return any(stem in adjectives for stem in stems if stem)
-
-
-_IRREGULAR_SUPERLATIVES = wc._words("best worst most least")
+    return low in _IRREGULAR_COMPARATIVES or _graded(low, "er")
 
 
 @lru_cache(maxsize=4096)
 def _superlative(low: str) -> bool:
     """An adjective's superlative ("greatest", "finest", "sexiest", "biggest", "best", "most"; not "interest", "forest")."""
-    if low in _IRREGULAR_SUPERLATIVES:
-        return True
-    if not low.endswith("est") or len(low) < 6:
+    return low in _IRREGULAR_SUPERLATIVES or _graded(low, "est")
+
+
+def _graded(low: str, suffix: str) -> bool:
+    """Whether ``low`` is an adjective of the lexicons with ``suffix`` ("er", "est") added: as is ("great"), after a
+    final "e" ("close"), with "y" turned to "i" ("happy") or with the last consonant doubled ("big").
+    """
+    n = len(suffix)
+    if not low.endswith(suffix) or len(low) < n + 3:
         return False
-    stems = (low[:-3], low[:-2] if low[:-2].endswith("e") else "", low[:-4] + "y" if low.endswith("iest") else "",
-             low[:-4] if low[-4] == low[-5] else "")
+    stems = (low[:-n], low[:-n + 1] if low[:-n + 1].endswith("e") else "",
+             low[:-n - 1] + "y" if low.endswith("i" + suffix) else "", low[:-n - 1] if low[-n - 1] == low[-n - 2] else "")
     adjectives = _adjectives()
     return any(stem in adjectives for stem in stems if stem)
 
