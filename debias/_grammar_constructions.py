@@ -83,7 +83,8 @@ _NOTICE = wc._with_forms(wc._words("notice"))
 _OF_VERBS = wc._words("speak talk think dream hear learn tell know approve disapprove die smell taste boast complain "
                       "despair tire write sing warn remind accuse rid conceive")
 _MAKES = wc._with_forms(wc._words("make")) | wc._words("made")
-_MADE_OWN = wc._words("living fortune mark way peace debut bow exit entrance escape comeback home name career bid pitch getaway breakthrough acquaintance")
+_MADE_OWN = wc._words("living fortune mark way peace debut bow exit entrance escape comeback home name career bid pitch "
+                      "getaway breakthrough acquaintance")
 _SEEM = wc._words("sound look seem appear feel smell taste")
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
