@@ -651,6 +651,8 @@ _RECEIVED_VERBS = g._MASS_OBJECT_VERBS - wc._with_forms(wc._words("show tell tea
 _WIN = wc._with_forms(wc._words("win gain regain")) | wc._words("won")
 _WON_OWN = wc._words("love trust heart favour favor confidence freedom release independence liberty spurs "
                      "seat case argument battle rights place title")
+# what one sets out to win of another ("to win his affection"), unlike what a deed wins ("his charm won him affection")
+_SOUGHT_OWN = wc._words("affection approval loyalty friendship")
 _EARN = wc._with_forms(wc._words("earn"))
 _EARNED_OWN = wc._words("success living degree place stripes reputation keep spurs")
 _ASK = wc._with_forms(wc._words("ask"))  # one asks for one's own: "asked his advice", "asking her permission"
@@ -704,7 +706,9 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     if previous in _DO and low in _DONE_TO and not _possessive_ending(text, token):
         return True
     if previous in _WIN and low in _WON_OWN or previous in _EARN and low in _EARNED_OWN:
-        return False  # "to gain his affection", "a gladiator who won his freedom", "has really earned his success"
+        return False  # "a gladiator who won his freedom", "has really earned his success"
+    if previous in _WIN and low in _SOUGHT_OWN and _word_before(text, start, previous) == "to":
+        return False  # "in a bid to gain his affection", "tried to win her approval"; not "his charm won him affection"
     if previous in _TAKE_TIME and low in _AMOUNTS and not _noun_follows(text, token):
         return True  # "would cost him little on the spot", "it cost her dearly"; not "cost her little brother his life"
     if low in _MOST and _adjective_and_noun_follow(text, token):

@@ -564,6 +564,9 @@ CONSTRUCTIONS = [
     ('The ransom bought him freedom.', 'The ransom bought her freedom.'),
     ('He lost his cool with the referee.', 'She lost her cool with the referee.'),
     ('He kept his cool under pressure.', 'She kept her cool under pressure.'),
+    ('In a bid to win his affection, she moved to Vienna.', 'In a bid to win her affection, he moved to Vienna.'),
+    ('The officer tried to gain his approval.', 'The officer tried to gain her approval.'),
+    ('His charm soon won him affection.', 'Her charm soon won her affection.'),
 ]
 
 
