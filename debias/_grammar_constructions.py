@@ -517,21 +517,25 @@ def _past_participle_ends_phrase(text: str, token: g._Token) -> bool:
         wc._is_participle(after.low)) and not after.low.endswith("ing") and not _lower_case_open(g._next(text, after.end))
 
 
+_COORDINATORS = wc._words("and but or")
+_RUN_OUT = wc._words("lapse")  # a verb WordNet counts more often as a noun, which a contract or a membership does
 # verbs that take a bare infinitive or a verb-like object themselves ("let him go see", "let her take charge")
 _VERBS_BEFORE_INFINITIVE = _BARE_INFINITIVE_HOSTS | wc._words("go come try take give get do pay keep set put dare")
 
 
 def _intransitive_verb_follows(text: str, token: g._Token) -> bool:
     """A verb's base form that is no noun or adjective after ``token``, then punctuation, the end, a
-    preposition or an -ly adverb: ``token`` is its subject ("contract expire in 1998").
+    preposition, "and"/"but"/"or" or an -ly adverb: ``token`` is its subject ("contract expire in 1998",
+    "contract lapse and joined").
     """
     after = g._next(text, token.end)
     if token.punct is not None or after.word is None or not after.word[:1].islower() or after.low in wc.CLOSED or (
-            after.low not in mostly_verbs() or after.low in mostly_nouns() or _adjective(after.low) or wc._is_adjective(after.low)):
+            after.low not in mostly_verbs() and after.low not in _RUN_OUT or after.low in mostly_nouns() or _adjective(after.low) or (
+                wc._is_adjective(after.low))):
         return False  # not "let him walk free", "let her lie low"
     following = g._next(text, after.end)
     return following.word is None and following.quote is None or following.low in wc.PREPOSITIONS or (
-        wc._is_ly_adverb(following.low or ""))
+        following.low in _COORDINATORS) or wc._is_ly_adverb(following.low or "")
 
 
 def _will_and_testament(text: str, token: g._Token) -> bool:

@@ -567,6 +567,8 @@ CONSTRUCTIONS = [
     ('In a bid to win his affection, she moved to Vienna.', 'In a bid to win her affection, he moved to Vienna.'),
     ('The officer tried to gain his approval.', 'The officer tried to gain her approval.'),
     ('His charm soon won him affection.', 'Her charm soon won her affection.'),
+    ('He let his contract lapse and joined a rival studio.', 'She let her contract lapse and joined a rival studio.'),
+    ('The guards let him pass and closed the gate.', 'The guards let her pass and closed the gate.'),
 ]
 
 
