@@ -216,6 +216,7 @@ _GIVES = wc._with_forms(wc._words("give")) | wc._words("gave given")
 _KEEPS = wc._with_forms(wc._words("keep")) | wc._words("kept")
 _KEEPS_OR_LOSES = _KEEPS | wc._with_forms(wc._words("lose")) | wc._words("lost")
 _KEPT_AS = wc._words("secret mystery")
+_HOLDS_OR_STANDS = _KEEPS | wc._with_forms(wc._words("hold stand")) | wc._words("held stood")
 _MADE_INTO = wc._words("reality success misery priority nightmare hell")
 _STAGES_AND_TOWNS = wc._words("backstage offstage onstage downtown uptown midtown")  # adverbs of place, no particles
 _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
@@ -396,7 +397,8 @@ def _owned_noun_idiom(text: str, token: g._Token, previous: str | None) -> bool:
     """A noun that the pronoun owns in a fixed phrase: "love for/of" (not "love for the first
     time"), "word" after "give" (not "gave him word of the attack") and a noun that "make" turns
     into a reality, a success or a misery ("make his dream a reality"; not "made him king a year later") and
-    one that "keep" keeps a secret ("tried to keep his drinking a secret"); "cool" kept or lost ("lost his cool").
+    one that "keep" keeps a secret ("tried to keep his drinking a secret"); "cool" kept or lost ("lost his cool"),
+    "ground" held ("stood her ground").
     """
     if token.low == "love":
         after = g._next(text, token.end)
@@ -405,6 +407,8 @@ def _owned_noun_idiom(text: str, token: g._Token, previous: str | None) -> bool:
         return previous in _GIVES and g._next(text, token.end).low != "of"
     if token.low == "cool":
         return previous in _KEEPS_OR_LOSES  # "lost his cool with the referee", "kept her cool under pressure"
+    if token.low == "ground":
+        return previous in _HOLDS_OR_STANDS  # "held his ground against the critics", "stood her ground"
     if previous not in _MAKES and previous not in _KEEPS or not token.word[:1].islower() or not g._is_open(token):
         return False
     after = g._next(text, token.end)  # only here: the common case above needs no look ahead

@@ -569,6 +569,7 @@ CONSTRUCTIONS = [
     ('His charm soon won him affection.', 'Her charm soon won her affection.'),
     ('He let his contract lapse and joined a rival studio.', 'She let her contract lapse and joined a rival studio.'),
     ('The guards let him pass and closed the gate.', 'The guards let her pass and closed the gate.'),
+    ('He held his ground against the critics.', 'She held her ground against the critics.'),
 ]
 
 
