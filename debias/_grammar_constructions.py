@@ -655,6 +655,26 @@ _RECEIVED_VERBS = g._MASS_OBJECT_VERBS - wc._with_forms(wc._words("show tell tea
 _WIN = wc._with_forms(wc._words("win gain regain")) | wc._words("won")
 _WON_OWN = wc._words("love trust heart favour favor confidence freedom release independence liberty spurs "
                      "seat case argument battle rights place title")
+_SEND = wc._with_forms(wc._words("send")) | wc._words("sent")
+
+
+def _relatives_after_number(text: str, token: g._Token) -> bool:
+    """A number (not "one") and then, after at most two adjectives ("eldest", "young"), relatives in
+    the plural (:data:`wc.RELATIONAL_NOUNS`): one's own children sent away, never a gift of them
+    ("sent his two eldest sons to Eton").
+    """
+    if not (token.low.isdigit() or token.low in _NUMBERS and token.low != "one"):
+        return False
+    after = g._next(text, token.end)
+    for _ in range(3):
+        if after.low in wc.RELATIONAL_NOUNS:
+            return after.low.endswith("s") or after.low == "children"
+        if after.low is None or not after.word[:1].islower() or not (after.low in _adjectives() or after.low.endswith("est")):
+            return False
+        after = g._next(text, after.end)
+    return False
+
+
 # what one sets out to win of another ("to win his affection"), unlike what a deed wins ("his charm won him affection")
 _SOUGHT_OWN = wc._words("affection approval loyalty friendship")
 _EARN = wc._with_forms(wc._words("earn"))
@@ -719,6 +739,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "sent his most trusted adviser"; not "loved him most dearly", "gave her most of"
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith(("ss", "ics")) or not low.endswith("s")):
         return not (g._is_open(token) and _recipient_follows(text, token) or _person_after_modifiers(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
+    if previous in _SEND and _relatives_after_number(text, token):
+        return False  # "sent his two sons to be educated in France"; not "sent him 500 troops", "bore him three sons"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
         return True
     if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):

@@ -570,6 +570,8 @@ CONSTRUCTIONS = [
     ('He let his contract lapse and joined a rival studio.', 'She let her contract lapse and joined a rival studio.'),
     ('The guards let him pass and closed the gate.', 'The guards let her pass and closed the gate.'),
     ('He held his ground against the critics.', 'She held her ground against the critics.'),
+    ('The king sent his two eldest sons to be educated in France.', 'The queen sent her two eldest daughters to be educated in France.'),
+    ('The king sent him 500 troops.', 'The queen sent her 500 troops.'),
 ]
 
 
