@@ -816,6 +816,22 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
     return None
 
 
+_CALL = wc._with_forms(wc._words("call"))
+_SUMMONED_TO = wc._words("in back over up")
+
+
+def _summoned(text: str, token: g._Token) -> bool:
+    """A lower-case noun after "call" and then "in"/"back"/"over"/"up" that ends the clause or comes
+    before "and"/"to": a person summoned, not a name given ("called his secretary in and dictated",
+    "called his aide back to the office"; not "called him secretary in 1990").
+    """
+    after = g._next(text, token.end)
+    if not token.word[:1].islower() or token.punct is not None or after.low not in _SUMMONED_TO:
+        return False
+    following = g._next(text, after.end)
+    return following.word is None and following.quote is None or following.low in ("and", "to")
+
+
 def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A rank, a captive, a standing, an ordinal or a colour as an object's predicate ("created him
     Earl of Essex", "held him prisoner", "put him top of the table", "ranked him third on",
@@ -823,6 +839,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     ever loyal husband"; not "making him ever more surly and").
     """
     low = token.low
+    if previous in _CALL and _summoned(text, token):
+        return False  # "called his secretary in and dictated a letter"; not "called him secretary in 1990"
     if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
         return True  # "created him Earl of Essex", "made him club captain", "left him ruler of"
     if previous in wc.NAMING_VERBS and low in _AWARDEES and _AWARD_PERIOD.match(text, token.end):

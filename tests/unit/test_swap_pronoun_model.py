@@ -572,6 +572,8 @@ CONSTRUCTIONS = [
     ('He held his ground against the critics.', 'She held her ground against the critics.'),
     ('The king sent his two eldest sons to be educated in France.', 'The queen sent her two eldest daughters to be educated in France.'),
     ('The king sent him 500 troops.', 'The queen sent her 500 troops.'),
+    ('He called his secretary in and dictated a letter.', 'She called her secretary in and dictated a letter.'),
+    ('The party called him secretary in 1990.', 'The party called her secretary in 1990.'),
 ]
 
 
