@@ -76,6 +76,8 @@ _CLAUSE_SUBJECTS = wc._words("he she they we i")  # a clause's subject after a p
 _OBJECT_PRONOUNS = wc._words("me him us them")  # "with him defending her"; not "without his perceiving me" (a possessive's)
 _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
 _BARE_INFINITIVE_HOSTS = wc.STRONG_CAUSATIVES | _PERCEPTION
+_SEE = wc._with_forms(wc._words("see")) | wc._words("saw seen")
+_SEEN_AS = wc._words("work works record plan plans report music book books")  # what one's work is "seen as"
 # a perception verb whose object is far more often a possessed noun than a bare infinitive's subject ("noticed his
 # work."): the model, not the last rule of the constructions, reads "her" after it
 _NOTICE = wc._with_forms(wc._words("notice"))
@@ -470,6 +472,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return True  # "to help him figure out where", "watched her walk away", "see him branch out"
     if previous in _BARE_INFINITIVE_HOSTS and low in _SEEM and g._next(text, token.end).low in ("like", "as"):
         return True  # "made him sound like the voice of reason", "made her look as if"
+    if previous in _SEE and low in _SEEN_AS and text.startswith(" as ", token.end) and (
+            g._next(text, token.end + 3).low not in _CLAUSE_SUBJECTS | wc._words("it you")):
+        return False  # "critics saw his work as derivative", "many see her work as the basis of"; not "saw him work as he"
     if previous in _PERCEPTION and token.word[:1].islower() and g._is_open(token) and low not in _OF_VERBS and (
             low not in _TITLES) and low not in wc.VERBS and not low.endswith("ed") and _of_phrase_follows(text, token):
         return False  # "saw his cover of the Simpsons theme", "heard her rendition of"; not "heard him speak of"

@@ -574,6 +574,8 @@ CONSTRUCTIONS = [
     ('The king sent him 500 troops.', 'The queen sent her 500 troops.'),
     ('He called his secretary in and dictated a letter.', 'She called her secretary in and dictated a letter.'),
     ('The party called him secretary in 1990.', 'The party called her secretary in 1990.'),
+    ('Critics saw his work as derivative of Picasso.', 'Critics saw her work as derivative of Picasso.'),
+    ('She saw him work as he had never worked before.', 'He saw her work as she had never worked before.'),
 ]
 
 
