@@ -87,7 +87,10 @@ _OF_VERBS = wc._words("speak talk think dream hear learn tell know approve disap
 _MAKES = wc._with_forms(wc._words("make")) | wc._words("made")
 _MADE_OWN = wc._words("living fortune mark way peace debut bow exit entrance escape comeback home name career bid pitch "
                       "getaway breakthrough acquaintance")
+# what one makes to someone ("made his promise to the voters"), as against a bare infinitive ("made him promise to return")
+_MADE_TO_SOMEONE = wc._words("promise vow pledge appeal plea confession")
 _SEEM = wc._words("sound look seem appear feel smell taste")
+_ARTICLES_AND_DEMONSTRATIVES = wc._words("a an the this these those that")
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
 _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINAL_NUMBER = re.compile(r"\d+(?:st|nd|rd|th)")
@@ -398,6 +401,15 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
     return None
 
 
+def _recipient_named(text: str, at: int) -> bool:
+    """An article, a demonstrative or a capitalized word after ``at`` (the end of "to"): the
+    recipient, not an infinitive ("to the voters", "to Congress"; not "to return", nor "to his
+    mother", which either reading may have).
+    """
+    after = g._next(text, at)
+    return after.word is not None and (after.low in _ARTICLES_AND_DEMONSTRATIVES or after.word[:1].isupper())
+
+
 def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """Bare infinitives after a causative or perception verb (with an adverb between: "made her
     always wait"), the grammar's causative nouns ("made her debut"; after "let", a verb: "let him
@@ -408,6 +420,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous in _MAKES and (low in _MADE_OWN and g._next(text, token.end).low not in _VERBS_OBJECT_STARTS or (
             text.startswith(" no ", token.end) and g._next(text, token.end + 3).low in _COMPARED)):
         return False  # "makes his living as a janitor", "made his way to", "makes his work no less impressive"
+    if previous in _MAKES and low in _MADE_TO_SOMEONE and text.startswith(" to ", token.end) and _recipient_named(
+            text, token.end + 3):
+        return False  # "made his promise to the voters", "made her vow to Athena"; not "made him promise to return"
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
         after = g._next(text, token.end)
         if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):

@@ -576,6 +576,8 @@ CONSTRUCTIONS = [
     ('The party called him secretary in 1990.', 'The party called her secretary in 1990.'),
     ('Critics saw his work as derivative of Picasso.', 'Critics saw her work as derivative of Picasso.'),
     ('She saw him work as he had never worked before.', 'He saw her work as she had never worked before.'),
+    ('He made his promise to the voters and kept it.', 'She made her promise to the voters and kept it.'),
+    ('She made him promise to return.', 'He made her promise to return.'),
 ]
 
 
