@@ -410,6 +410,34 @@ def _recipient_named(text: str, at: int) -> bool:
     return after.word is not None and (after.low in _ARTICLES_AND_DEMONSTRATIVES or after.word[:1].isupper())
 
 
+def _made_own(text: str, token: g._Token) -> bool:
+    """The noun after "make" that the maker owns: a way, a living, a debut (:data:`_MADE_OWN`) before
+    no object of its own, a promise or a vow "to" someone, or a work made "no less" so ("makes his
+    living as a janitor", "made his way to", "made his promise to the voters", "makes his work no less
+    impressive"; not "made him promise to return").
+    """
+    low = token.low
+    if low in _MADE_OWN:
+        return g._next(text, token.end).low not in _VERBS_OBJECT_STARTS
+    if low in _MADE_TO_SOMEONE and text.startswith(" to ", token.end):
+        return _recipient_named(text, token.end + 3)
+    return text.startswith(" no ", token.end) and g._next(text, token.end + 3).low in _COMPARED
+
+
+def _after_let(text: str, token: g._Token) -> bool | None:
+    """After "let": a noun whose own verb follows is the subject ("let his contract expire in 1998", "let his
+    membership lapse."; not "let him go see", "let her take charge"); a verb of the grammar's causative nouns
+    is the object's ("let him escape", "let her return home"; not "let her hair down"). ``None`` elsewhere.
+    """
+    low = token.low
+    if low not in _VERBS_BEFORE_INFINITIVE and token.word[:1].islower() and g._is_open(token) and (
+            _intransitive_verb_follows(text, token)):
+        return False
+    if low in wc.CAUSATIVE_NOUNS and low not in _LET_NOUNS:
+        return True
+    return None
+
+
 def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """Bare infinitives after a causative or perception verb (with an adverb between: "made her
     always wait"), the grammar's causative nouns ("made her debut"; after "let", a verb: "let him
@@ -417,24 +445,16 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     quietly leaving the room") and gerund subjects ("ends with him laughing").
     """
     low = token.low
-    if previous in _MAKES and (low in _MADE_OWN and g._next(text, token.end).low not in _VERBS_OBJECT_STARTS or (
-            text.startswith(" no ", token.end) and g._next(text, token.end + 3).low in _COMPARED)):
-        return False  # "makes his living as a janitor", "made his way to", "makes his work no less impressive"
-    if previous in _MAKES and low in _MADE_TO_SOMEONE and text.startswith(" to ", token.end) and _recipient_named(
-            text, token.end + 3):
-        return False  # "made his promise to the voters", "made her vow to Athena"; not "made him promise to return"
+    if previous in _MAKES and _made_own(text, token):
+        return False  # "makes his living as a janitor", "made his promise to the voters"
     if previous in _BARE_INFINITIVE_HOSTS and low in _ADVERBS_BEFORE_VERB:
         after = g._next(text, token.end)
         if after.low in wc._ADVERBS or after.low is not None and wc._is_ly_adverb(after.low):
             after = g._next(text, after.end)
         if after.low is not None and (after.low in mostly_verbs() or after.low in wc.VERBS):
             return True  # "let him never hereafter accuse", "made her always wait"
-    if previous in _LET and low not in _VERBS_BEFORE_INFINITIVE and token.word[:1].islower() and g._is_open(token) and (
-            _intransitive_verb_follows(text, token)):
-        return False  # "let his contract expire in 1998", "let his membership lapse."; not "let him go see", "let her take
-        # charge"
-    if previous in _LET and low in wc.CAUSATIVE_NOUNS and low not in _LET_NOUNS:
-        return True  # "let him escape", "let her return home"; not "let her hair down"
+    if previous in _LET and (decided := _after_let(text, token)) is not None:
+        return decided
     if previous in _PERCEPTION and low == "say":
         return True  # "he hears her say hi"; not "had her say"
     if low == "last" and (previous in g._COPULAS or _will_and_testament(text, token)):
