@@ -103,6 +103,11 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.low == "not" and _NEGATED_ADJECTIVE.fullmatch(g._next(text, token.end).low or "") and _noun_follows(
             text, g._next(text, token.end)):
         return False  # "to his not inconsiderable disappointment"; not "let her not look back"
+    if token.low == "next" and token.word[:1].islower() and _noun_follows(text, token) and (
+            g._next(text, token.end).low not in _NEXT_ADVERBIAL):
+        return False  # "sent his next letter from Cairo", "won his next fight"; not "saw him next week", "sat her next door"
+    if token.low == "next" and text.startswith(" door", token.end) and not text[token.end + 5:token.end + 6].isalpha():
+        return not _noun_follows(text, g._next(text, token.end))  # "put him next door"; not "her next door neighbour"
     if token.low in _HALF_NEAR and token.word[:1].islower() and _noun_follows(text, token):
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
@@ -545,6 +550,7 @@ def _quoted_before_noun(text: str, start: int, end: int) -> bool:
 
 _QUOTES = frozenset("\"'“”‘’")
 _HALF_NEAR = wc._words("half near nearer")
+_NEXT_ADVERBIAL = wc.TIME_NOUNS | wc._words("door time")  # "saw him next week", "lived next door"
 
 # Prepositions that are a noun or an adjective after a possessive determiner ("his like", "her
 # inside pocket"), and what follows the noun "like" but never the preposition's object: the

@@ -578,6 +578,9 @@ CONSTRUCTIONS = [
     ('She saw him work as he had never worked before.', 'He saw her work as she had never worked before.'),
     ('He made his promise to the voters and kept it.', 'She made her promise to the voters and kept it.'),
     ('She made him promise to return.', 'He made her promise to return.'),
+    ('He sent his next letter from Cairo.', 'She sent her next letter from Cairo.'),
+    ('They put him next door to the bishop.', 'They put her next door to the bishop.'),
+    ('He married his next door neighbour.', 'She married her next door neighbour.'),
 ]
 
 
