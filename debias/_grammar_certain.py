@@ -103,11 +103,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.low == "not" and _NEGATED_ADJECTIVE.fullmatch(g._next(text, token.end).low or "") and _noun_follows(
             text, g._next(text, token.end)):
         return False  # "to his not inconsiderable disappointment"; not "let her not look back"
-    if token.low == "next" and token.word[:1].islower() and _noun_follows(text, token) and (
-            g._next(text, token.end).low not in _NEXT_ADVERBIAL):
-        return False  # "sent his next letter from Cairo", "won his next fight"; not "saw him next week", "sat her next door"
-    if token.low == "next" and text.startswith(" door", token.end) and not text[token.end + 5:token.end + 6].isalpha():
-        return not _noun_follows(text, g._next(text, token.end))  # "put him next door"; not "her next door neighbour"
+    if token.low == "next" and token.word[:1].islower() and (decided := _next_before_noun(text, token)) is not None:
+        return decided  # "sent his next letter from Cairo", "put him next door"
     if token.low in _HALF_NEAR and token.word[:1].islower() and _noun_follows(text, token):
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
@@ -396,6 +393,19 @@ _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected antic
 
 
 _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
+
+
+def _next_before_noun(text: str, token: g._Token) -> bool | None:
+    """"next" before a noun that is no time or "door" is a determiner's ("sent his next letter from
+    Cairo", "won his next fight"; not "saw him next week"); "next door" is an object's unless a noun
+    follows ("put him next door"; not "her next door neighbour"). ``None`` elsewhere.
+    """
+    after = g._next(text, token.end)
+    if after.low == "door" and after.punct is None and not after.compound:
+        return not _noun_follows(text, after)
+    if _noun_follows(text, token) and after.low not in _NEXT_ADVERBIAL:
+        return False
+    return None
 
 
 def _owned_noun_idiom(text: str, token: g._Token, previous: str | None) -> bool:
