@@ -89,6 +89,8 @@ _MADE_OWN = wc._words("living fortune mark way peace debut bow exit entrance esc
                       "getaway breakthrough acquaintance")
 # what one makes to someone ("made his promise to the voters"), as against a bare infinitive ("made him promise to return")
 _MADE_TO_SOMEONE = wc._words("promise vow pledge appeal plea confession")
+# one's premises made into something ("made his garden a sanctuary"): no verb of a bare infinitive
+_PREMISES = wc._words("house garden estate studio flat apartment villa castle palace mansion residence office shop gallery")
 _SEEM = wc._words("sound look seem appear feel smell taste")
 _ARTICLES_AND_DEMONSTRATIVES = wc._words("a an the this these those that")
 _HELP = wc._with_forms(wc._words("help"))  # "helped her move": no "helped his move" as "made his move"
@@ -414,13 +416,16 @@ def _made_own(text: str, token: g._Token) -> bool:
     """The noun after "make" that the maker owns: a way, a living, a debut (:data:`_MADE_OWN`) before
     no object of its own, a promise or a vow "to" someone, or a work made "no less" so ("makes his
     living as a janitor", "made his way to", "made his promise to the voters", "makes his work no less
-    impressive"; not "made him promise to return").
+    impressive"; not "made him promise to return"), a noun made into something ("made his garden a
+    sanctuary"; not "made him sign a contract", "made him land a Ford tri-motor").
     """
     low = token.low
     if low in _MADE_OWN:
         return g._next(text, token.end).low not in _VERBS_OBJECT_STARTS
     if low in _MADE_TO_SOMEONE and text.startswith(" to ", token.end):
         return _recipient_named(text, token.end + 3)
+    if low in _PREMISES and g._next(text, token.end).low in ("a", "an"):
+        return True  # "made his garden a sanctuary for birds", "made her house a meeting place"
     return text.startswith(" no ", token.end) and g._next(text, token.end + 3).low in _COMPARED
 
 
@@ -558,6 +563,7 @@ def _past_participle_ends_phrase(text: str, token: g._Token) -> bool:
 
 
 _COORDINATORS = wc._words("and but or")
+_MODAL_PREPOSITIONS = wc._words("like near")  # after the modal: "will like it", "will near completion"
 _RUN_OUT = wc._words("lapse")  # a verb WordNet counts more often as a noun, which a contract or a membership does
 # verbs that take a bare infinitive or a verb-like object themselves ("let him go see", "let her take charge")
 _VERBS_BEFORE_INFINITIVE = _BARE_INFINITIVE_HOSTS | wc._words("go come try take give get do pay keep set put dare")
@@ -579,9 +585,15 @@ def _intransitive_verb_follows(text: str, token: g._Token) -> bool:
 
 
 def _will_and_testament(text: str, token: g._Token) -> bool:
-    """"will" after ``token`` as the noun of "will and testament" or "will of" (not the modal)."""
+    """"will" after ``token`` as the noun of "will and testament", "will of", or before a preposition,
+    punctuation or the end ("made his last will in 1820"; not the modal: "to make him last will be hard").
+    """
     after = g._next(text, token.end)
-    return after.low == "will" and g._next(text, after.end).low in ("and", "of")
+    if after.low != "will" or after.punct is not None:
+        return False
+    following = g._next(text, after.end)
+    return following.low in ("and", "of") or following.word is None and following.quote is None or (
+        following.low in wc.PREPOSITIONS and following.low not in _MODAL_PREPOSITIONS)
 
 
 _COMPARED = wc._words("less more longer better worse")
@@ -698,21 +710,21 @@ _WON_OWN = wc._words("love trust heart favour favor confidence freedom release i
 _SEND = wc._with_forms(wc._words("send")) | wc._words("sent")
 
 
-def _relatives_after_number(text: str, token: g._Token) -> bool:
-    """A number (not "one") and then, after at most two adjectives ("eldest", "young"), relatives in
-    the plural (:data:`wc.RELATIONAL_NOUNS`): one's own children sent away, never a gift of them
-    ("sent his two eldest sons to Eton").
+def _relatives_after_number(text: str, token: g._Token) -> g._Token | None:
+    """The relatives in the plural (:data:`wc.RELATIONAL_NOUNS`) after a number (not "one") and at
+    most two adjectives ("eldest", "young"): one's own children sent away or given something, never
+    a gift of them ("sent his two eldest sons to Eton", "gave his two sons the farm"). ``None`` elsewhere.
     """
     if not (token.low.isdigit() or token.low in _NUMBERS and token.low != "one"):
-        return False
+        return None
     after = g._next(text, token.end)
     for _ in range(3):
         if after.low in wc.RELATIONAL_NOUNS:
-            return after.low.endswith("s") or after.low == "children"
+            return after if after.low.endswith("s") or after.low == "children" else None
         if after.low is None or not after.word[:1].islower() or not (after.low in _adjectives() or after.low.endswith("est")):
-            return False
+            return None
         after = g._next(text, after.end)
-    return False
+    return None
 
 
 # what one sets out to win of another ("to win his affection"), unlike what a deed wins ("his charm won him affection")
@@ -779,8 +791,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "sent his most trusted adviser"; not "loved him most dearly", "gave her most of"
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith(("ss", "ics")) or not low.endswith("s")):
         return not (g._is_open(token) and _recipient_follows(text, token) or _person_after_modifiers(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
-    if previous in _SEND and _relatives_after_number(text, token):
-        return False  # "sent his two sons to be educated in France"; not "sent him 500 troops", "bore him three sons"
+    if previous in wc.DITRANSITIVES and (relatives := _relatives_after_number(text, token)) is not None and (
+            previous in _SEND or _object_of_verb_follows(text, relatives)):
+        return False  # "sent his two sons to be educated in France", "gave his two sons the farm"; not "sent him 500
+        # troops", "bore him three sons", "gave him two sons the following year"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
         return True
     if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):

@@ -581,6 +581,11 @@ CONSTRUCTIONS = [
     ('He sent his next letter from Cairo.', 'She sent her next letter from Cairo.'),
     ('They put him next door to the bishop.', 'They put her next door to the bishop.'),
     ('He married his next door neighbour.', 'She married her next door neighbour.'),
+    ('He made his last will in 1820.', 'She made her last will in 1820.'),
+    ('He made his garden a sanctuary for birds.', 'She made her garden a sanctuary for birds.'),
+    ('The rebels made him land a plane at Arequipa.', 'The rebels made her land a plane at Arequipa.'),
+    ('He gave his two sons the family farm.', 'She gave her two daughters the family farm.'),
+    ('She bore him two sons the following year.', 'He bore her two daughters the following year.'),
 ]
 
 
