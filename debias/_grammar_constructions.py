@@ -501,9 +501,9 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return False  # "sees his work bringing profit", "felt his work to have been done"
     if previous in _BARE_INFINITIVE_HOSTS and previous not in _HELP and token.word[:1].islower() and g._is_open(token) and (
             low not in _LINKING_VERBS) and low not in wc.MODIFIERS and low not in _DEGREE_ADVERBS and not wc._is_ly_adverb(low) and (
-            not low.endswith("ing")) and _past_participle_ends_phrase(text, token):
-        return False  # "had his contract terminated", "made her presence felt"; not "made her feel ashamed", "makes her
-        # more obliged"
+            not low.endswith("ing")) and (_past_participle_ends_phrase(text, token) or _modified_noun_then_participle(text, token)):
+        return False  # "had his contract terminated", "made her presence felt", "saw his unfinished novel published"; not
+        # "made her feel ashamed", "makes her more obliged"
     if previous in _BARE_INFINITIVE_HOSTS and (low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS or (
             previous in _PERCEPTION and low.endswith("ing") and low not in _AUXILIARY_PARTICIPLES)) and _subject_of_infinitive(
             text, token):
@@ -560,6 +560,17 @@ def _past_participle_ends_phrase(text: str, token: g._Token) -> bool:
     after = g._next(text, token.end)
     return token.punct is None and after.word is not None and after.word[:1].islower() and (
         wc._is_participle(after.low)) and not after.low.endswith("ing") and not _lower_case_open(g._next(text, after.end))
+
+
+def _modified_noun_then_participle(text: str, token: g._Token) -> bool:
+    """An adjective or participle ``token``, a noun, and a past participle that ends the phrase: the
+    object's noun phrase that the participle describes ("saw his unfinished novel published", "saw
+    his collected poems published in 1920"; not "found him dead drunk").
+    """
+    if not (token.low in _adjectives() or token.low.endswith("ed") and wc._is_participle(token.low)) or not _noun_follows(
+            text, token):
+        return False
+    return _past_participle_ends_phrase(text, g._next(text, token.end))
 
 
 _COORDINATORS = wc._words("and but or")

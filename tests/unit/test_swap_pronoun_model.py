@@ -586,6 +586,8 @@ CONSTRUCTIONS = [
     ('The rebels made him land a plane at Arequipa.', 'The rebels made her land a plane at Arequipa.'),
     ('He gave his two sons the family farm.', 'She gave her two daughters the family farm.'),
     ('She bore him two sons the following year.', 'He bore her two daughters the following year.'),
+    ('He saw his unfinished novel published after the war.', 'She saw her unfinished novel published after the war.'),
+    ('They saw him badly wounded.', 'They saw her badly wounded.'),
 ]
 
 
