@@ -107,7 +107,7 @@ _ENABLE = wc._with_forms(wc._words("enable procure")) | wc._words("enabled procu
 _ADMISSIONS = wc._words("access admission admittance entry entrance")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
-_DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship")
+_DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship promotion tenure")
 _BUY = wc._with_forms(wc._words("buy")) | wc._words("bought")
 _BOUGHT_FOR_ONESELF = _BUY | wc._with_forms(wc._words("earn purchase"))
 # second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out,
@@ -119,7 +119,7 @@ _GRANT = wc._with_forms(wc._words("grant"))
 _PAY = wc._with_forms(wc._words("pay owe award grant")) | wc._words("paid")
 _PAYMENTS = wc._words("compensation damages royalties salary pension bonus allowance stipend annuity reward wages homage")
 _GRANTED = wc._words("land lands estate estates manor manors title titles asylum amnesty pardon audience licence license "
-                     "leave custody citizenship permission clemency reprieve immunity dispensation sanctuary")
+                     "leave custody citizenship permission clemency reprieve immunity dispensation sanctuary bail tenure")
 _AWARD = wc._with_forms(wc._words("award"))
 _SELL = wc._with_forms(wc._words("sell")) | wc._words("sold")
 _MORE_OF = wc._words("further more extra additional enough less")
@@ -781,8 +781,9 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject
     if previous in _EARN and low in wc.MASS_NOUNS and low.endswith("s") and not low.endswith("ss"):
         return True  # "earned him comparisons to Brando", "earned her plaudits from critics": no "earned his plaudits"
-    if previous in wc.DITRANSITIVES and _recipient_after_noun_phrase(text, token):
-        return False  # "owed his early success partly to the patronage of"; not "gave her money."
+    if previous in wc.DITRANSITIVES and low not in _ADMISSIONS and _recipient_after_noun_phrase(text, token):
+        return False  # "owed his early success partly to the patronage of"; not "gave her money.", "gave him access to the
+        # archives"
     if low in _MORE_FEWER and previous in _AMONG and text.startswith(" than ", token.end) and _counted_noun_follows(
             text, token.end + 5):
         return False  # "among his more than 200 publications"; not "looked at her more than once"

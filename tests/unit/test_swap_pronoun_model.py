@@ -588,6 +588,10 @@ CONSTRUCTIONS = [
     ('She bore him two sons the following year.', 'He bore her two daughters the following year.'),
     ('He saw his unfinished novel published after the war.', 'She saw her unfinished novel published after the war.'),
     ('They saw him badly wounded.', 'They saw her badly wounded.'),
+    ('The post gave him access to the archives.', 'The post gave her access to the archives.'),
+    ('The court granted him bail in March.', 'The court granted her bail in March.'),
+    ('The army denied him promotion because of his politics.', 'The army denied her promotion because of her politics.'),
+    ('The board approved his promotion to colonel.', 'The board approved her promotion to colonel.'),
 ]
 
 
