@@ -112,8 +112,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.low == "opposite" and g._previous(text, start)[0] in g._COPULAS:
         return False  # "Commodus is his opposite in every way"; not "sat him opposite her"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
-        # what her_is_object answers for these, without its other checks: "gave her a book"
-        return True if token.word[:1].islower() or token.word in _SUBJECT_PRONOUNS else g.her_is_object(text, start, end)
+        return _object_before_closed_word(text, start, end, token)
     previous, adjacent = g._previous(text, start)
     if token.word[0].islower() and (token.low in _BEFORE_MODIFIERS or text.startswith(",", token.end) and _adjective_word(
             token.low) and _adjective_word(g._next(text, token.end + 1).low)) and _modifiers_before_noun(text, token):
@@ -395,6 +394,18 @@ _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected antic
 _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
 
 
+def _object_before_closed_word(text: str, start: int, end: int, token: g._Token) -> bool:
+    """"her" before a preposition, determiner, pronoun, possessive, conjunction or auxiliary: what
+    :func:`g.her_is_object` answers for these, without its other checks ("gave her a book"), except
+    "mine" the noun after a verb that neither gives nor names ("opened his mine in 1880", "says her mine
+    is"; not "gave her mine", "made her mine", "could scarce believe him mine").
+    """
+    if token.low == "mine" and token.word[:1].islower():
+        previous, adjacent = g._previous(text, start)
+        return adjacent and (previous in wc.DITRANSITIVES or previous in wc.OBJECT_PREDICATE_VERBS or previous in wc.NAMING_VERBS)
+    return True if token.word[:1].islower() or token.word in _SUBJECT_PRONOUNS else g.her_is_object(text, start, end)
+
+
 def _next_before_noun(text: str, token: g._Token) -> bool | None:
     """"next" before a noun that is no time or "door" is a determiner's ("sent his next letter from
     Cairo", "won his next fight"; not "saw him next week"); "next door" is an object's unless a noun
@@ -608,6 +619,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "the only film of his you'd seen", "a friend of his I met"
     if low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "his"):
         return False  # "we'll not see his like again", "his inside jacket pocket", "his outside interests"
+    if low == "mine" and token.word[:1].islower():
+        return False  # the noun: "says his mine is one of the most stringently regulated", "opened his mine in 1880"
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)

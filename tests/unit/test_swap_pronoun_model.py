@@ -592,6 +592,9 @@ CONSTRUCTIONS = [
     ('The court granted him bail in March.', 'The court granted her bail in March.'),
     ('The army denied him promotion because of his politics.', 'The army denied her promotion because of her politics.'),
     ('The board approved his promotion to colonel.', 'The board approved her promotion to colonel.'),
+    ('He says his mine is the safest in the state.', 'She says her mine is the safest in the state.'),
+    ('He opened his mine in 1880.', 'She opened her mine in 1880.'),
+    ('She made him mine.', 'He made her mine.'),
 ]
 
 
