@@ -394,6 +394,24 @@ _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected antic
 _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
 
 
+def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
+    """"might" after "all her", "all" staked before punctuation or a preposition other than "of",
+    "down" before "payment", or before "time" spent: the noun after the determiner "her" ("with all her
+    might", "gave her all in the final", "made her down payment", "spent her down time fishing"; not
+    "gave her all of it", "put her down", "let him down time and again").
+    """
+    after = g._next(text, token.end)
+    if token.low == "might":
+        return g._previous(text, start)[0] in _FULL
+    if token.low == "all":
+        return g._previous(text, start)[0] in _STAKE_ALL and (after.word is None and after.quote is None or (
+            after.low in wc.PREPOSITIONS and after.low != "of"))
+    if token.low != "down" or after.low not in _DOWN_NOUNS:
+        return False
+    previous = g._previous(text, start)[0]  # "let him down time and again": the particle, unless spent or after a preposition
+    return after.low.startswith("payment") or previous in _SPEND or previous in wc.PREPOSITIONS
+
+
 def _object_before_closed_word(text: str, start: int, end: int, token: g._Token) -> bool:
     """"her" before a preposition, determiner, pronoun, possessive, conjunction or auxiliary: what
     :func:`g.her_is_object` answers for these, without its other checks ("gave her a book"), except
@@ -403,6 +421,8 @@ def _object_before_closed_word(text: str, start: int, end: int, token: g._Token)
     if token.low == "mine" and token.word[:1].islower():
         previous, adjacent = g._previous(text, start)
         return adjacent and (previous in wc.DITRANSITIVES or previous in wc.OBJECT_PREDICATE_VERBS or previous in wc.NAMING_VERBS)
+    if token.low in _CLOSED_AND_NOUN and token.word[:1].islower() and _closed_word_is_her_noun(text, start, token):
+        return False  # "with all her might", "gave her all in the final", "made her down payment"
     return True if token.word[:1].islower() or token.word in _SUBJECT_PRONOUNS else g.her_is_object(text, start, end)
 
 
@@ -599,6 +619,31 @@ def _preposition_heads_noun(text: str, start: int, token: g._Token, which: str) 
     return adjacent and previous in wc.PREPOSITIONS
 
 
+_CLOSED_AND_NOUN = wc._words("mine might all down")
+_ALL_AFTER_STANDALONE = wc._words("along alone the together")  # "the decision was his all along"
+_FULL = wc._words("all full")  # "with all his might", "in the full of his might"
+_DOWN_NOUNS = wc._words("time payment payments side")  # "his down time", "her down payment"
+_SPEND = wc._with_forms(wc._words("spend enjoy")) | wc._words("spent")
+_STAKE_ALL = wc._with_forms(wc._words("give risk lose stake sacrifice bet")) | wc._words("gave given lost")
+
+
+def _closed_word_stands_after_his(text: str, start: int, token: g._Token) -> bool | None:
+    """Closed words that are also nouns after "his": "mine", "all", "down" and, after "all", "might"
+    head the noun phrase ("says his mine is", "gave his all in the final", "spent his down time
+    fishing", "with all his might.") unless they follow a standalone "his" ("the decision was his all
+    along", "the house is his down to the last brick"; "a friend of his might help" is decided as
+    before). ``None`` where the closed word's own rule decides.
+    """
+    after = g._next(text, token.end)
+    if token.low == "might":
+        return False if g._previous(text, start)[0] in _FULL else None
+    if token.low == "all":
+        return after.low in _ALL_AFTER_STANDALONE
+    if token.low == "down":
+        return not (g._is_open(after) and after.word[:1].islower())
+    return False
+
+
 def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     """The grammar's decision for "his" where it is certain, else ``None``."""
     if end == len(text) or text[end] in g._CLAUSE_PUNCTUATION:
@@ -619,8 +664,9 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "the only film of his you'd seen", "a friend of his I met"
     if low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "his"):
         return False  # "we'll not see his like again", "his inside jacket pocket", "his outside interests"
-    if low == "mine" and token.word[:1].islower():
-        return False  # the noun: "says his mine is one of the most stringently regulated", "opened his mine in 1880"
+    if low in _CLOSED_AND_NOUN and token.word[:1].islower() and (
+            decided := _closed_word_stands_after_his(text, start, token)) is not None:
+        return decided  # "opened his mine in 1880", "with all his might"
     if low in _CERTAIN_CLOSED and low not in _UNCERTAIN_CLOSED:
         # what his_stands_alone answers for these: "a friend of his from school"
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)

@@ -595,6 +595,13 @@ CONSTRUCTIONS = [
     ('He says his mine is the safest in the state.', 'She says her mine is the safest in the state.'),
     ('He opened his mine in 1880.', 'She opened her mine in 1880.'),
     ('She made him mine.', 'He made her mine.'),
+    ('He pulled with all his might.', 'She pulled with all her might.'),
+    ('A friend of his might help.', 'A friend of hers might help.'),
+    ('He gave his all in the final.', 'She gave her all in the final.'),
+    ('The decision was his all along.', 'The decision was hers all along.'),
+    ('She gave him all of it.', 'He gave her all of it.'),
+    ('He spent his down time fishing.', 'She spent her down time fishing.'),
+    ('She let him down time and again.', 'He let her down time and again.'),
 ]
 
 
