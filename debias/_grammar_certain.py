@@ -103,8 +103,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.low == "not" and _NEGATED_ADJECTIVE.fullmatch(g._next(text, token.end).low or "") and _noun_follows(
             text, g._next(text, token.end)):
         return False  # "to his not inconsiderable disappointment"; not "let her not look back"
-    if token.low == "next" and token.word[:1].islower() and (decided := _next_before_noun(text, token)) is not None:
-        return decided  # "sent his next letter from Cairo", "put him next door"
+    if token.low in ("next", "away") and token.word[:1].islower() and (decided := _adverb_before_noun(text, token)) is not None:
+        return decided  # "sent his next letter from Cairo", "put him next door", "made his away debut"
     if token.low in _HALF_NEAR and token.word[:1].islower() and _noun_follows(text, token):
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
@@ -398,7 +398,8 @@ def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
     """"might" after "all her", "all" staked before punctuation or a preposition other than "of",
     "down" before "payment", or before "time" spent: the noun after the determiner "her" ("with all her
     might", "gave her all in the final", "made her down payment", "spent her down time fishing"; not
-    "gave her all of it", "put her down", "let him down time and again").
+    "gave her all of it", "put her down", "let him down time and again"); "off" and "through" before
+    the nouns they modify ("had her off day", "with her through ball"; not "saw him off days later").
     """
     after = g._next(text, token.end)
     if token.low == "might":
@@ -406,6 +407,8 @@ def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
     if token.low == "all":
         return g._previous(text, start)[0] in _STAKE_ALL and (after.word is None and after.quote is None or (
             after.low in wc.PREPOSITIONS and after.low != "of"))
+    if token.low in _MODIFIED_BY_PARTICLE:
+        return after.low in _MODIFIED_BY_PARTICLE[token.low]  # "had her off day", "with her through ball"
     if token.low != "down" or after.low not in _DOWN_NOUNS:
         return False
     previous = g._previous(text, start)[0]  # "let him down time and again": the particle, unless spent or after a preposition
@@ -426,12 +429,15 @@ def _object_before_closed_word(text: str, start: int, end: int, token: g._Token)
     return True if token.word[:1].islower() or token.word in _SUBJECT_PRONOUNS else g.her_is_object(text, start, end)
 
 
-def _next_before_noun(text: str, token: g._Token) -> bool | None:
+def _adverb_before_noun(text: str, token: g._Token) -> bool | None:
     """"next" before a noun that is no time or "door" is a determiner's ("sent his next letter from
     Cairo", "won his next fight"; not "saw him next week"); "next door" is an object's unless a noun
-    follows ("put him next door"; not "her next door neighbour"). ``None`` elsewhere.
+    follows ("put him next door"; not "her next door neighbour"); "away" before the nouns of a match
+    is a determiner's ("made his away debut"; not "sent him away"). ``None`` elsewhere.
     """
     after = g._next(text, token.end)
+    if token.low == "away":
+        return False if after.low in _AWAY_NOUNS else None
     if after.low == "door" and after.punct is None and not after.compound:
         return not _noun_follows(text, after)
     if _noun_follows(text, token) and after.low not in _NEXT_ADVERBIAL:
@@ -619,7 +625,10 @@ def _preposition_heads_noun(text: str, start: int, token: g._Token, which: str) 
     return adjacent and previous in wc.PREPOSITIONS
 
 
-_CLOSED_AND_NOUN = wc._words("mine might all down")
+_CLOSED_AND_NOUN = wc._words("mine might all down off away through")
+# the nouns that "off" and "through" modify after a determiner ("his off day", "his through ball")
+_AWAY_NOUNS = wc._words("debut goal goals game games match matches form win wins record fixture fixtures leg")
+_MODIFIED_BY_PARTICLE = {"off": wc._words("day season night"), "through": wc._words("ball balls pass passes")}
 _ALL_AFTER_STANDALONE = wc._words("along alone the together")  # "the decision was his all along"
 _FULL = wc._words("all full")  # "with all his might", "in the full of his might"
 _DOWN_NOUNS = wc._words("time payment payments side")  # "his down time", "her down payment"
@@ -628,19 +637,22 @@ _STAKE_ALL = wc._with_forms(wc._words("give risk lose stake sacrifice bet")) | w
 
 
 def _closed_word_stands_after_his(text: str, start: int, token: g._Token) -> bool | None:
-    """Closed words that are also nouns after "his": "mine", "all", "down" and, after "all", "might"
-    head the noun phrase ("says his mine is", "gave his all in the final", "spent his down time
-    fishing", "with all his might.") unless they follow a standalone "his" ("the decision was his all
-    along", "the house is his down to the last brick"; "a friend of his might help" is decided as
-    before). ``None`` where the closed word's own rule decides.
+    """Closed words that are also nouns or modifiers after "his": "mine", "all", "down", "away" and,
+    after "all", "might" head the noun phrase ("says his mine is", "gave his all in the final", "spent
+    his down time fishing", "made his away debut", "with all his might.") unless they follow a
+    standalone "his" ("the decision was his all along", "the house is his down to the last brick"; "a
+    friend of his might help" is decided as before), as do "off" and "through" before the nouns they
+    modify ("his off day", "his through ball"). ``None`` where the closed word's own rule decides.
     """
     after = g._next(text, token.end)
     if token.low == "might":
         return False if g._previous(text, start)[0] in _FULL else None
     if token.low == "all":
         return after.low in _ALL_AFTER_STANDALONE
-    if token.low == "down":
-        return not (g._is_open(after) and after.word[:1].islower())
+    if token.low in ("down", "away"):
+        return not (g._is_open(after) and after.word[:1].islower())  # "his away debut"; not "the house is his down to"
+    if token.low in _MODIFIED_BY_PARTICLE:
+        return False if after.low in _MODIFIED_BY_PARTICLE[token.low] else None  # "his off day", "his through ball"
     return False
 
 

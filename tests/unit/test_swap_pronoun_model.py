@@ -602,6 +602,11 @@ CONSTRUCTIONS = [
     ('She gave him all of it.', 'He gave her all of it.'),
     ('He spent his down time fishing.', 'She spent her down time fishing.'),
     ('She let him down time and again.', 'He let her down time and again.'),
+    ('He made his away debut in 1990.', 'She made her away debut in 1990.'),
+    ('He had his off day.', 'She had her off day.'),
+    ('He scored with his through ball.', 'She scored with her through ball.'),
+    ('They saw him off days later.', 'They saw her off days later.'),
+    ('A cousin of his through marriage.', 'A cousin of hers through marriage.'),
 ]
 
 
