@@ -409,6 +409,9 @@ def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
             after.low in wc.PREPOSITIONS and after.low != "of"))
     if token.low in _MODIFIED_BY_PARTICLE:
         return after.low in _MODIFIED_BY_PARTICLE[token.low]  # "had her off day", "with her through ball"
+    if token.low in _SO_AS_MODIFIERS:  # "her so called friends", "her as yet unpublished poems"; not "as yet another rival"
+        return after.low == _SO_AS_MODIFIERS[token.low] and _noun_follows(text, after) and (
+            token.low == "so" or _noun_follows(text, g._next(text, after.end)))
     if token.low != "down" or after.low not in _DOWN_NOUNS:
         return False
     previous = g._previous(text, start)[0]  # "let him down time and again": the particle, unless spent or after a preposition
@@ -625,7 +628,8 @@ def _preposition_heads_noun(text: str, start: int, token: g._Token, which: str) 
     return adjacent and previous in wc.PREPOSITIONS
 
 
-_CLOSED_AND_NOUN = wc._words("mine might all down off away through")
+_CLOSED_AND_NOUN = wc._words("mine might all down off away through so as")
+_SO_AS_MODIFIERS = {"so": "called", "as": "yet"}  # "his so called friends", "his as yet unpublished poems"
 # the nouns that "off" and "through" modify after a determiner ("his off day", "his through ball")
 _AWAY_NOUNS = wc._words("debut goal goals game games match matches form win wins record fixture fixtures leg")
 _MODIFIED_BY_PARTICLE = {"off": wc._words("day season night"), "through": wc._words("ball balls pass passes")}
@@ -642,7 +646,8 @@ def _closed_word_stands_after_his(text: str, start: int, token: g._Token) -> boo
     his down time fishing", "made his away debut", "with all his might.") unless they follow a
     standalone "his" ("the decision was his all along", "the house is his down to the last brick"; "a
     friend of his might help" is decided as before), as do "off" and "through" before the nouns they
-    modify ("his off day", "his through ball"). ``None`` where the closed word's own rule decides.
+    modify ("his off day", "his through ball") and "so called" and "as yet" before a word ("his so
+    called friends", "his as yet unpublished poems"). ``None`` where the closed word's own rule decides.
     """
     after = g._next(text, token.end)
     if token.low == "might":
@@ -653,6 +658,8 @@ def _closed_word_stands_after_his(text: str, start: int, token: g._Token) -> boo
         return not (g._is_open(after) and after.word[:1].islower())  # "his away debut"; not "the house is his down to"
     if token.low in _MODIFIED_BY_PARTICLE:
         return False if after.low in _MODIFIED_BY_PARTICLE[token.low] else None  # "his off day", "his through ball"
+    if token.low in _SO_AS_MODIFIERS:
+        return False if after.low == _SO_AS_MODIFIERS[token.low] and _noun_follows(text, after) else None
     return False
 
 

@@ -747,6 +747,19 @@ _SERVE = wc._with_forms(wc._words("serve"))
 _DO = wc._with_forms(wc._words("do")) | wc._words("did done does")
 _DONE_TO = wc._words("honor honour justice credit harm injustice disservice")  # "does him honour", "did her justice"
 _MOST = wc._words("most least")
+_MORE_LESS = wc._words("more less")
+
+
+def _compared_person_follows(text: str, token: g._Token, previous: str | None) -> bool:
+    """An adjective and a person (:data:`_PEOPLE`) after "more"/"less", after a verb that neither
+    gives nor predicates: a comparative before a relative, never an amount ("introduced his more
+    famous brother", "her less gifted sister"; not "gave him more gifted pupils", "found him more
+    interesting company").
+    """
+    if previous in wc.DITRANSITIVES or previous in wc.OBJECT_PREDICATE_VERBS:
+        return False
+    adjective = g._next(text, token.end)
+    return _adjective(adjective.low) and g._next(text, adjective.end).low in _PEOPLE
 _AMOUNTS = wc._words("little much nothing everything dearly more less")
 
 
@@ -799,8 +812,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "in a bid to gain his affection", "tried to win her approval"; not "his charm won him affection"
     if previous in _TAKE_TIME and low in _AMOUNTS and not _noun_follows(text, token):
         return True  # "would cost him little on the spot", "it cost her dearly"; not "cost her little brother his life"
-    if low in _MOST and _adjective_and_noun_follow(text, token):
-        return False  # "sent his most trusted adviser"; not "loved him most dearly", "gave her most of"
+    if low in _MOST and _adjective_and_noun_follow(text, token) or low in _MORE_LESS and _compared_person_follows(
+            text, token, previous):
+        return False  # "sent his most trusted adviser", "introduced his more famous brother"; not "loved him most dearly",
+        # "gave her most of"
     if previous in _TEACH and low not in wc.RELATIONAL_NOUNS and (low.endswith(("ss", "ics")) or not low.endswith("s")):
         return not (g._is_open(token) and _recipient_follows(text, token) or _person_after_modifiers(text, token))  # "taught him chess"; not "taught his technique to Drebbel"
     if previous in wc.DITRANSITIVES and (relatives := _relatives_after_number(text, token)) is not None and (

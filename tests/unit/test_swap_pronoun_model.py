@@ -607,6 +607,11 @@ CONSTRUCTIONS = [
     ('He scored with his through ball.', 'She scored with her through ball.'),
     ('They saw him off days later.', 'They saw her off days later.'),
     ('A cousin of his through marriage.', 'A cousin of hers through marriage.'),
+    ('He introduced his more famous brother.', 'She introduced her more famous sister.'),
+    ('They sent him more gifted pupils.', 'They sent her more gifted pupils.'),
+    ('He criticised his so called friends.', 'She criticised her so called friends.'),
+    ('He published his as yet unpublished poems.', 'She published her as yet unpublished poems.'),
+    ('They saw him as yet unready for office.', 'They saw her as yet unready for office.'),
 ]
 
 
