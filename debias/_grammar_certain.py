@@ -397,8 +397,8 @@ _PREPOSITIONS_NOT_OF = wc.PREPOSITIONS - wc._words("of by")
 def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
     """"might" after "all her", "all" staked before punctuation or a preposition other than "of",
     "down" before "payment", or before "time" spent: the noun after the determiner "her" ("with all her
-    might", "gave her all in the final", "made her down payment", "spent her down time fishing"; not
-    "gave her all of it", "put her down", "let him down time and again"); "off" and "through" before
+    might", "gave her all in the final", "gives her all and more", "made her down payment", "spent her
+    down time fishing"; not "gave her all of it", "gave her all she wanted", "put her down", "let him down time and again"); "off" and "through" before
     the nouns they modify ("had her off day", "with her through ball"; not "saw him off days later").
     """
     after = g._next(text, token.end)
@@ -406,7 +406,7 @@ def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
         return g._previous(text, start)[0] in _FULL
     if token.low == "all":
         return g._previous(text, start)[0] in _STAKE_ALL and (after.word is None and after.quote is None or (
-            after.low in wc.PREPOSITIONS and after.low != "of"))
+            after.low in wc.PREPOSITIONS and after.low != "of") or after.low in ("and", "but"))
     if token.low in _MODIFIED_BY_PARTICLE:
         return after.low in _MODIFIED_BY_PARTICLE[token.low]  # "had her off day", "with her through ball"
     if token.low in _SO_AS_MODIFIERS:  # "her so called friends", "her as yet unpublished poems"; not "as yet another rival"

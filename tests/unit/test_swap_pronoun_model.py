@@ -600,6 +600,8 @@ CONSTRUCTIONS = [
     ('He gave his all in the final.', 'She gave her all in the final.'),
     ('The decision was his all along.', 'The decision was hers all along.'),
     ('She gave him all of it.', 'He gave her all of it.'),
+    ('He gives his all and more.', 'She gives her all and more.'),
+    ('She gave him all she had.', 'He gave her all he had.'),
     ('He spent his down time fishing.', 'She spent her down time fishing.'),
     ('She let him down time and again.', 'He let her down time and again.'),
     ('He made his away debut in 1990.', 'She made her away debut in 1990.'),
