@@ -691,6 +691,10 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True if token.word[:1].islower() else g.his_stands_alone(text, start, end)
     if low in ("and", "or") and g._next(text, token.end).low in _SUBJECTS:
         return True  # "that smile of his and I feel": a clause after the standalone possessive
+    if low in ("and", "or") and _standalone_pair(text, token):
+        return True  # "the fault was his and his alone", "towels marked his and hers."; not "his and her children"
+    if low == "once" and g._next(text, token.end).low in ("more", "again"):
+        return True  # "the title was his once more"; not "his once close friend"
     if _standalone_before_past(text, start, token):
         return True  # "other attributes of his included the kithara", "a friend of hers suggests she"
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
@@ -706,6 +710,20 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if _modifiers_before_noun(text, token):
         return False  # "his sometimes too active eyes", "beneath his hard, black body armor", "his soon to be rival"
     return None
+
+
+_STANDALONE_FORMS = wc._words("his hers mine yours ours theirs")
+
+
+def _standalone_pair(text: str, conjunction: g._Token) -> bool:
+    """A possessive after "and"/"or" and then the clause's end or "alone": two standalone
+    possessives ("his and his alone", "his and hers."; not "his and her children").
+    """
+    second = g._next(text, conjunction.end)
+    if second.low not in _STANDALONE_FORMS:
+        return False  # not "(preceded by his or your)": "your" stands alone never
+    after = g._next(text, second.end)
+    return after.word is None and after.quote is None or after.low == "alone"
 
 
 def _modifiers_before_noun(text: str, token: g._Token) -> bool:

@@ -614,6 +614,9 @@ CONSTRUCTIONS = [
     ('He criticised his so called friends.', 'She criticised her so called friends.'),
     ('He published his as yet unpublished poems.', 'She published her as yet unpublished poems.'),
     ('They saw him as yet unready for office.', 'They saw her as yet unready for office.'),
+    ('The fault was his and his alone.', 'The fault was hers and hers alone.'),
+    ('The title was his once more.', 'The title was hers once more.'),
+    ('He betrayed his once close friend.', 'She betrayed her once close friend.'),
 ]
 
 
