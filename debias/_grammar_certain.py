@@ -398,12 +398,15 @@ def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
     """"might" after "all her", "all" staked before punctuation or a preposition other than "of",
     "down" before "payment", or before "time" spent: the noun after the determiner "her" ("with all her
     might", "gave her all in the final", "gives her all and more", "made her down payment", "spent her
-    down time fishing"; not "gave her all of it", "gave her all she wanted", "put her down", "let him down time and again"); "off" and "through" before
+    down time fishing", "lived her all too short life"; not "gave her all of it", "gave her all she wanted",
+    "made him all too aware", "put her down", "let him down time and again"); "off" and "through" before
     the nouns they modify ("had her off day", "with her through ball"; not "saw him off days later").
     """
     after = g._next(text, token.end)
     if token.low == "might":
         return g._previous(text, start)[0] in _FULL
+    if token.low == "all" and after.low == "too":
+        return _noun_follows(text, g._next(text, after.end))  # "lived her all too short life"; not "made him all too aware"
     if token.low == "all":
         return g._previous(text, start)[0] in _STAKE_ALL and (after.word is None and after.quote is None or (
             after.low in wc.PREPOSITIONS and after.low != "of") or after.low in ("and", "but"))

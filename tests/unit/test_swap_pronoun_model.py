@@ -617,6 +617,8 @@ CONSTRUCTIONS = [
     ('The fault was his and his alone.', 'The fault was hers and hers alone.'),
     ('The title was his once more.', 'The title was hers once more.'),
     ('He betrayed his once close friend.', 'She betrayed her once close friend.'),
+    ('He lived his all too short life.', 'She lived her all too short life.'),
+    ('She made him all too aware of it.', 'He made her all too aware of it.'),
 ]
 
 
