@@ -412,6 +412,8 @@ def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
             after.low in wc.PREPOSITIONS and after.low != "of") or after.low in ("and", "but"))
     if token.low in _MODIFIED_BY_PARTICLE:
         return after.low in _MODIFIED_BY_PARTICLE[token.low]  # "had her off day", "with her through ball"
+    if token.low == "yet":
+        return _yet_before_adjective(text, after)  # "her yet unborn child"; not "gave him yet another chance"
     if token.low in _SO_AS_MODIFIERS:  # "her so called friends", "her as yet unpublished poems"; not "as yet another rival"
         return after.low == _SO_AS_MODIFIERS[token.low] and _noun_follows(text, after) and (
             token.low == "so" or _noun_follows(text, g._next(text, after.end)))
@@ -631,10 +633,10 @@ def _preposition_heads_noun(text: str, start: int, token: g._Token, which: str) 
     return adjacent and previous in wc.PREPOSITIONS
 
 
-_CLOSED_AND_NOUN = wc._words("mine might all down off away through so as")
+_CLOSED_AND_NOUN = wc._words("mine might all down off away through so as yet")
 _SO_AS_MODIFIERS = {"so": "called", "as": "yet"}  # "his so called friends", "his as yet unpublished poems"
 # the nouns that "off" and "through" modify after a determiner ("his off day", "his through ball")
-_AWAY_NOUNS = wc._words("debut goal goals game games match matches form win wins record fixture fixtures leg")
+_AWAY_NOUNS = wc._words("debut goal goals game games match matches form win wins record fixture fixtures leg kit strip shirt")
 _MODIFIED_BY_PARTICLE = {"off": wc._words("day season night"), "through": wc._words("ball balls pass passes")}
 _ALL_AFTER_STANDALONE = wc._words("along alone the together")  # "the decision was his all along"
 _FULL = wc._words("all full")  # "with all his might", "in the full of his might"
@@ -643,14 +645,24 @@ _SPEND = wc._with_forms(wc._words("spend enjoy")) | wc._words("spent")
 _STAKE_ALL = wc._with_forms(wc._words("give risk lose stake sacrifice bet")) | wc._words("gave given lost")
 
 
+def _yet_before_adjective(text: str, after: g._Token) -> bool:
+    """An open adjective and a noun after "yet": the determiner's noun phrase ("his yet unborn
+    child"; not "gave him yet another chance", "made him yet more famous abroad", "sent her yet One
+    perfect limousine").
+    """
+    return after.word is not None and after.word[:1].islower() and after.low not in wc.CLOSED and after.low not in wc.MODIFIERS and (
+        after.low != "one") and _adjective_word(after.low) and _noun_follows(text, after)
+
+
 def _closed_word_stands_after_his(text: str, start: int, token: g._Token) -> bool | None:
     """Closed words that are also nouns or modifiers after "his": "mine", "all", "down", "away" and,
     after "all", "might" head the noun phrase ("says his mine is", "gave his all in the final", "spent
     his down time fishing", "made his away debut", "with all his might.") unless they follow a
     standalone "his" ("the decision was his all along", "the house is his down to the last brick"; "a
     friend of his might help" is decided as before), as do "off" and "through" before the nouns they
-    modify ("his off day", "his through ball") and "so called" and "as yet" before a word ("his so
-    called friends", "his as yet unpublished poems"). ``None`` where the closed word's own rule decides.
+    modify ("his off day", "his through ball"), "so called" and "as yet" before a word ("his so called
+    friends", "his as yet unpublished poems") and "yet" before an adjective and a noun ("his yet unborn
+    child"). ``None`` where the closed word's own rule decides.
     """
     after = g._next(text, token.end)
     if token.low == "might":
@@ -663,6 +675,8 @@ def _closed_word_stands_after_his(text: str, start: int, token: g._Token) -> boo
         return False if after.low in _MODIFIED_BY_PARTICLE[token.low] else None  # "his off day", "his through ball"
     if token.low in _SO_AS_MODIFIERS:
         return False if after.low == _SO_AS_MODIFIERS[token.low] and _noun_follows(text, after) else None
+    if token.low == "yet":
+        return False if _yet_before_adjective(text, after) else None  # "his yet unborn child"
     return False
 
 

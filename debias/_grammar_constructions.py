@@ -913,6 +913,11 @@ def _summoned(text: str, token: g._Token) -> bool:
     return following.word is None and following.quote is None or following.low in ("and", "to")
 
 
+def _skip_ever(text: str, token: g._Token) -> g._Token:
+    """The word after ``token`` where ``token`` is "ever" ("his only ever goal", "his first ever cap"), else ``token``."""
+    return g._next(text, token.end) if token.low == "ever" else token
+
+
 def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A rank, a captive, a standing, an ordinal or a colour as an object's predicate ("created him
     Earl of Essex", "held him prisoner", "put him top of the table", "ranked him third on",
@@ -939,8 +944,9 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
             return True
     if low == "too" and previous in wc.DITRANSITIVES and g._next(text, token.end).low in _MANY_MUCH:
         return True  # "I can't give him too many shocks at once", "it cost her too much"
-    if low == "only" and previous not in wc.DITRANSITIVES and _bare_noun(g._next(text, token.end)):
-        return False  # "made his only album with the band"; not "gave her only a glance", "made her only more determined"
+    if low == "only" and previous not in wc.DITRANSITIVES and _bare_noun(_skip_ever(text, g._next(text, token.end))):
+        return False  # "made his only album with the band", "scored his only ever goal"; not "gave her only a glance",
+        # "made her only more determined"
     if low in _DEGREE_ADVERBS:
         after = g._next(text, token.end)
         if after.low in ("more", "less"):

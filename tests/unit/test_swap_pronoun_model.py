@@ -619,6 +619,11 @@ CONSTRUCTIONS = [
     ('He betrayed his once close friend.', 'She betrayed her once close friend.'),
     ('He lived his all too short life.', 'She lived her all too short life.'),
     ('She made him all too aware of it.', 'He made her all too aware of it.'),
+    ('He loved his yet unborn child.', 'She loved her yet unborn child.'),
+    ('She gave him yet another chance.', 'He gave her yet another chance.'),
+    ('It made him yet more famous abroad.', 'It made her yet more famous abroad.'),
+    ('He wore his away kit.', 'She wore her away kit.'),
+    ('He scored his only ever goal.', 'She scored her only ever goal.'),
 ]
 
 
