@@ -410,13 +410,8 @@ def _closed_word_is_her_noun(text: str, start: int, token: g._Token) -> bool:
     if token.low == "all":
         return g._previous(text, start)[0] in _STAKE_ALL and (after.word is None and after.quote is None or (
             after.low in wc.PREPOSITIONS and after.low != "of") or after.low in ("and", "but"))
-    if token.low in _MODIFIED_BY_PARTICLE:
-        return after.low in _MODIFIED_BY_PARTICLE[token.low]  # "had her off day", "with her through ball"
-    if token.low == "yet":
-        return _yet_before_adjective(text, after)  # "her yet unborn child"; not "gave him yet another chance"
-    if token.low in _SO_AS_MODIFIERS:  # "her so called friends", "her as yet unpublished poems"; not "as yet another rival"
-        return after.low == _SO_AS_MODIFIERS[token.low] and _noun_follows(text, after) and (
-            token.low == "so" or _noun_follows(text, g._next(text, after.end)))
+    if token.low in _MODIFYING_CLOSED:
+        return _closed_word_modifies_noun(text, token, after)  # "had her off day", "her so called friends"
     if token.low != "down" or after.low not in _DOWN_NOUNS:
         return False
     previous = g._previous(text, start)[0]  # "let him down time and again": the particle, unless spent or after a preposition
@@ -635,14 +630,30 @@ def _preposition_heads_noun(text: str, start: int, token: g._Token, which: str) 
 
 _CLOSED_AND_NOUN = wc._words("mine might all down off away through so as yet")
 _SO_AS_MODIFIERS = {"so": "called", "as": "yet"}  # "his so called friends", "his as yet unpublished poems"
-# the nouns that "off" and "through" modify after a determiner ("his off day", "his through ball")
 _AWAY_NOUNS = wc._words("debut goal goals game games match matches form win wins record fixture fixtures leg kit strip shirt")
+# the nouns that "off" and "through" modify after a determiner ("his off day", "his through ball")
 _MODIFIED_BY_PARTICLE = {"off": wc._words("day season night"), "through": wc._words("ball balls pass passes")}
+_MODIFYING_CLOSED = frozenset(_MODIFIED_BY_PARTICLE) | frozenset(_SO_AS_MODIFIERS) | {"yet"}
 _ALL_AFTER_STANDALONE = wc._words("along alone the together")  # "the decision was his all along"
 _FULL = wc._words("all full")  # "with all his might", "in the full of his might"
 _DOWN_NOUNS = wc._words("time payment payments side")  # "his down time", "her down payment"
 _SPEND = wc._with_forms(wc._words("spend enjoy")) | wc._words("spent")
 _STAKE_ALL = wc._with_forms(wc._words("give risk lose stake sacrifice bet")) | wc._words("gave given lost")
+
+
+def _closed_word_modifies_noun(text: str, token: g._Token, after: g._Token) -> bool:
+    """A closed word that modifies the noun phrase of a determiner "his"/"her", read the same after
+    both: "off" and "through" before the nouns they modify ("his off day", "her through ball"), "so
+    called" before a noun and "as yet" before an adjective and a noun ("his so called friends", "her as
+    yet unpublished poems"; not "saw him as yet unready for office"), "yet" before an open adjective and
+    a noun ("his yet unborn child").
+    """
+    if token.low in _MODIFIED_BY_PARTICLE:
+        return after.low in _MODIFIED_BY_PARTICLE[token.low]
+    if token.low in _SO_AS_MODIFIERS:
+        return after.low == _SO_AS_MODIFIERS[token.low] and _noun_follows(text, after) and (
+            token.low == "so" or _noun_follows(text, g._next(text, after.end)))
+    return _yet_before_adjective(text, after)
 
 
 def _yet_before_adjective(text: str, after: g._Token) -> bool:
@@ -671,12 +682,8 @@ def _closed_word_stands_after_his(text: str, start: int, token: g._Token) -> boo
         return after.low in _ALL_AFTER_STANDALONE
     if token.low in ("down", "away"):
         return not (g._is_open(after) and after.word[:1].islower())  # "his away debut"; not "the house is his down to"
-    if token.low in _MODIFIED_BY_PARTICLE:
-        return False if after.low in _MODIFIED_BY_PARTICLE[token.low] else None  # "his off day", "his through ball"
-    if token.low in _SO_AS_MODIFIERS:
-        return False if after.low == _SO_AS_MODIFIERS[token.low] and _noun_follows(text, after) else None
-    if token.low == "yet":
-        return False if _yet_before_adjective(text, after) else None  # "his yet unborn child"
+    if token.low in _MODIFYING_CLOSED:
+        return False if _closed_word_modifies_noun(text, token, after) else None  # "his off day", "his yet unborn child"
     return False
 
 
