@@ -191,7 +191,8 @@ def _idiom_after_her(text: str, token: g._Token, previous: str | None) -> bool |
 
 # verbs whose object a quoted phrase follows: 'branded him "traitor"', 'gave him "greater freedom"'
 _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
-    "get gets got getting gotten tell tells told telling") | wc._with_forms(wc._words("brand label dub term denounce hail"))
+    "get gets got getting gotten tell tells told telling") | wc._with_forms(wc._words("brand label dub term denounce hail")) | (
+    wc._with_forms(wc._words("think deem judge pronounce"))) | wc._words("thought")  # 'thought him "idle but clear"'
 
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")

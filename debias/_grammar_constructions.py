@@ -31,6 +31,7 @@ from debias._grammar_phrases import (
     _comparative,
     _could_be_verb,
     _described_noun,
+    _head_after_modifiers,
     _infinitive_follows,
     _lower_case_open,
     _modifier_follows,
@@ -136,6 +137,8 @@ _AWARDEES = wc._words("man woman person player sportsman sportswoman athlete roo
 _AWARD_PERIOD = re.compile(r" of the (?:year|match|month|season|decade|century|tournament|series|game|week|day|final)\b",
                            re.IGNORECASE)
 _LEAVE = wc._words("left leave leaves leaving")
+_COMMISSION = wc._with_forms(wc._words("commission"))
+_COMMISSIONED_RANKS = wc._words("lieutenant ensign cornet captain major colonel brigadier general sergeant midshipman")
 _VOTE = wc._with_forms(wc._words("vote"))
 # a predicate of ruin that is a noun and a verb too, so no adjective of the lexicons ("the crash left him bankrupt",
 # "declared her insolvent in 1899"; not "his bankrupt estate")
@@ -767,6 +770,20 @@ _AMOUNTS = wc._words("little much nothing everything dearly more less")
 _GIVEN = wc._words("given granted awarded offered shown sent handed promised paid lent taught told denied refused "
                    "allowed assigned bestowed afforded owed")
 _PASSIVE_AUXILIARIES = wc._words("is was are were be been being get gets got")
+# adverbs between a passive auxiliary and its participle ("was later appointed")
+_PASSIVE_ADVERBS = wc._words("later then also soon subsequently eventually finally formally officially duly again first")
+
+
+def _after_passive_auxiliary(text: str, start: int, previous: str) -> bool:
+    """``previous`` (the verb before the pronoun at ``start``) follows a form of "be" or "get",
+    perhaps past one adverb ("was made his heir", "was later appointed his deputy"), so the
+    pronoun cannot be its object.
+    """
+    end = len(text[:start].rstrip()) - len(previous)
+    before, _ = g._previous(text, end)
+    if before is not None and (before in _PASSIVE_ADVERBS or wc._is_ly_adverb(before)):
+        before, _ = g._previous(text, len(text[:end].rstrip()) - len(before))
+    return before in _PASSIVE_AUXILIARIES
 
 
 _MORE_FEWER = wc._words("more fewer")
@@ -894,7 +911,38 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
             g._next(text, token.end).low not in _OWNER_AFTER_PLACE):
         return True  # "earned him selection for the national team", "gave him instruction in"; not "gave his selection
         # of poems to", "gave his training to"
+    if previous in _VOTE and low == "thanks":
+        return True  # "Parliament voted him thanks"
+    if previous in _COST and _cost_is_verb(text, start, previous) and _bare_loss(text, token):
+        return True  # "the defeat cost him office", "cost her dear friends"; not "cost his party the election", "cost his
+        # family dearly", "the cost her family bore"
     return None
+
+
+_COST = wc._words("cost costs costing")
+# who or what pays a cost and is owned ("cost his party the election", "cost his side dearly")
+_COST_BEARERS = wc._words("family side team party club company country government firm nation army life lives career "
+                          "employer employers country's")
+
+
+def _cost_is_verb(text: str, start: int, previous: str) -> bool:
+    """"cost" before the pronoun at ``start`` is the verb, not the noun after a determiner or an
+    adjective ("the cost her family bore", "a high cost her").
+    """
+    before = _word_before(text, start, previous)
+    return before is None or before not in wc.DETERMINERS and before not in wc.POSSESSIVES and not _adjective(before)
+
+
+def _bare_loss(text: str, token: g._Token) -> bool:
+    """A noun phrase without a determiner from ``token`` on, no person nor payer (:data:`_PEOPLE`,
+    :data:`_COST_BEARERS`) at its head and no second noun phrase after it: what a cost takes
+    ("office", "dear friends", "popular support").
+    """
+    head = _head_after_modifiers(text, token)
+    if not _lower_case_open(head) or head.compound or _possessive_ending(text, head) or head.low in _PEOPLE or (
+            head.low in _COST_BEARERS):
+        return False
+    return g._next(text, head.end).low not in _VERBS_OBJECT_STARTS
 
 
 _CALL = wc._with_forms(wc._words("call"))
@@ -925,10 +973,16 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     ever loyal husband"; not "making him ever more surly and").
     """
     low = token.low
+    if previous in _CALL and low == "names" and not (g._next(text, token.end).word or "")[:1].isupper():
+        return True  # "critics called him names in the press"; not "called his names John and James"
     if previous in _CALL and _summoned(text, token):
         return False  # "called his secretary in and dictated a letter"; not "called him secretary in 1990"
     if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
-        return True  # "created him Earl of Essex", "made him club captain", "left him ruler of"
+        return not _after_passive_auxiliary(text, start, previous)  # "created him Earl of Essex", "made him club
+        # captain", "left him ruler of"; not "was made his heir", "was later appointed his deputy"
+    if previous in _COMMISSION and (low in _COMMISSIONED_RANKS or low in _ORDINALS and (
+            g._next(text, token.end).low in _COMMISSIONED_RANKS)) and not _after_passive_auxiliary(text, start, previous):
+        return True  # "commissioned him colonel of the 61st Ohio", "commissioned her second lieutenant"
     if previous in wc.NAMING_VERBS and low in _AWARDEES and _AWARD_PERIOD.match(text, token.end):
         return True  # "the fans voted him man of the match", "named her woman of the year"
     if previous in _CAPTORS and low in _CAPTIVE:

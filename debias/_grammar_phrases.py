@@ -34,7 +34,8 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal bri
                                "organist physician surgeon painter sculptor architect composer poet historian "
                                "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
-                               "correspondent producer bearer spokesman spokeswoman speaker moderator heiress")
+                               "correspondent producer bearer spokesman spokeswoman speaker moderator heiress pope patriarch "
+                               "caliph sultan tsar czar emir khan pharaoh doge shah")
 _DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
     "one thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety")
@@ -90,7 +91,8 @@ _OBJECT_STARTS = wc.PRONOUNS | wc.POSSESSIVES | wc._words("a an the this these t
 _FINITE_PASTS = wc._words("meant went came knew told gave took brought began became ran sat stood grew wrote spoke "
                           "broke chose drove became said sprang sang rang drank swam shrank sank flew drew threw blew "
                           "ate arose woke wore tore swore froze stole forgave forbade shook undertook overtook withdrew "
-                          "strove rode slew")
+                          "strove rode slew fled taught fought sought caught bought slept wept crept knelt dealt hid "
+                          "met")
 
 
 def _word_before(text: str, start: int, previous: str) -> str | None:
@@ -413,7 +415,8 @@ _RECEIVED = wc._words("pause aid entry entrance admission opportunity opportunit
                       "mandate clearance lodging hospitality loans funds thanks insight insights familiarity "
                       "sadness sorrow anguish humiliation stress worry discomfort suffering heartache heartbreak "
                       "remorse shame guilt delight amusement frustration annoyance irritation dismay "
-                      "disappointment agony torment despair loneliness")
+                      "disappointment agony torment despair loneliness enemies wealth riches immortality applause "
+                      "kudos ovation")
 
 
 def _received_noun_follows(text: str, token: g._Token) -> bool:

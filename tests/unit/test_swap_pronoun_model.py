@@ -624,6 +624,22 @@ CONSTRUCTIONS = [
     ('It made him yet more famous abroad.', 'It made her yet more famous abroad.'),
     ('He wore his away kit.', 'She wore her away kit.'),
     ('He scored his only ever goal.', 'She scored her only ever goal.'),
+    # session 11: passives of conferring, ranks, costs, quoted opinions, pasts after an object
+    ('His nephew was made his heir.', 'Her niece was made her heiress.'),
+    ('He was later appointed his deputy.', 'She was later appointed her deputy.'),
+    ('The king made him heir to the throne.', 'The queen made her heiress to the throne.'),
+    ('The conclave elected him pope.', 'The conclave elected her pope.'),
+    ('The governor commissioned him colonel of the regiment.', 'The governor commissioned her colonel of the regiment.'),
+    ('Critics called him names in the press.', 'Critics called her names in the press.'),
+    ('The defeat cost him office but not influence.', 'The defeat cost her office but not influence.'),
+    ('The scandal cost his family dearly.', 'The scandal cost her family dearly.'),
+    ('The defeat cost his party the election.', 'The defeat cost her party the election.'),
+    ('His tutor thought him "idle but clear."', 'Her tutor thought her "idle but clear."'),
+    ('Parliament voted him thanks.', 'Parliament voted her thanks.'),
+    ('The appointment earned him enemies among the generals.', 'The appointment earned her enemies among the generals.'),
+    ('The band brought him wealth.', 'The band brought her wealth.'),
+    ('The guides who accompanied him taught him to ski.', 'The guides who accompanied her taught her to ski.'),
+    ('The soldiers who attacked him fled into the woods.', 'The soldiers who attacked her fled into the woods.'),
 ]
 
 
