@@ -68,7 +68,8 @@ from debias._wordnet_lexicons import (
 )
 
 _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with_forms(
-    wc._words("remember recall imagine picture describe show depict film photograph get involve")) | wc._words("got gotten")
+    wc._words("remember recall imagine picture describe show depict film photograph get involve paint portray sketch discover "
+              "spot catch")) | wc._words("got gotten caught")
 # what follows the gerund of a subject ("with him laughing.", "him walking away", "him singing in");
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
@@ -133,7 +134,9 @@ _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
 _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename"))
 # who is voted best of a period: "voted him man of the match", "named her sportswoman of the year"
-_AWARDEES = wc._words("man woman person player sportsman sportswoman athlete rookie personality footballer cricketer")
+_AWARDEES = wc._words("man woman person player sportsman sportswoman athlete rookie personality footballer cricketer "
+                      "volunteer coach manager driver rider jockey artist writer author musician entertainer newcomer "
+                      "businessman businesswoman citizen scientist teacher")
 _AWARD_PERIOD = re.compile(r" of the (?:year|match|month|season|decade|century|tournament|series|game|week|day|final)\b",
                            re.IGNORECASE)
 _LEAVE = wc._words("left leave leaves leaving")
@@ -159,6 +162,13 @@ _SPEND = wc._with_forms(wc._words("spend spent"))
 _ROUGHLY = wc._words("only just almost nearly about over some roughly around barely")
 _UNITS = wc._words("metres meters feet foot yards miles kilometres kilometers inches paces")
 _SPAN_ENDS = wc._words("ago before later earlier")  # not "after": "spent his two years after the war"
+
+
+def _span_ends(text: str, token: g._Token) -> bool:
+    """What ends a span of time after an object (:data:`_SPAN_ENDS`, or "into" and no number: "fired him two weeks into
+    production"; not "lengthen their six weeks into ten").
+    """
+    return token.low in _SPAN_ENDS or token.low == "into" and not _number(g._next(text, token.end))
 _ADVERBS_BEFORE_VERB = wc._words("never always still only even also just not then soon ever finally")
 
 
@@ -210,12 +220,18 @@ def _objects_of_verbs(text: str, start: int, token: g._Token, previous: str | No
         return True  # "we discover him writing that", "I remember her saying that"
     if previous in _PERCEPTION and token.word[:1].islower() and low not in wc.CLOSED and _particle_and_object_follow(text, token):
         return True  # "Bray saw him point out the contingent", "watched her pick up the phone"
-    if previous in _PERCEPTION and low in mostly_nouns() and not low.endswith("ing") and g._place_follows(g._next(text, token.end)):
+    if previous in _PERCEPTION and low in mostly_nouns() and not low.endswith("ing") and g._place_follows(after := g._next(
+            text, token.end)) and after.low not in _PHRASAL_PARTICLES:
         return False  # "saw her photograph in the paper", "watched her debut on television"; not "saw her photograph the bird"
+    if previous in _PERCEPTION and token.word[:1].islower() and (_base_verb(low) or low in _EXITS) and g._next(text, token.end).low in (
+            _PHRASAL_PARTICLES) and not _lower_case_open(g._next(text, g._next(text, token.end).end)):
+        return True  # "the press conference saw him storm out after a question", "watched her walk away."
     return None
 
 
 _PARTICLES_BEFORE_OBJECT = wc._words("out up off away down back over")
+_PHRASAL_PARTICLES = wc._words("out off away")  # "saw him storm out"
+_EXITS = wc._words("storm stomp stride march rush burst sweep flounce limp")  # nouns more than verbs in WordNet
 
 
 def _particle_and_object_follow(text: str, token: g._Token) -> bool:
@@ -415,6 +431,18 @@ def _recipient_named(text: str, at: int) -> bool:
     return after.word is not None and (after.low in _ARTICLES_AND_DEMONSTRATIVES or after.word[:1].isupper())
 
 
+def _causative_noun(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
+    """The grammar's lexicons after a causative ("made her debut", "loved her best"), but an
+    object before an ordinal and a title ("made him first Lord of the Treasury").
+    """
+    low = token.low
+    if not (previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last")):
+        return None
+    if low in _ORDINALS and (title := g._next(text, token.end)).word is not None and _title_follows(text, title):
+        return True
+    return g.her_is_object(text, start, end)
+
+
 def _made_own(text: str, token: g._Token) -> bool:
     """The noun after "make" that the maker owns: a way, a living, a debut (:data:`_MADE_OWN`) before
     no object of its own, a promise or a vow "to" someone, or a work made "no less" so ("makes his
@@ -467,8 +495,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return True  # "he hears her say hi"; not "had her say"
     if low == "last" and (previous in g._COPULAS or _will_and_testament(text, token)):
         return False  # "the film would be his last,", "signed his last will and testament"; the grammar reads objects
-    if previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last"):
-        return g.her_is_object(text, start, end)  # the grammar's lexicons: "made her debut", "loved her best"
+    if (decided := _causative_noun(text, start, end, token, previous)) is not None:
+        return decided
     if low in wc.MODIFIERS or wc._is_ly_adverb(low):
         decided = _adverb_before_modifier(text, token, previous)
         if decided is not None:
@@ -492,7 +520,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         if previous == "with" and (low == "being" or wc._is_participle(low) and after.low in _CLAUSE_SUBJECTS):
             return True  # "with him being eligible for", "gets mad with him knowing he can't"
         if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
-                after.word is None and after.quote is None or after.low in _GERUND_ENDS or previous == "with" and (
+                after.word is None and after.quote is None or after.low in _GERUND_ENDS or wc._is_ly_adverb(after.low or "") or (
+                    previous == "with") and (
                     after.low in _OBJECT_PRONOUNS) or low in _POSTURES and (
                 after.low in predicate_adjectives() or after.low in mostly_adjectives())):
             return True  # "found him lying unconscious in the snow"
@@ -852,10 +881,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         if (previous in _NUMBER_OBJECT_VERBS or previous in _TAKE_TIME) and (
                 low == "one" and after.low in _ONE_OBJECT or previous in _TAKE_TIME and (after.low or "").rstrip("s") in _SPANS):
             return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
-        if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and g._next(text, after.end).low in _SPAN_ENDS:
+        if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and _span_ends(text, g._next(text, after.end)):
             return True  # "I saw him ten days before he died", "met her two years ago"
     if low.endswith("s") and low.rstrip("s") in _SPANS and previous is not None and _verb_stem_known(previous) and (
-            g._next(text, token.end).low in _SPAN_ENDS):
+            _span_ends(text, g._next(text, token.end))):
         return True  # "he would have left her years ago", "divorced him decades later"
     if previous in _SELL and token.word[:1].islower() and g._is_open(token) and not low.endswith("s") and (
             not _adjective(low)) and g._next(text, token.end).low not in _OBJECT_STARTS:
@@ -896,6 +925,13 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
     support to", "asking his advice", "bought his work,"). ``None`` elsewhere.
     """
     low = token.low
+    if previous in _SPARE and low in _MORE_OF and _lower_case_open(g._next(text, token.end)):
+        return True  # "sparing him further punishment", "saved her more trouble"
+    if previous in wc.DITRANSITIVES and low in _LITTLE_MUCH and text.startswith(" to ", token.end) and (
+            _base_verb(verb := g._next(text, token.end + 3).low) or verb in ("do", "be", "have")):
+        return True  # "the script gives him little to do", "gave her nothing to eat"
+    if previous in _OWE and low in _OWED_OWN:
+        return False  # "owed his success, he often said, to a chance meeting"; not "owed him money"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
         after = g._next(text, token.end)
         if after.low in ("to", "with") or previous in _ASK or (previous in _SERVE and low == "time"):
@@ -913,13 +949,24 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
         # of poems to", "gave his training to"
     if previous in _VOTE and low == "thanks":
         return True  # "Parliament voted him thanks"
+    if (previous in _WIN or previous in _EARN) and low in _ALLIES and not _possessive_ending(text, token) and (
+            g._next(text, token.end).low not in _WON_BACK):
+        return True  # "his manner won him friends in the dressing room", "earned her admirers"; not "won his friends over"
     if previous in _COST and _cost_is_verb(text, start, previous) and _bare_loss(text, token):
         return True  # "the defeat cost him office", "cost her dear friends"; not "cost his party the election", "cost his
         # family dearly", "the cost her family bore"
     return None
 
 
+_OWE = wc._with_forms(wc._words("owe"))
+# what one owes to a benefactor and owns ("owed his success to"), not a debt
+_OWED_OWN = wc._words("success life career position freedom fame survival rise recovery education appointment release "
+                      "election reputation existence start")
+_ALLIES = wc._words("friends admirers allies supporters followers enemies")
+_WON_BACK = wc._words("over back round around")
 _COST = wc._words("cost costs costing")
+_SPARE = wc._with_forms(wc._words("spare save"))
+_LITTLE_MUCH = wc._words("little much nothing something more less enough")
 # who or what pays a cost and is owned ("cost his party the election", "cost his side dearly")
 _COST_BEARERS = wc._words("family side team party club company country government firm nation army life lives career "
                           "employer employers country's")

@@ -164,11 +164,26 @@ def _ordinal_or_side_before_noun(text: str, token: g._Token) -> bool:
         if text.startswith(" ever ", token.end):
             return _lower_case_open(g._next(text, token.end + 5))  # "made his first ever attack"
         aside = _ORDINAL_ASIDE.match(text, token.end)
-        return aside is not None and aside.group(1) not in wc.CLOSED and not wc._is_ly_adverb(aside.group(1))
+        if aside is not None:
+            return aside.group(1) not in wc.CLOSED and not wc._is_ly_adverb(aside.group(1))
+        return _names_then_noun(text, token)  # "on his first US tour", "her second FA Cup final"
     if token.low in _SIDES and token.word[:1].islower() and not token.compound:
         after = g._next(text, token.end)
         return after.word is not None and after.word[:1].islower() and not after.compound and g._is_open(after) and (
             not _adjective(after.low)) and not after.low.endswith("ing")
+    return False
+
+
+def _names_then_noun(text: str, token: g._Token) -> bool:
+    """One to three capitalised words after ``token`` and then a lower-case noun: a noun phrase
+    ("first US tour", "second FA Cup final"; not "first Lord of the Treasury").
+    """
+    after = g._next(text, token.end)
+    for count in range(4):
+        if after.word is None or not after.word[:1].isupper() or count == 3:
+            return count > 0 and _lower_case_open(after) and not _adjective(after.low) and (
+                not g._predicate_ends(after))
+        after = g._next(text, after.end)
     return False
 
 
@@ -416,7 +431,8 @@ _RECEIVED = wc._words("pause aid entry entrance admission opportunity opportunit
                       "sadness sorrow anguish humiliation stress worry discomfort suffering heartache heartbreak "
                       "remorse shame guilt delight amusement frustration annoyance irritation dismay "
                       "disappointment agony torment despair loneliness enemies wealth riches immortality applause "
-                      "kudos ovation")
+                      "kudos ovation bronchitis pneumonia fever influenza malaria typhoid cholera asthma "
+                      "insomnia indigestion")
 
 
 def _received_noun_follows(text: str, token: g._Token) -> bool:
