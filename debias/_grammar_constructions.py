@@ -100,10 +100,13 @@ _TEACH = wc._with_forms(wc._words("teach taught"))
 _ORDINAL_NUMBER = re.compile(r"\d+(?:st|nd|rd|th)")
 _ORDINAL_ENDS = wc._words("overall place again in the race and with behind after on among at")
 # "ranked him third on its list", "seeded her second"
-_RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place seed vote list"))
+_RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place seed vote list draft pick select"))
 # "put him top of the table": a standing, not a garment ("put her top on")
 _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
+_SENSELESS = wc._words("unconscious senseless")
+_KNOCK = wc._with_forms(wc._words("knock"))
+_BEAT = wc._with_forms(wc._words("beat render kick punch club batter")) | wc._words("beaten rendered struck")
 _CAPTIVE = wc._words("prisoner captive hostage")
 _ENABLE = wc._with_forms(wc._words("enable procure")) | wc._words("enabled procured")
 _ADMISSIONS = wc._words("access admission admittance entry entrance")
@@ -1045,6 +1048,11 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
             return True
     if low == "too" and previous in wc.DITRANSITIVES and g._next(text, token.end).low in _MANY_MUCH:
         return True  # "I can't give him too many shocks at once", "it cost her too much"
+    if low == "only" and (span := g._next(text, token.end)).low is not None and span.low.endswith("s") and (
+            span.low.rstrip("s") in _SPANS) and _span_ends(text, g._next(text, span.end)):
+        return True  # "the news reached him only weeks later"; not "his only year at Oxford"
+    if low in _SENSELESS and (previous in _KNOCK or previous in _BEAT) and not _lower_case_open(g._next(text, token.end)):
+        return True  # "one of the guards knocks him unconscious and"; not "explored his unconscious desires"
     if low == "only" and previous not in wc.DITRANSITIVES and _bare_noun(_skip_ever(text, g._next(text, token.end))):
         return False  # "made his only album with the band", "scored his only ever goal"; not "gave her only a glance",
         # "made her only more determined"

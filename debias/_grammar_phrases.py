@@ -35,7 +35,7 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal bri
                                "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
                                "correspondent producer bearer spokesman spokeswoman speaker moderator heiress pope patriarch "
-                               "caliph sultan tsar czar emir khan pharaoh doge shah")
+                               "caliph sultan tsar czar emir khan pharaoh doge shah selector")
 _DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
     "one thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety")
@@ -248,10 +248,14 @@ def _title_follows(text: str, token: g._Token) -> bool:
     """
     if token.low in _TITLES:
         return not _possessive_ending(text, token) and g._next(text, token.end).low not in _DEBUTS
-    if not token.word[:1].islower() or not g._is_open(token) or token.low in _PEOPLE:
-        return False  # not "appointed his brother governor"
-    title = g._next(text, token.end)
-    return title.low in _TITLES and not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS
+    title = token
+    for _ in range(3):  # "club captain", "national team captain", "global managing editor"
+        if title.word is None or not title.word[:1].islower() or not g._is_open(title) or title.low in _PEOPLE:
+            return False  # not "appointed his brother governor"
+        title = g._next(text, title.end)
+        if title.low in _TITLES:
+            return not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS
+    return False
 
 
 _NOT_A_VERBS_OBJECT = _SPANS | wc._words("other next following previous same day whole entire")

@@ -124,7 +124,7 @@ def _verb_stem_known(word: str | None) -> bool:
             stem = word[: -len(suffix)]
             if stem in verbs or stem + "e" in verbs or stem[-1] == stem[-2] and stem[:-1] in verbs:
                 return True
-    return False
+    return word.endswith(("ies", "ied")) and len(word) > 5 and word[:-3] + "y" in verbs  # "carries", "married"
 
 
 @lru_cache(maxsize=1)

@@ -658,6 +658,17 @@ CONSTRUCTIONS = [
     ('He paid his tribute of politeness to the host.', 'She paid her tribute of politeness to the hostess.'),
     ('He owed his success, he often said, to a chance meeting.', 'She owed her success, she often said, to a chance meeting.'),
     ('The damp gave him chronic bronchitis.', 'The damp gave her chronic bronchitis.'),
+    ('The federation appointed him national team captain in 2002.', 'The federation appointed her national team captain in 2002.'),
+    ('In 2015 the agency named him global managing editor.', 'In 2015 the agency named her global managing editor.'),
+    ('The board appointed him national selector in 2017.', 'The board appointed her national selector in 2017.'),
+    ('I have a project to call his advisor about.', 'I have a project to call her advisor about.'),
+    ('The Bruins drafted him 32nd overall in the draft.', 'The Bruins drafted her 32nd overall in the draft.'),
+    ('The news reached him only weeks later.', 'The news reached her only weeks later.'),
+    ('He spent his only year at Oxford reading law.', 'She spent her only year at Oxford reading law.'),
+    ('One of the guards knocks him unconscious and drags him into the cellar.',
+     'One of the guards knocks her unconscious and drags her into the cellar.'),
+    ('He explored his unconscious desires.', 'She explored her unconscious desires.'),
+    ('Delgado carries him two miles to safety.', 'Delgado carries her two miles to safety.'),
 ]
 
 
