@@ -23,6 +23,7 @@ from debias._grammar_constructions import (
     _TITLE_GIVERS,
     _TURN,
     _TURN_ONE_S_BACK,
+    _span_ends,
     construction,
 )
 from debias._grammar_phrases import (
@@ -30,6 +31,7 @@ from debias._grammar_phrases import (
     _FINITE_PASTS,
     _NUMBERS,
     _ORDINALS,
+    _SPANS,
     _SUBJECT_CONTRACTION,
     _TITLES,
     _VERBS_OBJECT_STARTS,
@@ -61,6 +63,8 @@ _UNCERTAIN_CLOSED = wc._words(
 _CERTAIN_CLOSED = wc.PREPOSITIONS | wc.DETERMINERS | wc.PRONOUNS | wc.POSSESSIVES | wc.CONJUNCTIONS | wc.AUXILIARIES
 # "ordered him ashore": adverbs of place that are no noun and head no noun phrase
 _ADRIFT = wc._words("ashore aboard aloft astray asunder adrift aground afloat abreast")
+_INLAND = wc._words("inland underground offshore upstream downstream uphill downhill upriver downriver north south east "
+                    "west northward southward eastward westward northwards southwards eastwards westwards")
 _MIDWAY = wc._words("midway halfway")  # "fired him midway through"; not "her halfway house"
 # "thereafter", "whereby", "herein": adverbs no possessive determiner can stand before.
 _PLACE_ADVERBS = frozenset(
@@ -90,9 +94,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if (not token.low.isalpha() or token.low in _BEFORE_SECOND_WORD or token.low == "i" or token.low.endswith(
             ("ward", "wards"))) and _object_before_word(text, token):
         return True  # "tell him I'm busy", "at him couldn't", "according to", "once more", "one way or", "northward"
-    if token.low in _PLACE_ADVERBS or token.low in _ADRIFT or token.low in _MIDWAY and (
-            g._next(text, token.end).low in wc.PREPOSITIONS):
-        return True  # "open to him whereby", "stuck to her thereafter", "ordered him ashore": no noun is "whereby"
+    if _adverb_of_place(text, token):
+        return True
     if token.compound:
         return _compound_after_her(text, start, token)
     if token.low.isdigit() and re.match(r"[–-]\d", text[token.end:token.end + 2]):
@@ -194,6 +197,10 @@ _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
     "get gets got getting gotten tell tells told telling") | wc._with_forms(wc._words("brand label dub term denounce hail")) | (
     wc._with_forms(wc._words("think deem judge pronounce"))) | wc._words("thought")  # 'thought him "idle but clear"'
 
+# verbs whose object a quoted title names: 'wrote his "Ode to Joy"', 'released his "Greatest Hits"'
+_WORKS_MADE = wc._with_forms(wc._words("compose publish record release paint direct produce premiere complete dedicate")) | (
+    wc._words("wrote written sang sung"))
+
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
@@ -265,8 +272,9 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
         return False  # 'keeping up her "are you crazy" part of the dialogue'
     if quoted.word is not None and quoted.word[:1].isupper() and _is_quotation(text, token):
         previous, adjacent = g._previous(text, start)
-        if adjacent and previous in _TITLE_PREPOSITIONS:
-            return False  # 'most famous for his "Divina Commedia".'; not 'said to her "Go away"'
+        if adjacent and (previous in _TITLE_PREPOSITIONS or previous in _WORKS_MADE):
+            return False  # 'most famous for his "Divina Commedia".', 'she wrote her "Complaint of a Loyal Subject"'; not
+            # 'said to her "Go away"'
         if adjacent and previous in wc.NAMING_VERBS:
             return not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)  # 'nicknamed him "Chalky"'; not 'what
             # the press dubbed his "Wedding of the Century"'
@@ -313,8 +321,8 @@ def _noun_after_quotation(text: str, token: g._Token) -> bool:
     crazy" part', 'his "my hands are knives" routine', "his 'Greatest Hits' album").
     """
     stop, closed = _closing_quote(text, token)
-    if stop < 0 or text[token.end:stop].count(" ") > 8:
-        return False
+    if stop < 0 or text[token.end:stop].count(" ") > 8 or text[stop - 1] in ",;.!?":
+        return False  # 'called him "Baba Ijo," mother of the church': punctuation ends the quotation's phrase
     after = g._next(text, closed)
     return _lower_case_open(after) and not g._predicate_ends(after) and after.low not in _NOT_AFTER_QUOTED
 
@@ -479,14 +487,17 @@ def _half_is_owned(previous: str | None, adjacent: bool) -> bool:
         previous.endswith("ed") or _verb_stem_known(previous))
 
 
+_BEFORE_FOLLOWING = wc._words("to for against from towards toward about")
+
+
 def _following_is_a_preposition(text: str, token: g._Token, previous: str | None) -> bool:
     """"following" after a verb's object (``previous`` the verb), before an article, a possessive, a
     name or a number: the preposition ("haunt him following his diagnosis", "arrested her following
     the raid").
     """
     after = g._next(text, token.end)
-    if previous is None or previous in wc.CLOSED or not _verb_stem_known(previous):
-        return False
+    if previous is None or previous not in _BEFORE_FOLLOWING and (previous in wc.CLOSED or not _verb_stem_known(previous)):
+        return False  # "recorded tribute albums to him following his death"; not "on their following the other gentlemen"
     return after.low in _ARTICLES_AND_POSSESSIVES or after.word is not None and (after.word[:1].isupper() or after.low.isdigit())
 
 
@@ -547,6 +558,19 @@ def _back_is_an_adverb(text: str, token: g._Token, previous: str) -> bool:
 def _past_before_preposition(text: str, token: g._Token) -> bool:
     """A verb's past in "-ed" and a preposition after it: the object's verb ("another part of her died with it")."""
     return token.low.endswith("ed") and _past_of_verb(token.low) and g._next(text, token.end).low in _PREPOSITIONS_NOT_OF
+
+
+def _adverb_of_place(text: str, token: g._Token) -> bool:
+    """An adverb of place or direction after "her" that heads no noun phrase: "open to him
+    whereby", "stuck to her thereafter", "ordered him ashore", "fired him midway through",
+    "trapped him underground for four days", "sent her north to" (not "her north wing", "her
+    halfway house").
+    """
+    if token.low in _INLAND and token.word[:1].islower() and not token.compound:
+        after = g._next(text, token.end)
+        return not _lower_case_open(after) or after.low in ("every", "each")
+    return token.low in _PLACE_ADVERBS or token.low in _ADRIFT or token.low in _MIDWAY and (
+        g._next(text, token.end).low in wc.PREPOSITIONS)
 
 
 def _name_and_verb_follow(text: str, start: int, token: g._Token) -> bool:
@@ -722,6 +746,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return True  # "the title was his once more"; not "his once close friend"
     if _standalone_before_past(text, start, token):
         return True  # "other attributes of his included the kithara", "a friend of hers suggests she"
+    if (low.isdigit() or low in _NUMBERS) and _span_after_standalone(text, start, token):
+        return True  # "the gold was his four years later"; not "was his two years' salary"
     if low not in wc.CLOSED and low not in wc.MODIFIERS and low not in _UNCERTAIN_CLOSED and low not in wc._ADVERBS and (
             not wc._is_ly_adverb(low)):
         return False  # a noun, adjective or verb after "his" heads its noun phrase: "his book", "his new job"
@@ -735,6 +761,15 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if _modifiers_before_noun(text, token):
         return False  # "his sometimes too active eyes", "beneath his hard, black body armor", "his soon to be rival"
     return None
+
+
+def _span_after_standalone(text: str, start: int, number: g._Token) -> bool:
+    """A copula before "his" and, after it, a number, a span of time and what ends the span ("the
+    title was his two years later"): the standalone possessive and an adverbial of time.
+    """
+    span = g._next(text, number.end)
+    return g._previous(text, start)[0] in g._COPULAS and (span.low or "").endswith("s") and (
+        span.low.rstrip("s") in _SPANS) and _span_ends(text, g._next(text, span.end))
 
 
 _STANDALONE_FORMS = wc._words("his hers mine yours ours theirs")

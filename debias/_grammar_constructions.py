@@ -135,7 +135,7 @@ _TURN_ONE_S_BACK = wc._words("on to upon and towards toward as")
 # verbs of command and wish before an object and its participle ("ordered him shot for desertion")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
-_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename"))
+_TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename anoint"))
 # who is voted best of a period: "voted him man of the match", "named her sportswoman of the year"
 _AWARDEES = wc._words("man woman person player sportsman sportswoman athlete rookie personality footballer cricketer "
                       "volunteer coach manager driver rider jockey artist writer author musician entertainer newcomer "
@@ -270,7 +270,7 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
         # the determiner, so only "vote"
     if low == "persona" and text.startswith(" non grata", token.end):
         return True  # "declared him persona non grata"; not "her stage persona"
-    if (_adjective(low) or low in _INSOLVENT) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES and (
+    if (_adjective(low) or low in _INSOLVENT) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES | _ORDINALS and (
             _verb_stem_known(previous) or previous in wc.NAMING_VERBS):
         after, ended = g._next(text, token.end), False
         if after.low in ("and", "or", "but"):  # "thought him strong and healthy.", "found him negligent but
@@ -327,6 +327,8 @@ _NOUN_MODALS = wc._words("will may can must")
 _BEFORE_VERB = _ADVERBS_BEFORE_VERB | wc._words("be have not")
 # participles that are never attributive: "with him gone", "get her done"
 _NEVER_ATTRIBUTIVE = wc._words("gone done")
+_ALIVE_DEAD = wc._words("dead alive")
+_OBJECT_STARTS_OR_MUCH = _OBJECT_STARTS | wc._words("much many")
 _THEN_ADVERBS = wc._words("later earlier then soon again afterwards subsequently")
 
 
@@ -346,6 +348,13 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     if low in _NEVER_ATTRIBUTIVE or low in _FINITE_PASTS:
         return True
     after = g._next(text, token.end)
+    if previous == "with" and low in _ALIVE_DEAD and after.word is None and after.quote is None:
+        return True  # "with him dead, the succession passed"; not "with his dead comrades"
+    if low == "now" and after.low is not None and _past_of_verb(after.low) and not _noun_follows(text, after):
+        return True  # "the captains who had served under him now offered their services"; not "his now discredited theory"
+    if low.endswith("ed") and len(low) > 5 and low not in mostly_nouns() and after.low in _OBJECT_STARTS_OR_MUCH and (
+            previous in wc.PREPOSITIONS or _verb_stem_known(previous)):
+        return True  # "the refusal to marry him caused much speculation": an -ed word before a determiner is no modifier
     if low == "well" and previous not in wc.PREPOSITIONS and (g._predicate_ends(after) or after.low is not None and not _noun_follows(text, after) and (
             _base_verb(after.low) or after.low in _FINITE_PASTS or _past_of_verb(after.low))):
         return True  # "those who knew him well insisted"; not "her well water", "her well known interest"
@@ -952,6 +961,8 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
         # of poems to", "gave his training to"
     if previous in _VOTE and low == "thanks":
         return True  # "Parliament voted him thanks"
+    if previous in _SWEAR and low in _FEALTY and g._next(text, token.end).low != "to":
+        return True  # "the magnates swore him fealty as heir"; not "swore his allegiance to the crown"
     if (previous in _WIN or previous in _EARN) and low in _ALLIES and not _possessive_ending(text, token) and (
             g._next(text, token.end).low not in _WON_BACK):
         return True  # "his manner won him friends in the dressing room", "earned her admirers"; not "won his friends over"
@@ -962,6 +973,8 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
 
 
 _OWE = wc._with_forms(wc._words("owe"))
+_SWEAR = wc._words("swear swears swore sworn swearing")
+_FEALTY = wc._words("fealty allegiance homage loyalty obedience")
 # what one owes to a benefactor and owns ("owed his success to"), not a debt
 _OWED_OWN = wc._words("success life career position freedom fame survival rise recovery education appointment release "
                       "election reputation existence start")
@@ -1039,6 +1052,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         return True
     if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
         return True
+    if previous in _RANKERS and low == "number" and (g._next(text, token.end).low or "").isdigit():
+        return True  # "VH1 ranked him number 32 on its list"
     if previous in _RANKERS and (low in _ORDINALS or _ORDINAL_NUMBER.fullmatch(low)) or previous in _PAINT and (
             low in _COLOURS):
         after = g._next(text, token.end)

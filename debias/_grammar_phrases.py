@@ -435,7 +435,7 @@ _RECEIVED = wc._words("pause aid entry entrance admission opportunity opportunit
                       "sadness sorrow anguish humiliation stress worry discomfort suffering heartache heartbreak "
                       "remorse shame guilt delight amusement frustration annoyance irritation dismay "
                       "disappointment agony torment despair loneliness enemies wealth riches immortality applause "
-                      "kudos ovation bronchitis pneumonia fever influenza malaria typhoid cholera asthma "
+                      "kudos ovation allegiance fealty bronchitis pneumonia fever influenza malaria typhoid cholera asthma "
                       "insomnia indigestion")
 
 
