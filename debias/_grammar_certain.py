@@ -517,7 +517,8 @@ def _debut_follows(text: str, token: g._Token) -> bool:
 
 # what stands or hangs somewhere: "a statue of him stands", "a portrait of her hangs"
 _LIKENESSES = wc._words("statue statues bust busts portrait portraits painting paintings photograph photographs photo "
-                        "photos picture pictures image images drawing drawings sketch effigy likeness memorial relief")
+                        "photos picture pictures image images drawing drawings sketch effigy likeness memorial relief "
+                        "figure figures sculpture sculptures mural murals engraving engravings monument")
 _LIKENESS_VERBS = wc._words("stands hangs sits lies rests survives exists shows depicts portrays adorns "
                             "overlooks dominates")
 

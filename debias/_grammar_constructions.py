@@ -1098,4 +1098,38 @@ def _object_rules(text: str, start: int, end: int, token: g._Token, previous: st
     return decided if decided is not None else _verbs_after_object(text, token, previous)
 
 
-_CONSTRUCTION_RULES = (_first_object_owned, _object_rules, _causatives_and_gerunds, _second_objects, _predicates_of_rank)
+def _favours_and_survivals(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
+    """Objects before what the old reference works and the award lists put after them: a span one
+    is survived by ("her widower survived her many years"), a good or harm done ("the voyage did
+    him little good"), a place procured ("procured him rapid promotion"; not "procured his
+    release from prison"), a prize of the year won ("the song won her Rap Single of the Year";
+    not "won his Player of the Year award").
+    """
+    low = token.low
+    if previous in _SURVIVE and (low in _COUNTS or low.isdigit() or low == "several") and (
+            g._next(text, token.end).low or "").rstrip("s") in _SPANS:
+        return True
+    if previous in _DO and low in _LITTLE_MUCH | _GREAT_NO and g._next(text, token.end).low in _DONE_TO | {"good"}:
+        return True
+    if previous in _PROCURE and (head := _head_after_modifiers(text, token)).low in _PROCURED and (
+            g._next(text, head.end).low not in ("from", "of")):
+        return True
+    if (previous in _WIN or previous in _EARN) and token.word[:1].isupper() and low not in _TITLES:
+        last = token
+        for _ in range(3):
+            after = g._next(text, last.end)
+            if after.word is None or not after.word[:1].isupper():
+                break
+            last = after
+        award = _AWARD_PERIOD.match(text, last.end)
+        return True if award is not None and not _lower_case_open(g._next(text, award.end())) else None
+    return None
+
+
+_SURVIVE = wc._with_forms(wc._words("survive outlive"))
+_GREAT_NO = wc._words("no great some any")
+_PROCURE = wc._with_forms(wc._words("procure"))
+_PROCURED = wc._words("employment promotion preferment admission access leave")
+
+_CONSTRUCTION_RULES = (_first_object_owned, _object_rules, _causatives_and_gerunds, _second_objects, _favours_and_survivals,
+                       _predicates_of_rank)

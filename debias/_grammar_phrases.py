@@ -35,7 +35,7 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal bri
                                "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
                                "correspondent producer bearer spokesman spokeswoman speaker moderator heiress pope patriarch "
-                               "caliph sultan tsar czar emir khan pharaoh doge shah selector")
+                               "caliph sultan tsar czar emir khan pharaoh doge shah selector censor usher proctor bursar beadle")
 _DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
     "one thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety")

@@ -689,6 +689,14 @@ CONSTRUCTIONS = [
     ('A mine collapse trapped him underground for four days.', 'A mine collapse trapped her underground for four days.'),
     ('The company sent him north to the fort.', 'The company sent her north to the fort.'),
     ('He visited his north wing.', 'She visited her north wing.'),
+    ('At the 2020 awards, the song won him Rap Single of the Year.', 'At the 2020 awards, the song won her Rap Single of the Year.'),
+    ('He won his Player of the Year award.', 'She won her Player of the Year award.'),
+    ('His widow survived him many years.', 'Her widower survived her many years.'),
+    ('The voyage did him little good.', 'The voyage did her little good.'),
+    ('His skill procured him rapid promotion under the admiral.', 'Her skill procured her rapid promotion under the admiral.'),
+    ('Friends procured his release from prison.', 'Friends procured her release from prison.'),
+    ('A carved figure of him stands above the west door.', 'A carved figure of her stands above the west door.'),
+    ('The college chose him censor in 1698.', 'The college chose her censor in 1698.'),
 ]
 
 
