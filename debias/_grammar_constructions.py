@@ -1107,8 +1107,9 @@ def _favours_and_survivals(text: str, start: int, end: int, token: g._Token, pre
     """
     low = token.low
     if previous in _SURVIVE and (low in _COUNTS or low.isdigit() or low == "several") and (
-            g._next(text, token.end).low or "").rstrip("s") in _SPANS:
-        return True
+            span := g._next(text, token.end)).low is not None and span.low.rstrip("s") in _SPANS and (
+            (after := g._next(text, span.end)).word is None or after.low in ("and", "but") or _span_ends(text, after)):
+        return True  # not "survived his two years in captivity"
     if previous in _DO and low in _LITTLE_MUCH | _GREAT_NO and g._next(text, token.end).low in _DONE_TO | {"good"}:
         return True
     if previous in _PROCURE and (head := _head_after_modifiers(text, token)).low in _PROCURED and (

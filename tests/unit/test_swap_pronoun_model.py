@@ -697,6 +697,7 @@ CONSTRUCTIONS = [
     ('Friends procured his release from prison.', 'Friends procured her release from prison.'),
     ('A carved figure of him stands above the west door.', 'A carved figure of her stands above the west door.'),
     ('The college chose him censor in 1698.', 'The college chose her censor in 1698.'),
+    ('He survived his two years in captivity.', 'She survived her two years in captivity.'),
 ]
 
 
