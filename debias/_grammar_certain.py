@@ -125,7 +125,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "made his Test debut", "made his acting debut", "made his New York debut"; not "made him Earl"
     if _owned_noun_idiom(text, token, previous):
         return False  # "saw his love for his job", "gave his word that", "make his dream a reality"
-    if token.low == "following" and adjacent and _following_is_a_preposition(text, token, previous):
+    if token.low in _FOLLOWING_PENDING and adjacent and _following_is_a_preposition(text, token, previous):
         return True  # "come back to haunt him following his diagnosis"; not "his following of the rules"
     if (token.low in _FREQUENCIES or token.low in _STAGES_AND_TOWNS) and token.word[:1].islower() and not _lower_case_open(
             g._next(text, token.end)):
@@ -390,7 +390,7 @@ def _predicate_compound(text: str, start: int) -> bool:
 _NO_GOVERNOR = wc.PREPOSITIONS | wc.CONJUNCTIONS | wc.DETERMINERS | wc._words(
     "i you he she we they it is are was were be been am being")
 _SENTENCE_END = re.compile(r"[.!?;:]|\Z")
-_CURRENCY_AMOUNT = re.compile(r" (?:[A-Z]{1,3})?[$£€¥] ?\d")
+_CURRENCY_AMOUNT = re.compile(r" (?:(?:[A-Z]{1,3})?[$£€¥]|DM|USD|EUR|GBP|CHF|INR|Rs\.?) ?\d")
 _BEFORE_A_VERB = wc._words("to will would shall should can could may might must")  # "will supply her drugs"
 _NOT_PLAIN = wc.NUMBER_WORDS | wc._words(
     "one every altogether somehow somewhat anyhow worth thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
@@ -488,6 +488,8 @@ def _half_is_owned(previous: str | None, adjacent: bool) -> bool:
 
 
 _BEFORE_FOLLOWING = wc._words("to for against from towards toward about")
+_FOLLOWING_PENDING = wc._words("following pending")  # "suspended him pending an investigation"
+_WHOLLY = wc._words("outright entirely wholly")
 
 
 def _following_is_a_preposition(text: str, token: g._Token, previous: str | None) -> bool:
@@ -725,8 +727,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.compound:
         return False
     low = token.low
-    if low in _PLACE_ADVERBS:
-        return True  # "the house was his thereafter"
+    if low in _PLACE_ADVERBS or low in _WHOLLY and not _lower_case_open(g._next(text, token.end)):
+        return True  # "the house was his thereafter", "the newspaper was his outright"; not "his outright rejection"
     if low == "opposite":
         return False  # "Commodus is his opposite in every way"
     if low == "i" and token.word == "I" or ("'" in low or "’" in low) and _SUBJECT_CONTRACTION.fullmatch(low):
@@ -847,8 +849,8 @@ def _standalone_before_past(text: str, start: int, token: g._Token) -> bool:
     kithara", "a friend of his told me", "a friend of hers suggests she"), no determiner of a
     participle ("of his included items" is no English) or of a plural ("of his works that").
     """
-    if not text.endswith("of ", 0, start) or not token.word[0].islower():
-        return False
+    if not text.endswith(("of ", " as "), 0, start) or not token.word[0].islower():
+        return False  # "a friend of his told me", "a memory as prodigious as his allowed him"
     low = token.low
     past = low in _FINITE_PASTS or low.endswith("ed") and _past_of_verb(low)
     present = not past and low.endswith("s") and not low.endswith("ss") and _verb_stem_known(low)

@@ -69,7 +69,7 @@ from debias._wordnet_lexicons import (
 
 _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with_forms(
     wc._words("remember recall imagine picture describe show depict film photograph get involve paint portray sketch discover "
-              "spot catch")) | wc._words("got gotten caught")
+              "spot catch capture record")) | wc._words("got gotten caught")
 # what follows the gerund of a subject ("with him laughing.", "him walking away", "him singing in");
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
@@ -284,7 +284,8 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             ended = after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(second.low))
         if after.punct == "," and _adjectives_before_noun(text, g._next(text, after.end)):
             return None  # "lightens his intense, mobile face": adjectives before a noun
-        if (ended or g._predicate_ends(after) or after.low in _AT_ONCE) and text[token.end:token.end + 1] not in ("'", "’"):
+        if (ended or g._predicate_ends(after) or after.low in _AT_ONCE or _adverb_ends_predicate(text, after)) and (
+                text[token.end:token.end + 1] not in ("'", "’")):
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
     if low in ("and", "or"):
         return _coordinated(text, token, previous)
@@ -327,8 +328,32 @@ _NOUN_MODALS = wc._words("will may can must")
 _BEFORE_VERB = _ADVERBS_BEFORE_VERB | wc._words("be have not")
 # participles that are never attributive: "with him gone", "get her done"
 _NEVER_ATTRIBUTIVE = wc._words("gone done")
+
+
+def _past_form(low: str) -> bool:
+    """A verb's -ed form: of a verb the lexicons know, or the -ed form of a word WordNet reads mostly as
+    a noun, itself no adjective ("surfaced", "angered"; not "beloved", "deathbed", "steed").
+    """
+    if _past_of_verb(low):
+        return True
+    if not _ed_form(low) or _adjective(low):
+        return False
+    nouns = mostly_nouns()
+    return low[:-1] in nouns or low[:-2] in nouns or low[-3] == low[-4] and low[:-3] in nouns
+
+
+def _ed_form(low: str) -> bool:
+    """An -ed word of six letters or more that is no noun ("caused", "surprised"; not "deathbed",
+    "seabed", "steed"): before a determiner, no modifier of a noun.
+    """
+    return low.endswith("ed") and len(low) > 5 and not low.endswith(("bed", "eed", "sled", "shed")) and low not in mostly_nouns()
+
+
+def _adverb_ends_predicate(text: str, adverb: g._Token) -> bool:
+    """An -ly adverb after a predicative adjective and no noun after it ("pronounced him dead shortly after")."""
+    return adverb.low is not None and wc._is_ly_adverb(adverb.low) and not _lower_case_open(g._next(text, adverb.end))
 _ALIVE_DEAD = wc._words("dead alive")
-_OBJECT_STARTS_OR_MUCH = _OBJECT_STARTS | wc._words("much many")
+_DETERMINERS_OR_MUCH = wc._words("a an the this that these those his her their its my our your much many some no")
 _THEN_ADVERBS = wc._words("later earlier then soon again afterwards subsequently")
 
 
@@ -352,8 +377,7 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         return True  # "with him dead, the succession passed"; not "with his dead comrades"
     if low == "now" and after.low is not None and _past_of_verb(after.low) and not _noun_follows(text, after):
         return True  # "the captains who had served under him now offered their services"; not "his now discredited theory"
-    if low.endswith("ed") and len(low) > 5 and low not in mostly_nouns() and after.low in _OBJECT_STARTS_OR_MUCH and (
-            previous in wc.PREPOSITIONS or _verb_stem_known(previous)):
+    if _ed_form(low) and after.low in _DETERMINERS_OR_MUCH and (previous in wc.PREPOSITIONS or _verb_stem_known(previous)):
         return True  # "the refusal to marry him caused much speculation": an -ed word before a determiner is no modifier
     if low == "well" and previous not in wc.PREPOSITIONS and (g._predicate_ends(after) or after.low is not None and not _noun_follows(text, after) and (
             _base_verb(after.low) or after.low in _FINITE_PASTS or _past_of_verb(after.low))):
@@ -375,7 +399,7 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
         # cryogenically frozen wife"
     if after.low == "enough" and low not in wc.CLOSED and not low.endswith("s"):
         return True
-    if (previous in wc.PREPOSITIONS or _verb_stem_known(previous)) and _past_of_verb(low) and (
+    if (previous in wc.PREPOSITIONS or _verb_stem_known(previous)) and _past_form(low) and (
             after.word is None and after.quote is None or after.low in wc.PREPOSITIONS - {"of", "by"}) and not (
             after.punct == "," and _adjectives_before_noun(text, g._next(text, after.end))):
         return True  # "interest in him revived in the 1990s", "the children she bore him died in"; not "in her revived
@@ -408,6 +432,8 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
     """
     if _ordinal_or_side_before_noun(text, token):
         return False  # "her first (unpublished) novel", "had his first, supervised, experience", "set his left foot"
+    if previous in wc.PREPOSITIONS and token.low.endswith("bed") and token.word[:1].islower():
+        return False  # "on his deathbed", "from her sickbed": a bed, never a past
     if (token.compound or token.low.endswith(("ed", "ly")) or token.low in _adjectives()) and previous not in _CALLERS and (
             _person_after_modifiers(text, token)):
         return False  # "tells his little girl", "finding his estranged son", "with his loving, down-to-earth wife"
@@ -911,8 +937,10 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return True  # "his father's connections enabled him access to", "procured him admission to the Academy"
     if previous in _DENY and low in _DENIED:
         return True  # "refused him permission to marry", "denied her access to the archives"
-    if previous in _AWARD and token.word[:1].islower() and g._is_open(token) and low not in wc.RELATIONAL_NOUNS:
-        return True  # "awarded him honorary membership"; "awarded his film the prize" is decided before
+    if previous in _AWARD and token.word[:1].islower() and g._is_open(token) and low not in wc.RELATIONAL_NOUNS and not (
+            _person_after_modifiers(text, token)) and _head_after_modifiers(text, token).low not in _TITLES:
+        return True  # "awarded him honorary membership"; not "awarded his former manager $4 million"; "awarded his film the
+        # prize" is decided before
     if previous in wc.DITRANSITIVES and low in _MORE_OF and g._next(text, token.end).low in wc.MASS_NOUNS:
         return True  # "refused to lend him further money"
     if (previous in _GIVE or previous in _ALLOW) and (low in wc.MASS_NOUNS or low in _GIVEN_FOR) and _infinitive_follows(
@@ -1046,7 +1074,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     if previous in _COMMISSION and (low in _COMMISSIONED_RANKS or low in _ORDINALS and (
             g._next(text, token.end).low in _COMMISSIONED_RANKS)) and not _after_passive_auxiliary(text, start, previous):
         return True  # "commissioned him colonel of the 61st Ohio", "commissioned her second lieutenant"
-    if previous in wc.NAMING_VERBS and low in _AWARDEES and _AWARD_PERIOD.match(text, token.end):
+    if previous in wc.NAMING_VERBS and (low in _AWARDEES or _lower_case_open(token) and low not in _PEOPLE) and (
+            _AWARD_PERIOD.match(text, token.end)):
         return True  # "the fans voted him man of the match", "named her woman of the year"
     if previous in _CAPTORS and low in _CAPTIVE:
         return True

@@ -92,7 +92,7 @@ _FINITE_PASTS = wc._words("meant went came knew told gave took brought began bec
                           "broke chose drove became said sprang sang rang drank swam shrank sank flew drew threw blew "
                           "ate arose woke wore tore swore froze stole forgave forbade shook undertook overtook withdrew "
                           "strove rode slew fled taught fought sought caught bought slept wept crept knelt dealt hid "
-                          "met")
+                          "met seemed appeared remained proved")
 
 
 def _word_before(text: str, start: int, previous: str) -> str | None:

@@ -698,6 +698,20 @@ CONSTRUCTIONS = [
     ('A carved figure of him stands above the west door.', 'A carved figure of her stands above the west door.'),
     ('The college chose him censor in 1698.', 'The college chose her censor in 1698.'),
     ('He survived his two years in captivity.', 'She survived her two years in captivity.'),
+    ('Doctors pronounced him dead shortly after 11 p.m.', 'Doctors pronounced her dead shortly after 11 p.m.'),
+    ('The accusations against him surfaced in a 2018 article.', 'The accusations against her surfaced in a 2018 article.'),
+    ('The party suspended him pending an investigation.', 'The party suspended her pending an investigation.'),
+    ('He faced his pending trial.', 'She faced her pending trial.'),
+    ('The recordings captured him discussing the sale of a seat.', 'The recordings captured her discussing the sale of a seat.'),
+    ('A jury awarded his former manager $4 million.', 'A jury awarded her former manager $4 million.'),
+    ('A court fined him DM 550,000 for tax evasion.', 'A court fined her DM 550,000 for tax evasion.'),
+    ('By 1899 the newspaper was his outright.', 'By 1899 the newspaper was hers outright.'),
+    ('A memory as prodigious as his allowed him to recite whole books.', 'A memory as prodigious as hers allowed her to recite whole books.'),
+    ('On his deathbed he spoke of Rome.', 'On her deathbed she spoke of Rome.'),
+    ('On his deathbed the old king forgave his son.', 'On her deathbed the old queen forgave her daughter.'),
+    ('The refusal to marry him caused much speculation at court.', 'The refusal to marry her caused much speculation at court.'),
+    ('Though you always received him very properly, you said nothing.', 'Though you always received her very properly, you said nothing.'),
+    ('The union named him publisher of the year.', 'The union named her publisher of the year.'),
 ]
 
 
