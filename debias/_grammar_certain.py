@@ -146,8 +146,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if low.endswith("s") and previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
             _word_before(text, start, previous) or "").endswith("ing"):
         return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
-    if previous == "of" and _word_before(text, start, "of") in _LIKENESSES and _present_verb_after_likeness(text, token):
-        return True  # "a statue of him stands in the square", "a photograph of her shows"; not "a portrait of her hands"
+    if _likeness_before(text, start, previous) and _present_verb_after_likeness(text, token):
+        return True  # "a statue of him stands in the square", "a shrine dedicated to her stands"; not "a portrait of her hands"
     if token.word[:1].islower() and word_classes(low) == ("open",) and low not in _NOT_PLAIN and not low.endswith("ing") and (
             previous in _NO_GOVERNOR or previous is not None and _is_plain(previous) and (
                 _word_before(text, start, previous) not in _BEFORE_A_VERB)) and not _past_before_preposition(text, token):
@@ -523,6 +523,18 @@ _LIKENESSES = wc._words("statue statues bust busts portrait portraits painting p
                         "figure figures sculpture sculptures mural murals engraving engravings monument")
 _LIKENESS_VERBS = wc._words("stands hangs sits lies rests survives exists shows depicts portrays adorns "
                             "overlooks dominates")
+
+
+_DEDICATED = wc._words("dedicated erected raised built consecrated")
+
+
+def _likeness_before(text: str, start: int, previous: str | None) -> bool:
+    """A likeness "of" the pronoun at ``start`` or a shrine "dedicated to" it ("a statue of him",
+    "a shrine dedicated to her"): the subject of the verb after the pronoun.
+    """
+    if previous == "of":
+        return _word_before(text, start, "of") in _LIKENESSES
+    return previous == "to" and _word_before(text, start, "to") in _DEDICATED
 
 
 def _present_verb_after_likeness(text: str, token: g._Token) -> bool:

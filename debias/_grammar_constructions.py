@@ -74,6 +74,9 @@ _GERUND_HOSTS = wc._words("with without") | wc.OBJECT_PREDICATE_VERBS | wc._with
 # not "of" ("with her interpreting of parables" is a possessive's noun)
 _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.POSSESSIVES | wc._words(
     "away back out off up down home twice")
+# nouns in -ing that no verb has ("struck him with his lightning")
+_ING_NOUNS = wc._words("lightning morning evening ceiling wedding sibling offspring pudding stocking herring shilling farthing "
+                       "viking darling")
 _CLAUSE_SUBJECTS = wc._words("he she they we i")  # a clause's subject after a participle: "with him knowing he"
 _OBJECT_PRONOUNS = wc._words("me him us them")  # "with him defending her"; not "without his perceiving me" (a possessive's)
 _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
@@ -104,6 +107,7 @@ _RANKERS = wc.OBJECT_PREDICATE_VERBS | wc._with_forms(wc._words("rank rate place
 # "put him top of the table": a standing, not a garment ("put her top on")
 _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took taken")
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
+_MOVE = wc._with_forms(wc._words("move lift take")) | wc._words("took taken")
 _SENSELESS = wc._words("unconscious senseless")
 _KNOCK = wc._with_forms(wc._words("knock"))
 _BEAT = wc._with_forms(wc._words("beat render kick punch club batter")) | wc._words("beaten rendered struck")
@@ -124,7 +128,8 @@ _GRANT = wc._with_forms(wc._words("grant"))
 _PAY = wc._with_forms(wc._words("pay owe award grant")) | wc._words("paid")
 _PAYMENTS = wc._words("compensation damages royalties salary pension bonus allowance stipend annuity reward wages homage")
 _GRANTED = wc._words("land lands estate estates manor manors title titles asylum amnesty pardon audience licence license "
-                     "leave custody citizenship permission clemency reprieve immunity dispensation sanctuary bail tenure")
+                     "leave custody citizenship permission clemency reprieve immunity dispensation sanctuary bail tenure "
+                     "kingship lordship dominion sovereignty")
 _AWARD = wc._with_forms(wc._words("award"))
 _SELL = wc._with_forms(wc._words("sell")) | wc._words("sold")
 _MORE_OF = wc._words("further more extra additional enough less")
@@ -550,7 +555,7 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return True  # "the film finds him still living with his parents"; not "with her still beating heart"
     if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
-    if low.endswith("ing") and previous in _GERUND_HOSTS:
+    if low.endswith("ing") and previous in _GERUND_HOSTS and low not in _ING_NOUNS:
         after = g._next(text, token.end)
         if low == "getting" and after.low is not None and wc._is_participle(after.low) and not _noun_follows(text, after) and (
                 g._next(text, after.end).low not in _OBJECT_STARTS):
@@ -1081,6 +1086,9 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         return True
     if low == "top" and previous in _PLACERS and text.startswith(" of ", token.end):
         return True
+    if previous in _MOVE and (low == "level" and text.startswith(" with ", token.end) or low == "past" and (
+            (g._next(text, token.end).word or "a")[:1].isupper() or g._next(text, token.end).low in ("the", "a", "an"))):
+        return True  # "the win moved him level with", "moved her past Maureen Jenkins on the list"; not "moved his past"
     if previous in _RANKERS and low == "number" and (g._next(text, token.end).low or "").isdigit():
         return True  # "VH1 ranked him number 32 on its list"
     if previous in _RANKERS and (low in _ORDINALS or _ORDINAL_NUMBER.fullmatch(low)) or previous in _PAINT and (
@@ -1135,6 +1143,9 @@ def _favours_and_survivals(text: str, start: int, end: int, token: g._Token, pre
     not "won his Player of the Year award").
     """
     low = token.low
+    if previous in _FOR_SOMEONE and _word_before(text, start, previous) in _FEELINGS and _verb_of_feeling(text, token):
+        return True  # "his love for her eventually becomes an obsession", "his feelings for him grow stronger"; not "his love
+        # for her children grows"
     if previous in _SURVIVE and (low in _COUNTS or low.isdigit() or low == "several") and (
             span := g._next(text, token.end)).low is not None and span.low.rstrip("s") in _SPANS and (
             (after := g._next(text, span.end)).word is None or after.low in ("and", "but") or _span_ends(text, after)):
@@ -1157,6 +1168,27 @@ def _favours_and_survivals(text: str, start: int, end: int, token: g._Token, pre
 
 
 _SURVIVE = wc._with_forms(wc._words("survive outlive"))
+_FOR_SOMEONE = wc._words("for towards toward")
+_FEELINGS = wc._words("love feelings feeling hatred affection admiration respect desire passion contempt sympathy dislike "
+                      "fondness hostility jealousy infatuation obsession attraction devotion loyalty")
+
+
+def _verb_of_feeling(text: str, token: g._Token) -> bool:
+    """The verb of a feeling's clause after "for her": an -ly adverb before it, a verb's -s form or
+    base form that WordNet reads mostly as a verb, or a past ("becomes", "grow", "deepened").
+    """
+    low = token.low
+    if not token.word[:1].islower() or not low.isalpha() or low == "own":
+        return False
+    if wc._is_ly_adverb(low):
+        token = g._next(text, token.end)
+        low = token.low or ""
+    after = g._next(text, token.end)
+    if after.word is None or after.low in _FINITE_PASTS or after.low in wc.AUXILIARIES or _past_of_verb(after.low):
+        return False  # not "respect for her work.", "his respect for her work grew"
+    verbs = mostly_verbs()
+    return low in verbs or low.endswith("s") and (low[:-1] in verbs or low.endswith("es") and low[:-2] in verbs) or (
+        low in _FINITE_PASTS or _past_of_verb(low))
 _GREAT_NO = wc._words("no great some any")
 _PROCURE = wc._with_forms(wc._words("procure"))
 _PROCURED = wc._words("employment promotion preferment admission access leave")

@@ -712,6 +712,14 @@ CONSTRUCTIONS = [
     ('The refusal to marry him caused much speculation at court.', 'The refusal to marry her caused much speculation at court.'),
     ('Though you always received him very properly, you said nothing.', 'Though you always received her very properly, you said nothing.'),
     ('The union named him publisher of the year.', 'The union named her publisher of the year.'),
+    ('His love for her eventually becomes an obsession.', 'Her love for him eventually becomes an obsession.'),
+    ('His feelings for her grow stronger after the flood.', 'Her feelings for him grow stronger after the flood.'),
+    ('His respect for her work grew.', 'Her respect for his work grew.'),
+    ('Perun strikes the serpent with his lightning.', 'Perun strikes the serpent with her lightning.'),
+    ('The win moved him level with Doyle on 18 goals.', 'The win moved her level with Doyle on 18 goals.'),
+    ('Six penalties moved him past Jenkins on the list.', 'Six penalties moved her past Jenkins on the list.'),
+    ('The god granted him kingship over the people.', 'The goddess granted her kingship over the people.'),
+    ('A shrine dedicated to him stands near the village.', 'A shrine dedicated to her stands near the village.'),
 ]
 
 
