@@ -71,6 +71,7 @@ _PLACE_ADVERBS = frozenset(
     [stem + tail for stem in ("there", "where", "here")
      for tail in ("after", "by", "in", "of", "on", "upon", "under", "unto", "with", "fore", "from", "at", "to")]
     + ["thence", "hence", "whence", "thither", "hither"])
+_PLACE_OR_DIRECTION = _PLACE_ADVERBS | _INLAND | _ADRIFT | _MIDWAY  # what _adverb_of_place reads
 
 
 def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
@@ -94,7 +95,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if (not token.low.isalpha() or token.low in _BEFORE_SECOND_WORD or token.low == "i" or token.low.endswith(
             ("ward", "wards"))) and _object_before_word(text, token):
         return True  # "tell him I'm busy", "at him couldn't", "according to", "once more", "one way or", "northward"
-    if _adverb_of_place(text, token):
+    if token.low in _PLACE_OR_DIRECTION and _adverb_of_place(text, token):
         return True
     if token.compound:
         return _compound_after_her(text, start, token)
