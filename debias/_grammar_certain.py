@@ -15,6 +15,7 @@ from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
+    _KNOCK,
     _LEAVE,
     _MAKES,
     _NOUN_MODALS,
@@ -206,7 +207,6 @@ _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
 _HAVE = wc._words("have has had having")
-_KNOCK = wc._with_forms(wc._words("knock"))
 _NEGATED_ADJECTIVE = re.compile(r"(?:un|in|im|ir|il|non)[a-z]+(?:able|ible|ant|ent|ful|al|ive|ous|ic)")
 _BEFORE_MODIFIERS = wc._words("soon otherwise sometimes often always usually normally typically generally increasingly "
                               "recently newly previously formerly")

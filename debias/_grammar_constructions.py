@@ -1136,11 +1136,12 @@ def _object_rules(text: str, start: int, end: int, token: g._Token, previous: st
 
 
 def _favours_and_survivals(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
-    """Objects before what the old reference works and the award lists put after them: a span one
-    is survived by ("her widower survived her many years"), a good or harm done ("the voyage did
-    him little good"), a place procured ("procured him rapid promotion"; not "procured his
-    release from prison"), a prize of the year won ("the song won her Rap Single of the Year";
-    not "won his Player of the Year award").
+    """Objects before what the old reference works, the award lists and the character biographies
+    put after them: the verb of a feeling "for him" ("his love for her eventually becomes an
+    obsession"), a span one is survived by ("her widower survived her many years"), a good or harm
+    done ("the voyage did him little good"), a place procured ("procured him rapid promotion"; not
+    "procured his release from prison"), a prize of the year won ("the song won her Rap Single of
+    the Year"; not "won his Player of the Year award").
     """
     low = token.low
     if previous in _FOR_SOMEONE and _word_before(text, start, previous) in _FEELINGS and _verb_of_feeling(text, token):
