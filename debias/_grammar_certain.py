@@ -393,9 +393,9 @@ _NO_GOVERNOR = wc.PREPOSITIONS | wc.CONJUNCTIONS | wc.DETERMINERS | wc._words(
 _SENTENCE_END = re.compile(r"[.!?;:]|\Z")
 _CURRENCY_AMOUNT = re.compile(r" (?:(?:[A-Z]{1,3})?[$£€¥]|DM|USD|EUR|GBP|CHF|INR|Rs\.?) ?\d")
 _BEFORE_A_VERB = wc._words("to will would shall should can could may might must")  # "will supply her drugs"
-_NOT_PLAIN = wc.NUMBER_WORDS | wc._words(
+_NOT_PLAIN = wc.NUMBER_WORDS | _FINITE_PASTS | wc._words(
     "one every altogether somehow somewhat anyhow worth thirteen fourteen fifteen sixteen seventeen eighteen nineteen "
-    "twenty thirty forty fifty sixty seventy eighty ninety")
+    "twenty thirty forty fifty sixty seventy eighty ninety")  # a finite past is no noun: "a feud with him led the rapper"
 
 
 _NOT_COMPARED = wc.NUMBER_WORDS | wc._words("average usual normal expected anticipated")

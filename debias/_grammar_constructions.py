@@ -975,6 +975,11 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
     if previous in wc.DITRANSITIVES and low in _LITTLE_MUCH and text.startswith(" to ", token.end) and (
             _base_verb(verb := g._next(text, token.end + 3).low) or verb in ("do", "be", "have")):
         return True  # "the script gives him little to do", "gave her nothing to eat"
+    if previous in _GIVE and low in _POWERS_GIVEN and g._next(text, token.end).low in ("for", "over"):
+        return True  # "a post that gave him responsibility for the royal apartments", "gave her control over"
+    if (previous in _EARN or previous in _WIN) and low in _MORE_OF and (plural := g._next(text, token.end)).low is not None and (
+            plural.low.endswith("s") and _lower_case_open(plural)):
+        return True  # "the altarpiece earned him further commissions"
     if previous in _OWE and low in _OWED_OWN:
         return False  # "owed his success, he often said, to a chance meeting"; not "owed him money"
     if previous in wc.DITRANSITIVES and low in wc.MASS_NOUNS:
@@ -1006,6 +1011,7 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
 
 
 _OWE = wc._with_forms(wc._words("owe"))
+_POWERS_GIVEN = wc._words("responsibility control command authority charge jurisdiction oversight power powers")
 _SWEAR = wc._words("swear swears swore sworn swearing")
 _FEALTY = wc._words("fealty allegiance homage loyalty obedience")
 # what one owes to a benefactor and owns ("owed his success to"), not a debt

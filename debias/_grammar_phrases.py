@@ -35,7 +35,8 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal bri
                                "librarian astronomer engineer cartographer priestess abbess marchioness viscountess "
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
                                "correspondent producer bearer spokesman spokeswoman speaker moderator heiress pope patriarch "
-                               "caliph sultan tsar czar emir khan pharaoh doge shah selector censor usher proctor bursar beadle")
+                               "caliph sultan tsar czar emir khan pharaoh doge shah selector censor usher proctor bursar beadle "
+                               "headman chieftain burgomaster syndic reeve sheriff")
 _DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
     "one thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety")
@@ -92,7 +93,7 @@ _FINITE_PASTS = wc._words("meant went came knew told gave took brought began bec
                           "broke chose drove became said sprang sang rang drank swam shrank sank flew drew threw blew "
                           "ate arose woke wore tore swore froze stole forgave forbade shook undertook overtook withdrew "
                           "strove rode slew fled taught fought sought caught bought slept wept crept knelt dealt hid "
-                          "met seemed appeared remained proved")
+                          "met seemed appeared remained proved led")
 
 
 def _word_before(text: str, start: int, previous: str) -> str | None:

@@ -720,6 +720,10 @@ CONSTRUCTIONS = [
     ('Six penalties moved him past Jenkins on the list.', 'Six penalties moved her past Jenkins on the list.'),
     ('The god granted him kingship over the people.', 'The goddess granted her kingship over the people.'),
     ('A shrine dedicated to him stands near the village.', 'A shrine dedicated to her stands near the village.'),
+    ('The altarpiece earned him further commissions from the order.', 'The altarpiece earned her further commissions from the order.'),
+    ('The post gave him responsibility for the royal apartments.', 'The post gave her responsibility for the royal apartments.'),
+    ('The guild elected him headman four times.', 'The guild elected her headman four times.'),
+    ('A long-running feud with him led the rapper to respond.', 'A long-running feud with her led the rapper to respond.'),
 ]
 
 
