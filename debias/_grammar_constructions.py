@@ -14,6 +14,7 @@ from debias import _grammar as g
 from debias import _word_classes as wc
 from debias._grammar_phrases import (
     _ADJECTIVE_HEADS,
+    _APPOINTED_TITLES,
     _COUNTS,
     _FINITE_PASTS,
     _NUMBERS,
@@ -149,6 +150,7 @@ _AWARD_PERIOD = re.compile(r" of the (?:year|match|month|season|decade|century|t
                            re.IGNORECASE)
 _LEAVE = wc._words("left leave leaves leaving")
 _COMMISSION = wc._with_forms(wc._words("commission"))
+_APPOINT = wc._with_forms(wc._words("appoint"))
 _COMMISSIONED_RANKS = wc._words("lieutenant ensign cornet captain major colonel brigadier general sergeant midshipman")
 _VOTE = wc._with_forms(wc._words("vote"))
 # a predicate of ruin that is a noun and a verb too, so no adjective of the lexicons ("the crash left him bankrupt",
@@ -975,6 +977,9 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
     if previous in wc.DITRANSITIVES and low in _LITTLE_MUCH and text.startswith(" to ", token.end) and (
             _base_verb(verb := g._next(text, token.end + 3).low) or verb in ("do", "be", "have")):
         return True  # "the script gives him little to do", "gave her nothing to eat"
+    if (previous in _LEAVE or previous in _GIVE or previous in _ALLOW) and low in _MANY_MUCH and (
+            g._next(text, token.end).low in _LEFT_FOR):
+        return True  # "a post that left him little time for research", "gave her little choice"
     if previous in _GIVE and low in _POWERS_GIVEN and g._next(text, token.end).low in ("for", "over"):
         return True  # "a post that gave him responsibility for the royal apartments", "gave her control over"
     if (previous in _EARN or previous in _WIN) and low in _MORE_OF and (plural := g._next(text, token.end)).low is not None and (
@@ -1011,6 +1016,7 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
 
 
 _OWE = wc._with_forms(wc._words("owe"))
+_LEFT_FOR = wc._words("time room choice option leisure opportunity")
 _POWERS_GIVEN = wc._words("responsibility control command authority charge jurisdiction oversight power powers")
 _SWEAR = wc._words("swear swears swore sworn swearing")
 _FEALTY = wc._words("fealty allegiance homage loyalty obedience")
@@ -1079,7 +1085,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         return True  # "critics called him names in the press"; not "called his names John and James"
     if previous in _CALL and _summoned(text, token):
         return False  # "called his secretary in and dictated a letter"; not "called him secretary in 1990"
-    if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(text, token):
+    if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(
+            text, token, _APPOINTED_TITLES if previous in _APPOINT else _TITLES):
         return not _after_passive_auxiliary(text, start, previous)  # "created him Earl of Essex", "made him club
         # captain", "left him ruler of"; not "was made his heir", "was later appointed his deputy"
     if previous in _COMMISSION and (low in _COMMISSIONED_RANKS or low in _ORDINALS and (

@@ -243,20 +243,26 @@ def _noun_before(text: str, start: int, previous: str) -> bool:
     return not (previous.endswith("ing") or previous in _FINITE_PASTS or _past_of_verb(previous))  # "my joining
 
 
-def _title_follows(text: str, token: g._Token) -> bool:
-    """A title or rank (:data:`_TITLES`), or a lower-case modifier and a title, that is no
-    possessive ("Earl of Essex", "club captain", "principal conductor"; not "captain's").
+def _title_follows(text: str, token: g._Token, titles: frozenset[str] = _TITLES) -> bool:
+    """A title or rank (:data:`_TITLES`, or ``titles``), or up to three lower-case modifiers and a
+    title, that is no possessive ("Earl of Essex", "club captain", "national team captain"; not
+    "captain's").
     """
-    if token.low in _TITLES:
+    if token.low in titles:
         return not _possessive_ending(text, token) and g._next(text, token.end).low not in _DEBUTS
     title = token
     for _ in range(3):  # "club captain", "national team captain", "global managing editor"
         if title.word is None or not title.word[:1].islower() or not g._is_open(title) or title.low in _PEOPLE:
             return False  # not "appointed his brother governor"
         title = g._next(text, title.end)
-        if title.low in _TITLES:
+        if title.low in titles:
             return not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS
     return False
+
+
+# posts that only an appointment confers: "appointed him scientific adviser", "medical officer of health"; after
+# "call" a person one phones ("to call her advisor")
+_APPOINTED_TITLES = _TITLES | wc._words("adviser advisor officer consultant coordinator adjutant attaché attache aide")
 
 
 _NOT_A_VERBS_OBJECT = _SPANS | wc._words("other next following previous same day whole entire")

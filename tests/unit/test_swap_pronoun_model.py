@@ -724,6 +724,11 @@ CONSTRUCTIONS = [
     ('The post gave him responsibility for the royal apartments.', 'The post gave her responsibility for the royal apartments.'),
     ('The guild elected him headman four times.', 'The guild elected her headman four times.'),
     ('A long-running feud with him led the rapper to respond.', 'A long-running feud with her led the rapper to respond.'),
+    ('Churchill appointed him scientific adviser to the Air Ministry.', 'Churchill appointed her scientific adviser to the Air Ministry.'),
+    ('The council appointed him medical officer of health in 1869.', 'The council appointed her medical officer of health in 1869.'),
+    ('The colonel appointed him adjutant of the battalion.', 'The colonel appointed her adjutant of the battalion.'),
+    ('The post left him little time for research.', 'The post left her little time for research.'),
+    ('He left his little brother the farm.', 'She left her little sister the farm.'),
 ]
 
 
