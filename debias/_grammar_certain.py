@@ -332,7 +332,8 @@ _NOT_AFTER_QUOTED = wc.MODIFIERS | wc.PARTICLES | wc._words("and or but as than 
 
 
 # the second halves of compound adjectives that are predicates ("carried him shoulder-high from")
-_COMPOUND_PREDICATES = re.compile(r"(?:high|deep|free|length|wide|tight|dry|long)\b")
+_COMPOUND_PREDICATES = re.compile(r"(?:high|deep|free|length|wide|tight|dry|long|frozen|dead|starved|drowned|naked|asleep|"
+                                  r"conscious|drunk)\b")  # "found him half-frozen on the river"
 
 
 def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
@@ -527,6 +528,7 @@ _LIKENESS_VERBS = wc._words("stands hangs sits lies rests survives exists shows 
 
 
 _DEDICATED = wc._words("dedicated erected raised built consecrated")
+_STILL_TODAY = wc._words("today still now also")  # "a statue of him stands today in the square"
 
 
 def _likeness_before(text: str, start: int, previous: str | None) -> bool:
@@ -545,7 +547,7 @@ def _present_verb_after_likeness(text: str, token: g._Token) -> bool:
     if token.low not in _LIKENESS_VERBS or not token.word[:1].islower() or token.punct is not None:
         return False
     after = g._next(text, token.end)
-    return after.low in wc.PREPOSITIONS or after.low in wc.DETERMINERS or after.low in wc.PRONOUNS
+    return after.low in wc.PREPOSITIONS or after.low in wc.DETERMINERS or after.low in wc.PRONOUNS or after.low in _STILL_TODAY
 
 
 def _comparative_before_than(text: str, token: g._Token) -> bool:

@@ -110,6 +110,7 @@ _PLACERS = wc._with_forms(wc._words("put move lift take")) | wc._words("took tak
 _CAPTORS = wc._with_forms(wc._words("hold held take took taken keep kept"))
 _MOVE = wc._with_forms(wc._words("move lift take")) | wc._words("took taken")
 _SENSELESS = wc._words("unconscious senseless")
+_HIGH_LOW = wc._words("high low higher lower")
 _KNOCK = wc._with_forms(wc._words("knock"))
 _BEAT = wc._with_forms(wc._words("beat render kick punch club batter")) | wc._words("beaten rendered struck")
 _CAPTIVE = wc._words("prisoner captive hostage")
@@ -117,7 +118,8 @@ _ENABLE = wc._with_forms(wc._words("enable procure")) | wc._words("enabled procu
 _ADMISSIONS = wc._words("access admission admittance entry entrance")
 _DENY = wc._with_forms(wc._words("deny refuse")) | wc._words("denied")
 # what is denied to someone, not one's own ("denied him victory", "refused her bail"; not "denied his involvement")
-_DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship promotion tenure")
+_DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial asylum citizenship promotion tenure "
+                                    "renomination nomination reelection readmission")
 _BUY = wc._with_forms(wc._words("buy")) | wc._words("bought")
 _BOUGHT_FOR_ONESELF = _BUY | wc._with_forms(wc._words("earn purchase"))
 # second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out,
@@ -360,6 +362,7 @@ def _adverb_ends_predicate(text: str, adverb: g._Token) -> bool:
     """An -ly adverb after a predicative adjective and no noun after it ("pronounced him dead shortly after")."""
     return adverb.low is not None and wc._is_ly_adverb(adverb.low) and not _lower_case_open(g._next(text, adverb.end))
 _ALIVE_DEAD = wc._words("dead alive")
+_MANNERS = wc._words("kindly warmly coldly coolly politely courteously hospitably graciously")  # -ly words that are adjectives too
 _DETERMINERS_OR_MUCH = wc._words("a an the this that these those his her their its my our your much many some no")
 _THEN_ADVERBS = wc._words("later earlier then soon again afterwards subsequently")
 
@@ -382,6 +385,10 @@ def _verbs_after_object(text: str, token: g._Token, previous: str | None) -> boo
     after = g._next(text, token.end)
     if previous == "with" and low in _ALIVE_DEAD and after.word is None and after.quote is None:
         return True  # "with him dead, the succession passed"; not "with his dead comrades"
+    if low in _MANNERS and not _lower_case_open(after):
+        return True  # "the factor received him kindly and sold him flour"; not "her kindly manner"
+    if low == "short" and after.low == "of":
+        return True  # "a ravine stopped him short of the summit"; not "his short story"
     if low == "now" and after.low is not None and _past_of_verb(after.low) and not _noun_follows(text, after):
         return True  # "the captains who had served under him now offered their services"; not "his now discredited theory"
     if _ed_form(low) and after.low in _DETERMINERS_OR_MUCH and (previous in wc.PREPOSITIONS or _verb_stem_known(previous)):
@@ -1006,8 +1013,8 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
         return True  # "Parliament voted him thanks"
     if previous in _SWEAR and low in _FEALTY and g._next(text, token.end).low != "to":
         return True  # "the magnates swore him fealty as heir"; not "swore his allegiance to the crown"
-    if (previous in _WIN or previous in _EARN) and low in _ALLIES and not _possessive_ending(text, token) and (
-            g._next(text, token.end).low not in _WON_BACK):
+    if (previous in _WIN or previous in _EARN or previous in _MAKES and g._next(text, token.end).low in _AMONG_IN) and (
+            low in _ALLIES) and not _possessive_ending(text, token) and g._next(text, token.end).low not in _WON_BACK:
         return True  # "his manner won him friends in the dressing room", "earned her admirers"; not "won his friends over"
     if previous in _COST and _cost_is_verb(text, start, previous) and _bare_loss(text, token):
         return True  # "the defeat cost him office", "cost her dear friends"; not "cost his party the election", "cost his
@@ -1025,6 +1032,7 @@ _OWED_OWN = wc._words("success life career position freedom fame survival rise r
                       "election reputation existence start")
 _ALLIES = wc._words("friends admirers allies supporters followers enemies")
 _WON_BACK = wc._words("over back round around")
+_AMONG_IN = wc._words("among in within across on at")  # "made him enemies among the oligarchs"
 _COST = wc._words("cost costs costing")
 _SPARE = wc._with_forms(wc._words("spare save"))
 _LITTLE_MUCH = wc._words("little much nothing something more less enough")
@@ -1102,6 +1110,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
     if previous in _MOVE and (low == "level" and text.startswith(" with ", token.end) or low == "past" and (
             (g._next(text, token.end).word or "a")[:1].isupper() or g._next(text, token.end).low in ("the", "a", "an"))):
         return True  # "the win moved him level with", "moved her past Maureen Jenkins on the list"; not "moved his past"
+    if previous in _RANKERS and low in _HIGH_LOW and g._next(text, token.end).low in ("on", "in"):
+        return True  # "the party placed him high on its national list"
     if previous in _RANKERS and low == "number" and (g._next(text, token.end).low or "").isdigit():
         return True  # "VH1 ranked him number 32 on its list"
     if previous in _RANKERS and (low in _ORDINALS or _ORDINAL_NUMBER.fullmatch(low)) or previous in _PAINT and (

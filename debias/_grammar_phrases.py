@@ -36,7 +36,7 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal bri
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
                                "correspondent producer bearer spokesman spokeswoman speaker moderator heiress pope patriarch "
                                "caliph sultan tsar czar emir khan pharaoh doge shah selector censor usher proctor bursar beadle "
-                               "headman chieftain burgomaster syndic reeve sheriff")
+                               "headman chieftain burgomaster syndic reeve sheriff premier undersecretary rapporteur")
 _DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
     "one thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety")
@@ -262,7 +262,8 @@ def _title_follows(text: str, token: g._Token, titles: frozenset[str] = _TITLES)
 
 # posts that only an appointment confers: "appointed him scientific adviser", "medical officer of health"; after
 # "call" a person one phones ("to call her advisor")
-_APPOINTED_TITLES = _TITLES | wc._words("adviser advisor officer consultant coordinator adjutant attaché attache aide")
+_APPOINTED_TITLES = _TITLES | wc._words("adviser advisor officer consultant coordinator adjutant attaché attache aide anchor "
+                                         "presenter host columnist")
 
 
 _NOT_A_VERBS_OBJECT = _SPANS | wc._words("other next following previous same day whole entire")

@@ -729,6 +729,18 @@ CONSTRUCTIONS = [
     ('The colonel appointed him adjutant of the battalion.', 'The colonel appointed her adjutant of the battalion.'),
     ('The post left him little time for research.', 'The post left her little time for research.'),
     ('He left his little brother the farm.', 'She left her little sister the farm.'),
+    ('The factor received him kindly and wrote to London.', 'The factor received her kindly and wrote to London.'),
+    ('A ravine stopped him short of the summit.', 'A ravine stopped her short of the summit.'),
+    ('He wrote his short story in 1900.', 'She wrote her short story in 1900.'),
+    ('A patrol found him half-frozen on the river.', 'A patrol found her half-frozen on the river.'),
+    ('A statue of him stands today in the square.', 'A statue of her stands today in the square.'),
+    ('The corporation appointed him anchor of its evening news.', 'The corporation appointed her anchor of its evening news.'),
+    ('The party placed him high on its national list.', 'The party placed her high on its national list.'),
+    ('Zuma appointed him premier of the province.', 'Zuma appointed her premier of the province.'),
+    ('Colleagues elected him rapporteur of the committee.', 'Colleagues elected her rapporteur of the committee.'),
+    ('His efforts made him enemies among the oligarchs.', 'Her efforts made her enemies among the oligarchs.'),
+    ('He made his friends laugh.', 'She made her friends laugh.'),
+    ('The party denied him renomination in 1959.', 'The party denied her renomination in 1959.'),
 ]
 
 
