@@ -21,6 +21,7 @@ from debias._grammar_constructions import (
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
     _PERCEPTION,
+    _THEN_ADVERBS,
     _TITLE_GIVERS,
     _TURN,
     _TURN_ONE_S_BACK,
@@ -114,8 +115,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "her half dozen of", "her nearer thigh"; not "gave her half the money", "her near the door"
     if token.low in _NOMINAL_PREPOSITIONS and _preposition_heads_noun(text, start, token, "her"):
         return False  # "we'll not see her like again", "her inside jacket pocket"
-    if token.low == "opposite" and g._previous(text, start)[0] in g._COPULAS:
-        return False  # "Commodus is his opposite in every way"; not "sat him opposite her"
+    if token.low == "opposite" and (g._previous(text, start)[0] in g._COPULAS or g._next(text, token.end).low in _COUNTERPARTS):
+        return False  # "Commodus is his opposite in every way", "gifted to his opposite number"; not "sat him opposite her"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
         return _object_before_closed_word(text, start, end, token)
     previous, adjacent = g._previous(text, start)
@@ -513,6 +514,12 @@ def _debut_follows(text: str, token: g._Token) -> bool:
     for _ in range(4):
         if after.low in _DEBUTS:
             return True
+        if after.low in ("and", "or") or after.low == "as" and text.startswith(" well as ", after.end):
+            # coordinated kinds of debut: "made his acting and directing debut", "acting as well as screenwriting debut"
+            after = g._next(text, after.end + (len(" well as") if after.low == "as" else 0))
+            if after.low in _THEN_ADVERBS:
+                return False  # not "made him captain and then ..."
+            continue
         if not g._is_open(after) or after.quote is not None or after.word is None:
             return False
         after = g._next(text, after.end)
@@ -591,13 +598,19 @@ def _adverb_of_place(text: str, token: g._Token) -> bool:
         g._next(text, token.end).low in wc.PREPOSITIONS)
 
 
+# prepositions that also begin a clause: a name and a past after "before her" are a clause of
+# "before", its subject the possessive's noun phrase ("before his Houston Astros played")
+_CLAUSE_PREPOSITIONS = wc._words("before after since until till")
+
+
 def _name_and_verb_follow(text: str, start: int, token: g._Token) -> bool:
     """A preposition before "her" and, after it, up to three capitalised words (a name, no title)
     and a past: the name is the next clause's subject ("for him Hunt created").
     """
     previous, adjacent = g._previous(text, start)
-    if not adjacent or previous not in wc.PREPOSITIONS or token.low in _TITLES or token.low in wc.RELATIONAL_NOUNS:
-        return False
+    if not adjacent or previous not in wc.PREPOSITIONS or previous in _CLAUSE_PREPOSITIONS or token.low in _TITLES or (
+            token.low in wc.RELATIONAL_NOUNS):
+        return False  # not "just before his Houston Astros played": a clause may follow "before" itself
     after = g._next(text, token.end)
     for _ in range(2):
         if after.word is None or not (after.word[:1].isupper() and after.word[1:2].islower()):
@@ -650,6 +663,7 @@ _NEXT_ADVERBIAL = wc.TIME_NOUNS | wc._words("door time")  # "saw him next week",
 # clause's end, an adverb of time or an auxiliary ("we shall not see his like again", "her like
 # will never be seen"; not "treat her like dirt", "a house of his like mine").
 _NOMINAL_PREPOSITIONS = wc._words("like inside outside")
+_COUNTERPARTS = wc._words("number numbers")  # "his opposite number": a counterpart, no place
 _AFTER_NOUN_LIKE = wc.AUXILIARIES | wc._words("again before never ever since")
 
 

@@ -158,6 +158,7 @@ _VOTE = wc._with_forms(wc._words("vote"))
 # a predicate of ruin that is a noun and a verb too, so no adjective of the lexicons ("the crash left him bankrupt",
 # "declared her insolvent in 1899"; not "his bankrupt estate")
 _INSOLVENT = wc._words("bankrupt insolvent")
+_CURRENCY_SIGNS = frozenset("$£€¥")  # an amount after an adjective begins a noun phrase ("his new $3 billion hotel")
 _PAINT = wc._with_forms(wc._words("paint dye colour color"))
 _COLOURS = wc._words("red green blue black white yellow orange purple pink grey gray brown gold silver")
 _MANY_MUCH = wc._words("many much few little")
@@ -293,9 +294,10 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             ended = after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(second.low))
         if after.punct == "," and _adjectives_before_noun(text, g._next(text, after.end)):
             return None  # "lightens his intense, mobile face": adjectives before a noun
-        if (ended or g._predicate_ends(after) or after.low in _AT_ONCE or _adverb_ends_predicate(text, after)) and (
-                text[token.end:token.end + 1] not in ("'", "’")):
-            return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"
+        if (ended or g._predicate_ends(after) and after.punct not in _CURRENCY_SIGNS or after.low in _AT_ONCE or (
+                _adverb_ends_predicate(text, after))) and text[token.end:token.end + 1] not in ("'", "’"):
+            return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"; not "to
+            # build his new $3 billion hotel"
     if low in ("and", "or"):
         return _coordinated(text, token, previous)
     return None
@@ -564,22 +566,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return True  # "the film finds him still living with his parents"; not "with her still beating heart"
     if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
-    if low.endswith("ing") and previous in _GERUND_HOSTS and low not in _ING_NOUNS:
-        after = g._next(text, token.end)
-        if low == "getting" and after.low is not None and wc._is_participle(after.low) and not _noun_follows(text, after) and (
-                g._next(text, after.end).low not in _OBJECT_STARTS):
-            return True  # "the film opens with him getting caught"; not "with her getting dressed sisters"
-        if previous == "with" and (low == "being" or wc._is_participle(low) and after.low in _CLAUSE_SUBJECTS):
-            return True  # "with him being eligible for", "gets mad with him knowing he can't"
-        if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
-                after.word is None and after.quote is None or after.low in _GERUND_ENDS or wc._is_ly_adverb(after.low or "") or (
-                    previous == "with") and (
-                    after.low in _OBJECT_PRONOUNS) or low in _POSTURES and (
-                after.low in predicate_adjectives() or after.low in mostly_adjectives())):
-            return True  # "found him lying unconscious in the snow"
-        if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
-                after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
-            return True  # "caught him reading Marx", "had him running ten kilometres"
+    if low.endswith("ing") and previous in _GERUND_HOSTS and low not in _ING_NOUNS and _participle_after_host(text, token, previous):
+        return True
     if previous in _BARE_INFINITIVE_HOSTS and (low in _POSSESSED_NOUN_VERBS or low in mostly_nouns()) and (
             low not in _SEEM) and _described_noun(text, token):
         return False  # "sees his work bringing profit", "felt his work to have been done"
@@ -602,6 +590,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous in _PERCEPTION and token.word[:1].islower() and g._is_open(token) and low not in _OF_VERBS and (
             low not in _TITLES) and low not in wc.VERBS and not low.endswith("ed") and _of_phrase_follows(text, token):
         return False  # "saw his cover of the Simpsons theme", "heard her rendition of"; not "heard him speak of"
+    if previous in _BARE_INFINITIVE_HOSTS and _verb_after_noun(text, token):
+        return False  # "saw his show run for 1,200 performances", "saw his work tied up in litigation": a noun and its verb
     if previous in _BARE_INFINITIVE_HOSTS and token.word[:1].islower() and g._is_open(token) and (
             low not in _PEOPLE) and _could_be_verb(low) and (_object_of_verb_follows(text, token) or (
             previous in _HELP and _name_follows(text, token))):
@@ -614,6 +604,48 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
     return None
+
+
+def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
+    """An -ing word after a verb or preposition that takes a gerund's subject ("opens with him getting
+    caught", "found him lying unconscious", "caught him reading Marx").
+    """
+    low = token.low
+    after = g._next(text, token.end)
+    if low == "getting" and after.low is not None and wc._is_participle(after.low) and not _noun_follows(text, after) and (
+            g._next(text, after.end).low not in _OBJECT_STARTS):
+        return True  # "the film opens with him getting caught"; not "with her getting dressed sisters"
+    if previous == "with" and (low == "being" or wc._is_participle(low) and after.low in _CLAUSE_SUBJECTS):
+        return True  # "with him being eligible for", "gets mad with him knowing he can't"
+    if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
+            after.word is None and after.quote is None or after.low in _GERUND_ENDS or wc._is_ly_adverb(after.low or "") or (
+                previous == "with") and (
+                after.low in _OBJECT_PRONOUNS) or low in _POSTURES and (
+            after.low in predicate_adjectives() or after.low in mostly_adjectives())):
+        return True  # "found him lying unconscious in the snow"
+    if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
+            after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
+        return True  # "caught him reading Marx", "had him running ten kilometres"
+    return False
+
+
+def _verb_after_noun(text: str, token: g._Token) -> bool:
+    """A word that is a noun and a verb after "her"/"his", then a verb that is no noun: a bare
+    infinitive, or a participle before a preposition or particle ("saw his show run for",
+    "saw his work tied up in", "heard his song played on"); an object's bare infinitive has no
+    second verb after it ("saw him play football", "saw him show signs of").
+    """
+    low = token.low
+    if not token.word[:1].islower() or low in wc.VERBS or low in wc.VERBS_ONLY or low in wc.MODIFIERS or not g._is_open(token) or (
+            wc._is_ly_adverb(low)):
+        return False
+    after = g._next(text, token.end)
+    verb = after.low
+    if verb is None or not after.word[:1].islower() or verb in wc.CLOSED or _adjective(verb):
+        return False
+    if verb.endswith("ed") and (_past_of_verb(verb) or verb in mostly_verbs()):
+        return g._next(text, after.end).low in wc.PREPOSITIONS | wc.PARTICLES
+    return verb in mostly_verbs() and verb not in mostly_nouns() and not verb.endswith("s")
 
 
 # nouns that a name follows in apposition: "helped his side Porto to the title", "his country France"

@@ -52,7 +52,7 @@ _ADJECTIVE_HEADS = wc._words("intended own cool usual utmost single last whole l
                              # nouns too in modern biographies ("sold her flat in", "lost her final to", "won her
                              # primary in", "filmed her special in", "passed her medical")
                              "flat final major classic original physical musical commercial average daily weekly "
-                             "monthly local special minor primary medical domestic sweet")
+                             "monthly local special minor primary medical domestic sweet initial collective")
 
 
 def _adjective(low: str | None) -> bool:
@@ -252,8 +252,9 @@ def _title_follows(text: str, token: g._Token, titles: frozenset[str] = _TITLES)
         return not _possessive_ending(text, token) and g._next(text, token.end).low not in _DEBUTS
     title = token
     for _ in range(3):  # "club captain", "national team captain", "global managing editor"
-        if title.word is None or not title.word[:1].islower() or not g._is_open(title) or title.low in _PEOPLE:
-            return False  # not "appointed his brother governor"
+        if title.word is None or not title.word[:1].islower() or not g._is_open(title) or title.low in _PEOPLE or (
+                title.low == "own"):
+            return False  # not "appointed his brother governor", "let him choose his own producer"
         title = g._next(text, title.end)
         if title.low in titles:
             return not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS

@@ -741,6 +741,18 @@ CONSTRUCTIONS = [
     ('His efforts made him enemies among the oligarchs.', 'Her efforts made her enemies among the oligarchs.'),
     ('He made his friends laugh.', 'She made her friends laugh.'),
     ('The party denied him renomination in 1959.', 'The party denied her renomination in 1959.'),
+    # session 12: NYT and SemEval sentences (FewRel's validation files) and helper-written text
+    ('He plans to build his new $3 billion hotel in the city.', 'She plans to build her new $3 billion hotel in the city.'),
+    ('On the tree he carved his initial beside hers.', 'On the tree she carved her initial beside his.'),
+    ('The governor sent a gift to his opposite number in Zanzibar.', 'The governor sent a gift to her opposite number in Zanzibar.'),
+    ('He spoke just before his Houston Astros played the Cardinals.', 'She spoke just before her Houston Astros played the Cardinals.'),
+    ('He made his acting as well as screenwriting debut in 1970.', 'She made her acting as well as screenwriting debut in 1970.'),
+    ('He made his acting and directing debut in 1990.', 'She made her acting and directing debut in 1990.'),
+    ('The label let him choose his own producer.', 'The label let her choose her own producer.'),
+    ('Critics saw his show run for over a thousand performances.', 'Critics saw her show run for over a thousand performances.'),
+    ('Nobody saw him show signs of fatigue.', 'Nobody saw her show signs of fatigue.'),
+    ('They saw him play football in the park.', 'They saw her play football in the park.'),
+    ('The court found him guilty of fraud.', 'The court found her guilty of fraud.'),
 ]
 
 
