@@ -492,6 +492,8 @@ def _causative_noun(text: str, start: int, end: int, token: g._Token, previous: 
     low = token.low
     if not (previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last")):
         return None
+    if previous in _SPEND and low == "last":
+        return False  # "spent his last winter in Algiers": what one spends is no object's time
     if low in _ORDINALS and (title := g._next(text, token.end)).word is not None and _title_follows(text, title):
         return True
     return g.her_is_object(text, start, end)
@@ -912,6 +914,9 @@ def _counted_noun_follows(text: str, end: int) -> bool:
     return _lower_case_open(noun) and noun.low.rstrip("s") not in _SPANS and noun.low != "times"
 
 
+_DIGIT_ORDINAL = re.compile(r" (?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)\b")
+
+
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A second object after "teach", a number or a span of time ("teaching him chess", "granted
     him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
@@ -919,6 +924,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     her support to the campaign").
     """
     low = token.low
+    if low[:1].isdigit() and _DIGIT_ORDINAL.match(text, end):
+        return False  # "gave his 1,000th performance", "scored his 100th goal": an ordinal is no second object
     if previous in _GIVEN and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not wc._is_ly_adverb(low) and (
             not low.isdigit()) and _word_before(text, start, previous) in _PASSIVE_AUXILIARIES:
         return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject

@@ -753,6 +753,10 @@ CONSTRUCTIONS = [
     ('Nobody saw him show signs of fatigue.', 'Nobody saw her show signs of fatigue.'),
     ('They saw him play football in the park.', 'They saw her play football in the park.'),
     ('The court found him guilty of fraud.', 'The court found her guilty of fraud.'),
+    ('He gave his 1,000th performance as the Phantom in 2002.', 'She gave her 1,000th performance as the Phantom in 2002.'),
+    ('He spent his last winter in Algiers.', 'She spent her last winter in Algiers.'),
+    ('They paid him 1,000 dollars.', 'They paid her 1,000 dollars.'),
+    ('Friends saw him last winter in Algiers.', 'Friends saw her last winter in Algiers.'),
 ]
 
 
