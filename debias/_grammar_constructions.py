@@ -436,6 +436,9 @@ _NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc.MODIFIERS | _DEGREE_ADVERBS | _R
     "back away out off up down home many much")
 
 
+_DIGIT_ORDINAL = re.compile(r" (?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)\b")
+
+
 def construction(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """Constructions the model sees too rarely in its training text (issue 27): a gerund subject
     ("ends with him laughing", "remember him singing in the choir"), a bare infinitive after a
@@ -448,6 +451,8 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
     """
     if _ordinal_or_side_before_noun(text, token):
         return False  # "her first (unpublished) novel", "had his first, supervised, experience", "set his left foot"
+    if token.low[:1].isdigit() and previous not in _RANKERS and _DIGIT_ORDINAL.match(text, end):
+        return False  # "gave his 1,000th performance", "scored his 100th goal"; not "drafted him 32nd overall"
     if previous in wc.PREPOSITIONS and token.low.endswith("bed") and token.word[:1].islower():
         return False  # "on his deathbed", "from her sickbed": a bed, never a past
     if (token.compound or token.low.endswith(("ed", "ly")) or token.low in _adjectives()) and previous not in _CALLERS and (
@@ -914,9 +919,6 @@ def _counted_noun_follows(text: str, end: int) -> bool:
     return _lower_case_open(noun) and noun.low.rstrip("s") not in _SPANS and noun.low != "times"
 
 
-_DIGIT_ORDINAL = re.compile(r" (?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)\b")
-
-
 def _second_objects(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """A second object after "teach", a number or a span of time ("teaching him chess", "granted
     him 200 hectares", "it took him two years", "met her two years ago"), "hand and foot", and a
@@ -924,8 +926,6 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
     her support to the campaign").
     """
     low = token.low
-    if low[:1].isdigit() and _DIGIT_ORDINAL.match(text, end):
-        return False  # "gave his 1,000th performance", "scored his 100th goal": an ordinal is no second object
     if previous in _GIVEN and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not wc._is_ly_adverb(low) and (
             not low.isdigit()) and _word_before(text, start, previous) in _PASSIVE_AUXILIARIES:
         return False  # "he was awarded his blue in 1902", "she was given her first role"; the recipient is the subject
