@@ -144,6 +144,16 @@ _TURN_ONE_S_BACK = wc._words("on to upon and towards toward as")
 _PARTICIPLE_HOSTS = wc._with_forms(wc._words("order want need prefer wish"))
 # Verbs that confer a title or rank, and the titles and ranks ("created him Earl of Essex")
 _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate install invest christen rechristen rename anoint"))
+# offices of a realm, a collection or a will that a naming or appointing verb confers before "of"/"to": "appointed him
+# keeper of the privy seal", "left him master of northern Italy", "named her executor of her will"
+_ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
+                      "patron patroness champion heir heiress lady lord ruler overlord sovereign")
+_HEIRS = wc._words("heir heiress")
+# who is caught in the act: "caught him stealing bread", "overheard her boasting about"
+_CATCH_IN_ACT = wc._with_forms(wc._words("catch overhear spot")) | wc._words("caught overheard")
+_ACT_OBJECT_STARTS = wc.POSSESSIVES | wc._words("a an the this that these those about at with from into")
+_DEGREE_SUBJECTS = wc._words("arts art science sciences laws philosophy divinity music business education engineering letters fine")
+_ROLE_GIVERS = wc.NAMING_VERBS | _TITLE_GIVERS | wc._with_forms(wc._words("acclaim nominate hail leave")) | wc._words("left")
 # who is voted best of a period: "voted him man of the match", "named her sportswoman of the year"
 _AWARDEES = wc._words("man woman person player sportsman sportswoman athlete rookie personality footballer cricketer "
                       "volunteer coach manager driver rider jockey artist writer author musician entertainer newcomer "
@@ -573,7 +583,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return True  # "the film finds him still living with his parents"; not "with her still beating heart"
     if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
-    if low.endswith("ing") and previous in _GERUND_HOSTS and low not in _ING_NOUNS and _participle_after_host(text, token, previous):
+    if low.endswith("ing") and (previous in _GERUND_HOSTS or previous in _CATCH_IN_ACT) and low not in _ING_NOUNS and (
+            _participle_after_host(text, token, previous)):
         return True
     if previous in _BARE_INFINITIVE_HOSTS and (low in _POSSESSED_NOUN_VERBS or low in mostly_nouns()) and (
             low not in _SEEM) and _described_noun(text, token):
@@ -633,7 +644,9 @@ def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
     if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
             after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
         return True  # "caught him reading Marx", "had him running ten kilometres"
-    return False
+    return previous in _CATCH_IN_ACT and (wc._is_participle(low) or _verb_stem_known(low)) and (
+        after.low in _ACT_OBJECT_STARTS or _lower_case_open(after) and after.low not in wc.TIME_NOUNS)  # "catches him reading his diary", "overhears her
+    # boasting about the gold", "caught him stealing bread"; not "caught his reading of the text", "caught his opening night"
 
 
 def _verb_after_noun(text: str, token: g._Token) -> bool:
@@ -1136,6 +1149,10 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
             text, token, _APPOINTED_TITLES if previous in _APPOINT else _TITLES):
         return not _after_passive_auxiliary(text, start, previous)  # "created him Earl of Essex", "made him club
         # captain", "left him ruler of"; not "was made his heir", "was later appointed his deputy"
+    if previous in _ROLE_GIVERS and low in _ROLES_OF and (text.startswith(" of ", token.end) and g._next(
+            text, token.end + 3).low not in _DEGREE_SUBJECTS or low in _HEIRS and text.startswith(" to ", token.end)) and not (
+            _after_passive_auxiliary(text, start, previous)):
+        return True  # "appointed him keeper of the privy seal", "acclaimed him lord of the city", "named him executor of"
     if previous in _COMMISSION and (low in _COMMISSIONED_RANKS or low in _ORDINALS and (
             g._next(text, token.end).low in _COMMISSIONED_RANKS)) and not _after_passive_auxiliary(text, start, previous):
         return True  # "commissioned him colonel of the 61st Ohio", "commissioned her second lieutenant"

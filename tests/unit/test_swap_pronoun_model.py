@@ -757,6 +757,16 @@ CONSTRUCTIONS = [
     ('He spent his last winter in Algiers.', 'She spent her last winter in Algiers.'),
     ('They paid him 1,000 dollars.', 'They paid her 1,000 dollars.'),
     ('Friends saw him last winter in Algiers.', 'Friends saw her last winter in Algiers.'),
+    ('The trustees appointed him keeper of the National Gallery in 1874.', 'The trustees appointed her keeper of the National Gallery in 1874.'),
+    ('The victory left him master of northern Italy.', 'The victory left her master of northern Italy.'),
+    ('The citizens acclaimed him lord of the city.', 'The citizens acclaimed her lady of the city.'),
+    ('The old king made him heir to the throne.', 'The old queen made her heiress to the throne.'),
+    ('He left his master of arts degree unfinished.', 'She left her master of arts degree unfinished.'),
+    ('He appointed his successor in 1920.', 'She appointed her successor in 1920.'),
+    ('The shopkeeper catches him stealing bread.', 'The shopkeeper catches her stealing bread.'),
+    ('The innkeeper overhears him boasting about the gold.', 'The innkeeper overhears her boasting about the gold.'),
+    ('Critics caught his reading of the poem.', 'Critics caught her reading of the poem.'),
+    ('Few caught his opening night.', 'Few caught her opening night.'),
 ]
 
 
