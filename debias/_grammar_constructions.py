@@ -149,6 +149,11 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
                       "patron patroness champion heir heiress lady lord ruler overlord sovereign")
 _HEIRS = wc._words("heir heiress")
+# verbs of an object and its predicate noun, none with a bare infinitive after its object ("made him delay the
+# confession"): "considered his election a mandate"
+_JUDGES = wc._with_forms(wc._words("consider deem judge reckon"))
+# a percentage before a noun is a share its holder owns ("sold his 40% stake"), before "of" an amount given ("40% of")
+_SHARE_HELD = re.compile(r"(?:%| ?percent| per cent)[ -](?!(?:of|more|less|fewer|off|above|below|over|under|than|up|down|on|in|for|to|and|or)\b)[a-z]")
 # who is caught in the act: "caught him stealing bread", "overheard her boasting about"
 _CATCH_IN_ACT = wc._with_forms(wc._words("catch overhear spot")) | wc._words("caught overheard")
 _ACT_OBJECT_STARTS = wc.POSSESSIVES | wc._words("a an the this that these those about at with from into")
@@ -488,7 +493,28 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
     if previous in wc.DITRANSITIVES and token.word[:1].islower() and g._is_open(token) and low not in _NOT_FIRST_OBJECT and (
             not low.endswith("ing")) and _second_object_follows(text, token):
         return False
+    if previous in _JUDGES and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not (
+            _adjective(low) or low in mostly_verbs() or low in _TITLES or low in _ORDINALS) and _judged_noun_phrase(text, token):
+        return False  # "considered his election a mandate", "considered his Ryder Cup appearance the highlight of";
+        # not "considered him a genius", "considered him captain material", "considered him Britain's finest"
     return None
+
+
+def _judged_noun_phrase(text: str, token: g._Token) -> bool:
+    """A noun phrase from ``token`` (capitalised words, numbers, lower-case nouns, "of"/"for" and
+    what they take; up to eight tokens) and then an article that begins the judgement ("his etching
+    of Tower Bridge the finest plate", "his Carnegie Hall concert of 1955 a career high point"); not
+    a possessive name ("him Britain's finest poet") nor a span after the article ("his work the
+    following year").
+    """
+    word, last = token, None
+    for _ in range(8):
+        if word.word is None or word.low in ("a", "an", "the"):
+            break
+        if _possessive_ending(text, word) or word.low in wc.CLOSED and word.low not in ("of", "for") or wc._is_ly_adverb(word.low):
+            return False
+        word, last = g._next(text, word.end), word
+    return last is not None and word.low in ("a", "an", "the") and _second_object_follows(text, last)
 
 
 def _recipient_named(text: str, at: int) -> bool:
@@ -973,7 +999,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "sent his two sons to be educated in France", "gave his two sons the farm"; not "sent him 500
         # troops", "bore him three sons", "gave him two sons the following year"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
-        return True
+        return not _SHARE_HELD.match(text, token.end)  # "paid him 500 dollars", "sold her 40% of the shares"; not "sold his
+        # 40% stake in the company"
     if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):
         return True  # "gave him only three days to", "paid her nearly 5,000 pounds"
     if (low.isdigit() or low in _COUNTS) and _verb_stem_known(previous) and g._next(text, token.end).low in _UNITS:

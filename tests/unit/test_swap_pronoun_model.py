@@ -767,6 +767,15 @@ CONSTRUCTIONS = [
     ('The innkeeper overhears him boasting about the gold.', 'The innkeeper overhears her boasting about the gold.'),
     ('Critics caught his reading of the poem.', 'Critics caught her reading of the poem.'),
     ('Few caught his opening night.', 'Few caught her opening night.'),
+    ('In 1887 he sold his 40% stake in the ironworks.', 'In 1887 she sold her 40% stake in the ironworks.'),
+    ('They sold him 40% of the shares.', 'They sold her 40% of the shares.'),
+    ('They gave him 25% more.', 'They gave her 25% more.'),
+    ('He considered his election a mandate.', 'She considered her election a mandate.'),
+    ('He considered his Ryder Cup appearance the highlight of his career.', 'She considered her Ryder Cup appearance the highlight of her career.'),
+    ('He considered his etching of the bridge the finest plate he made.', 'She considered her etching of the bridge the finest plate she made.'),
+    ('Critics considered him a genius.', 'Critics considered her a genius.'),
+    ("Critics considered him Britain's finest poet.", "Critics considered her Britain's finest poet."),
+    ('Critics considered him in many ways the father of the form.', 'Critics considered her in many ways the mother of the form.'),
 ]
 
 
