@@ -149,6 +149,8 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
                       "patron patroness champion heir heiress lady lord ruler overlord sovereign")
 _HEIRS = wc._words("heir heiress")
+# words after a mass second object that end its phrase: "gave him credit enough", "brought him fame abroad"
+_MASS_OBJECT_ENDS = wc._words("enough abroad overseas aplenty galore instead")
 # verbs of an object and its predicate noun, none with a bare infinitive after its object ("made him delay the
 # confession"): "considered his election a mandate"
 _JUDGES = wc._with_forms(wc._words("consider deem judge reckon"))
@@ -1079,6 +1081,9 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
             return False  # "asking his advice on", "served his time at"
         if (previous in _BUY or previous in _SHOW) and low == "work":
             return False  # "collectors bought his work,", "showed his work at the gallery": the artist's, not a job
+        if _lower_case_open(after) and not _adjective(after.low) and after.low not in _THEN_ADVERBS and (
+                after.low not in _MASS_OBJECT_ENDS) and not after.compound:
+            return False  # "won his custody battle", "gave his support staff a raise": a compound's first noun
         if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and g._mass_object_follows(text, token):
             # the grammar's lexicon of second objects ("earned him praise", "wished her luck"; not "had to leave his
             # work,"), except after "she" and a verb of gain, where an object "her" would be another woman ("she

@@ -776,6 +776,9 @@ CONSTRUCTIONS = [
     ('Critics considered him a genius.', 'Critics considered her a genius.'),
     ("Critics considered him Britain's finest poet.", "Critics considered her Britain's finest poet."),
     ('Critics considered him in many ways the father of the form.', 'Critics considered her in many ways the mother of the form.'),
+    ('In 2004 he won his custody battle.', 'In 2004 she won her custody battle.'),
+    ('The role earned him praise abroad.', 'The role earned her praise abroad.'),
+    ('The role earned him praise from critics.', 'The role earned her praise from critics.'),
 ]
 
 
