@@ -149,6 +149,7 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
                       "patron patroness champion heir heiress lady lord ruler overlord sovereign")
 _HEIRS = wc._words("heir heiress")
+_RENAMERS = wc._with_forms(wc._words("rename rechristen"))
 # words after a mass second object that end its phrase: "gave him credit enough", "brought him fame abroad"
 _MASS_OBJECT_ENDS = wc._words("enough abroad overseas aplenty galore instead")
 # verbs of an object and its predicate noun, none with a bare infinitive after its object ("made him delay the
@@ -160,7 +161,7 @@ _SHARE_HELD = re.compile(r"(?:%| ?percent| per cent)[ -](?!(?:of|more|less|fewer
 _CATCH_IN_ACT = wc._with_forms(wc._words("catch overhear spot")) | wc._words("caught overheard")
 _ACT_OBJECT_STARTS = wc.POSSESSIVES | wc._words("a an the this that these those about at with from into")
 _DEGREE_SUBJECTS = wc._words("arts art science sciences laws philosophy divinity music business education engineering letters fine")
-_ROLE_GIVERS = wc.NAMING_VERBS | _TITLE_GIVERS | wc._with_forms(wc._words("acclaim nominate hail leave")) | wc._words("left")
+_ROLE_GIVERS = wc.NAMING_VERBS | _TITLE_GIVERS | wc._with_forms(wc._words("acclaim hail leave")) | wc._words("left")
 # who is voted best of a period: "voted him man of the match", "named her sportswoman of the year"
 _AWARDEES = wc._words("man woman person player sportsman sportswoman athlete rookie personality footballer cricketer "
                       "volunteer coach manager driver rider jockey artist writer author musician entertainer newcomer "
@@ -500,6 +501,18 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
         return False  # "considered his election a mandate", "considered his Ryder Cup appearance the highlight of";
         # not "considered him a genius", "considered him captain material", "considered him Britain's finest"
     return None
+
+
+def _bare_name(text: str, token: g._Token) -> bool:
+    """Up to three capitalised words from ``token`` and then no lower-case noun (a name given, not
+    a named thing's noun phrase: "renamed him Israel."; not "renamed his Acme works").
+    """
+    after = g._next(text, token.end)
+    for _ in range(2):
+        if after.word is None or not after.word[:1].isupper():
+            break
+        after = g._next(text, after.end)
+    return after.word is None and after.quote is None or after.low in wc.CLOSED  # not 'renaming his Thesis "Church's Thesis"'
 
 
 def _judged_noun_phrase(text: str, token: g._Token) -> bool:
@@ -1177,7 +1190,9 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         return True  # "critics called him names in the press"; not "called his names John and James"
     if previous in _CALL and _summoned(text, token):
         return False  # "called his secretary in and dictated a letter"; not "called him secretary in 1990"
-    if previous in _TITLE_GIVERS | wc.NAMING_VERBS | _LEAVE and _title_follows(
+    if previous in _RENAMERS and token.word[:1].isupper() and token.word[1:2].islower() and _bare_name(text, token):
+        return True  # "the angel renamed him Israel", "the pope renamed her Boniface when"; not "renamed his company Acme"
+    if previous in _ROLE_GIVERS and _title_follows(
             text, token, _APPOINTED_TITLES if previous in _APPOINT else _TITLES):
         return not _after_passive_auxiliary(text, start, previous)  # "created him Earl of Essex", "made him club
         # captain", "left him ruler of"; not "was made his heir", "was later appointed his deputy"

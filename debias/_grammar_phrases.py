@@ -256,7 +256,7 @@ def _title_follows(text: str, token: g._Token, titles: frozenset[str] = _TITLES)
                 title.low == "own"):
             return False  # not "appointed his brother governor", "let him choose his own producer"
         title = g._next(text, title.end)
-        if title.low in titles:
+        if title.low in titles and title.word[:1].islower():  # not "renamed his company General Radio"
             return not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS
     return False
 

@@ -779,6 +779,11 @@ CONSTRUCTIONS = [
     ('In 2004 he won his custody battle.', 'In 2004 she won her custody battle.'),
     ('The role earned him praise abroad.', 'The role earned her praise abroad.'),
     ('The role earned him praise from critics.', 'The role earned her praise from critics.'),
+    ('The people of Milan acclaimed him bishop in 374.', 'The people of Milan acclaimed her bishop in 374.'),
+    ('He nominated his deputy for the post.', 'She nominated her deputy for the post.'),
+    ('The angel renamed him Israel.', 'The angel renamed her Israel.'),
+    ('In 1928 he renamed his company General Radio Products.', 'In 1928 she renamed her company General Radio Products.'),
+    ('He renamed his Acme works in 1920.', 'She renamed her Acme works in 1920.'),
 ]
 
 
