@@ -20,11 +20,13 @@ from debias._grammar_constructions import (
     _MAKES,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
+    _NUMBER_OBJECT_VERBS,
     _PERCEPTION,
     _THEN_ADVERBS,
     _TITLE_GIVERS,
     _TURN,
     _TURN_ONE_S_BACK,
+    _past_form,
     _span_ends,
     construction,
 )
@@ -87,6 +89,10 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False
     token = g._next(text, end)
     if token.word is None:
+        if text[end:end + 1] == " " and (token.punct in _HANDLE_SIGNS or token.punct in _CURRENCY_SIGNS and not (
+                _amount_is_given(text, start))):
+            return False  # "tweeted from his @POTUS account", '"War and Remembrance," his $110 million adaptation'; not
+            # "paid her $5,000"
         return True if token.quote is None else _quoted_after_her(text, start, token)
     if is_sentence_initial(text, start):
         return False
@@ -343,8 +349,8 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     compound title after a verb that confers it ("appointed him commander-in-chief") and a compound
     adjective that ends a predicate ("carried him shoulder-high from the pitch").
     """
-    if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS:
-        return True
+    if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS and not _UNIT_COMPOUND.match(text, token.end):
+        return True  # "secured him seventy-five per cent"; not "sent his five-year-old daughter"
     previous, adjacent = g._previous(text, start)
     if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and (token.low in _TITLES or token.word[:1].isupper()):
         return True  # "created him cardinal-priest of", "appointed him Under-Secretary of State"
@@ -367,6 +373,23 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     return adjacent and previous in _MAKES and _predicate_compound(text, start)
 
 
+_HANDLE_SIGNS = frozenset("@#")
+_LOAN = wc._with_forms(wc._words("loan"))  # a noun more often than a verb, so in no verb list: "loan her $20"
+_CURRENCY_SIGNS = frozenset("$£€¥")
+
+
+def _amount_is_given(text: str, start: int) -> bool:
+    """A verb right before "her" that an amount can follow as a second object ("paid her $5,000",
+    "offered him £2 million"), not an aside or a preposition ("'Shogun,' his $110 million epic").
+    """
+    previous, adjacent = g._previous(text, start)
+    return adjacent and previous is not None and (previous in _NUMBER_OBJECT_VERBS or previous in wc.DITRANSITIVES or (
+        previous in _LOAN) or _verb_stem_known(previous) or _past_form(previous))
+
+
+# a number and a unit as one hyphenated modifier: "five-year-old", "three-volume", "ten-man"
+_UNIT_COMPOUND = re.compile(r"-?(?:year|month|week|day|hour|minute|mile|metre|meter|foot|storey|story|page|volume|part|man|"
+                            r"seat|acre|point|game|match|race|track|song|episode|book|issue)s?(?:-(?:old|long))?\s+[a-z]")
 _COMPOUND_LAST = re.compile(r"(?:[A-Za-z]+-)*([A-Za-z]+)\b")  # from the compound's second part on
 _FAREWELL_HALVES = wc._words("bye night")  # "good-bye", "good-night"
 _STRUCK = wc._words("struck stricken bound born")
@@ -752,7 +775,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False
     token = g._next(text, end)
     if token.word is None:
-        return token.quote is None
+        return token.quote is None and token.punct not in _HANDLE_SIGNS and token.punct not in _CURRENCY_SIGNS  # not "his
+        # $3 million house", "his @POTUS account"
     if token.compound:
         return False
     low = token.low

@@ -784,6 +784,14 @@ CONSTRUCTIONS = [
     ('The angel renamed him Israel.', 'The angel renamed her Israel.'),
     ('In 1928 he renamed his company General Radio Products.', 'In 1928 she renamed her company General Radio Products.'),
     ('He renamed his Acme works in 1920.', 'She renamed her Acme works in 1920.'),
+    ('He sent his five-year-old daughter to live with his aunt.', 'She sent her five-year-old son to live with her uncle.'),
+    ('He sent his three-volume history to the printer.', 'She sent her three-volume history to the printer.'),
+    ('The deal secured him seventy-five per cent of the profits.', 'The deal secured her seventy-five per cent of the profits.'),
+    ('He tweeted from his @POTUS account.', 'She tweeted from her @POTUS account.'),
+    ('In 1990 his $3 million house burned down.', 'In 1990 her $3 million house burned down.'),
+    ('"Shogun," his $110 million epic, was a hit.', '"Shogun," her $110 million epic, was a hit.'),
+    ('The club paid him $5,000 a week.', 'The club paid her $5,000 a week.'),
+    ('Will you loan him $20?', 'Will you loan her $20?'),
 ]
 
 
