@@ -26,7 +26,6 @@ from debias._grammar_constructions import (
     _TITLE_GIVERS,
     _TURN,
     _TURN_ONE_S_BACK,
-    _past_form,
     _span_ends,
     construction,
 )
@@ -375,6 +374,7 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
 
 _HANDLE_SIGNS = frozenset("@#")
 _LOAN = wc._with_forms(wc._words("loan"))  # a noun more often than a verb, so in no verb list: "loan her $20"
+_COSTS = wc._with_forms(wc._words("cost charge bill reimburse compensate"))
 _CURRENCY_SIGNS = frozenset("$£€¥")
 
 
@@ -383,8 +383,8 @@ def _amount_is_given(text: str, start: int) -> bool:
     "offered him £2 million"), not an aside or a preposition ("'Shogun,' his $110 million epic").
     """
     previous, adjacent = g._previous(text, start)
-    return adjacent and previous is not None and (previous in _NUMBER_OBJECT_VERBS or previous in wc.DITRANSITIVES or (
-        previous in _LOAN) or _verb_stem_known(previous) or _past_form(previous))
+    return adjacent and (previous in _NUMBER_OBJECT_VERBS or previous in _LOAN or previous in _COSTS)  # not "completed his
+    # £2.3 million move"
 
 
 # a number and a unit as one hyphenated modifier: "five-year-old", "three-volume", "ten-man"

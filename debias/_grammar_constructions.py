@@ -149,6 +149,8 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
                       "patron patroness champion heir heiress lady lord ruler overlord sovereign")
 _HEIRS = wc._words("heir heiress")
+_COLLECTIVE_COUNTS = wc._words("cavalry infantry foot horse militia cattle livestock sheep swine head strong men women people "
+                              "children folk personnel police staff crew")  # "sent him 2000 cavalry"
 _RENAMERS = wc._with_forms(wc._words("rename rechristen"))
 # words after a mass second object that end its phrase: "gave him credit enough", "brought him fame abroad"
 _MASS_OBJECT_ENDS = wc._words("enough abroad overseas aplenty galore instead")
@@ -501,6 +503,20 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
         return False  # "considered his election a mandate", "considered his Ryder Cup appearance the highlight of";
         # not "considered him a genius", "considered him captain material", "considered him Britain's finest"
     return None
+
+
+def _year_before_noun(text: str, token: g._Token) -> bool:
+    """A year and then a name or a singular noun: a dated thing of the possessive's ("his 1959 Les
+    Paul", "won his 2004 primary", "delivered his 1911 Romanes Lecture"), not an amount given
+    ("sent him 1500 men", "gave him 2000 cavalry").
+    """
+    low = token.low
+    if len(low) != 4 or not low.isdigit() or not 1000 <= int(low) <= 2099:
+        return False
+    after = g._next(text, token.end)
+    if after.word is None or after.low in _COLLECTIVE_COUNTS:
+        return False
+    return after.word[:1].isupper() or _lower_case_open(after) and not after.low.endswith("s") and after.low not in wc.CLOSED
 
 
 def _bare_name(text: str, token: g._Token) -> bool:
@@ -1014,8 +1030,8 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         return False  # "sent his two sons to be educated in France", "gave his two sons the farm"; not "sent him 500
         # troops", "bore him three sons", "gave him two sons the following year"
     if previous in _NUMBER_OBJECT_VERBS and (low.isdigit() or low in _NUMBERS and low != "one"):
-        return not _SHARE_HELD.match(text, token.end)  # "paid him 500 dollars", "sold her 40% of the shares"; not "sold his
-        # 40% stake in the company"
+        return not (_SHARE_HELD.match(text, token.end) or _year_before_noun(text, token))  # "paid him 500 dollars", "sold
+        # her 40% of the shares", "sent him 1500 men"; not "sold his 40% stake", "won his 2004 primary"
     if low in _ROUGHLY and previous in _NUMBER_OBJECT_VERBS and _number(g._next(text, token.end)):
         return True  # "gave him only three days to", "paid her nearly 5,000 pounds"
     if (low.isdigit() or low in _COUNTS) and _verb_stem_known(previous) and g._next(text, token.end).low in _UNITS:

@@ -792,6 +792,14 @@ CONSTRUCTIONS = [
     ('"Shogun," his $110 million epic, was a hit.', '"Shogun," her $110 million epic, was a hit.'),
     ('The club paid him $5,000 a week.', 'The club paid her $5,000 a week.'),
     ('Will you loan him $20?', 'Will you loan her $20?'),
+    ('In 2010 he completed his £2.3 million move to Sheffield.', 'In 2010 she completed her £2.3 million move to Sheffield.'),
+    ('The court fined him $500.', 'The court fined her $500.'),
+    ('He sold his 1959 Les Paul to a collector.', 'She sold her 1959 Les Paul to a collector.'),
+    ('He won his 2004 primary easily.', 'She won her 2004 primary easily.'),
+    ('He won his 1992 race by 176 votes.', 'She won her 1992 race by 176 votes.'),
+    ('The king sent him 1500 men.', 'The queen sent her 1500 women.'),
+    ('The duke sent him 2000 cavalry.', 'The duchess sent her 2000 cavalry.'),
+    ('They offered him 2000 a year.', 'They offered her 2000 a year.'),
 ]
 
 
