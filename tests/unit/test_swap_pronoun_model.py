@@ -794,7 +794,7 @@ CONSTRUCTIONS = [
     ('Will you loan him $20?', 'Will you loan her $20?'),
     ('In 2010 he completed his £2.3 million move to Sheffield.', 'In 2010 she completed her £2.3 million move to Sheffield.'),
     ('The court fined him $500.', 'The court fined her $500.'),
-    ('He sold his 1959 Les Paul to a collector.', 'She sold her 1959 Les Paul to a collector.'),
+    ('He sold his 1959 Stratocaster to a collector.', 'She sold her 1959 Stratocaster to a collector.'),
     ('He won his 2004 primary easily.', 'She won her 2004 primary easily.'),
     ('He won his 1992 race by 176 votes.', 'She won her 1992 race by 176 votes.'),
     ('The king sent him 1500 men.', 'The queen sent her 1500 women.'),
