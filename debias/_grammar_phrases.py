@@ -243,13 +243,31 @@ def _noun_before(text: str, start: int, previous: str) -> bool:
     return not (previous.endswith("ing") or previous in _FINITE_PASTS or _past_of_verb(previous))  # "my joining
 
 
+def _apposed_name(text: str, title: g._Token) -> bool:
+    """A name in apposition after a lower-case title: the title is the possessive's noun ("appointed
+    his secretary, Jessica Prior, to a post", "named his former manager Ingrid Larsson as"; not
+    "created him Earl of Essex", "appointed him secretary, a post he held").
+    """
+    if not title.word[:1].islower():
+        return False
+    after = g._next(text, title.end)
+    if after.punct == ",":
+        after = g._next(text, after.end)
+        if after.low == "the":
+            after = g._next(text, after.end)
+        return after.word is not None and after.word[:1].isupper() and after.word[1:2].islower() and (
+            after.low not in _TITLES) and g._next(text, after.end).word is not None and g._next(text, after.end).word[:1].isupper()
+    return after.word is not None and after.word[:1].isupper() and after.word[1:2].islower() and after.low not in _TITLES and (
+        g._next(text, after.end).word or "")[:1].isupper()
+
+
 def _title_follows(text: str, token: g._Token, titles: frozenset[str] = _TITLES) -> bool:
     """A title or rank (:data:`_TITLES`, or ``titles``), or up to three lower-case modifiers and a
     title, that is no possessive ("Earl of Essex", "club captain", "national team captain"; not
     "captain's").
     """
     if token.low in titles:
-        return not _possessive_ending(text, token) and g._next(text, token.end).low not in _DEBUTS
+        return not _possessive_ending(text, token) and g._next(text, token.end).low not in _DEBUTS and not _apposed_name(text, token)
     title = token
     for _ in range(3):  # "club captain", "national team captain", "global managing editor"
         if title.word is None or not title.word[:1].islower() or not g._is_open(title) or title.low in _PEOPLE or (
@@ -257,7 +275,8 @@ def _title_follows(text: str, token: g._Token, titles: frozenset[str] = _TITLES)
             return False  # not "appointed his brother governor", "let him choose his own producer"
         title = g._next(text, title.end)
         if title.low in titles and title.word[:1].islower():  # not "renamed his company General Radio"
-            return not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS
+            return not _possessive_ending(text, title) and g._next(text, title.end).low not in _DEBUTS and not (
+                _apposed_name(text, title))
     return False
 
 

@@ -800,6 +800,9 @@ CONSTRUCTIONS = [
     ('The king sent him 1500 men.', 'The queen sent her 1500 women.'),
     ('The duke sent him 2000 cavalry.', 'The duchess sent her 2000 cavalry.'),
     ('They offered him 2000 a year.', 'They offered her 2000 a year.'),
+    ('He later named his former manager Ingrid Larsson as his biggest influence.', 'She later named her former manager Sven Larsson as her biggest influence.'),
+    ('In 1745 he appointed his chaplain, the Reverend Thomas Cruse, to the rectory.', 'In 1745 she appointed her chaplain, the Reverend Barbara Cruse, to the rectory.'),
+    ('They appointed him secretary, a post he held until 1920.', 'They appointed her secretary, a post she held until 1920.'),
 ]
 
 
