@@ -149,6 +149,8 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
                       "patron patroness champion heir heiress lady lord ruler overlord sovereign")
 _HEIRS = wc._words("heir heiress")
+_HAVE_DONE = wc._words("have has had having get gets got getting")  # "had his contract terminated"
+_NOUN_PHRASE_PREPOSITIONS = wc._words("to with of for from at in on the a an his her their its")  # inside "his transfer to Valencia"
 _COLLECTIVE_COUNTS = wc._words("cavalry infantry foot horse militia cattle livestock sheep swine head strong men women people "
                               "children folk personnel police staff crew")  # "sent him 2000 cavalry"
 _RENAMERS = wc._with_forms(wc._words("rename rechristen"))
@@ -648,7 +650,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return False  # "sees his work bringing profit", "felt his work to have been done"
     if previous in _BARE_INFINITIVE_HOSTS and previous not in _HELP and token.word[:1].islower() and g._is_open(token) and (
             low not in _LINKING_VERBS) and low not in wc.MODIFIERS and low not in _DEGREE_ADVERBS and not wc._is_ly_adverb(low) and (
-            not low.endswith("ing")) and (_past_participle_ends_phrase(text, token) or _modified_noun_then_participle(text, token)):
+            not low.endswith("ing")) and (_past_participle_ends_phrase(text, token) or _modified_noun_then_participle(text, token) or (
+                previous in _HAVE_DONE and _phrase_then_participle(text, token))):
         return False  # "had his contract terminated", "made her presence felt", "saw his unfinished novel published"; not
         # "made her feel ashamed", "makes her more obliged"
     if previous in _BARE_INFINITIVE_HOSTS and (low in mostly_nouns() or low in _POSSESSED_NOUN_VERBS or (
@@ -753,6 +756,25 @@ def _past_participle_ends_phrase(text: str, token: g._Token) -> bool:
     after = g._next(text, token.end)
     return token.punct is None and after.word is not None and after.word[:1].islower() and (
         wc._is_participle(after.low)) and not after.low.endswith("ing") and not _lower_case_open(g._next(text, after.end))
+
+
+def _phrase_then_participle(text: str, token: g._Token) -> bool:
+    """A noun ``token``, up to five more words of its noun phrase (nouns, a preposition and what it
+    takes), and a past participle that ends the phrase: what one has done to one's own ("had his
+    transfer to Valencia blocked", "had his contract with the club terminated", "had his work
+    permit application rejected").
+    """
+    word = token
+    for _ in range(6):
+        after = g._next(text, word.end)
+        if after.word is None or after.punct is not None:
+            return False
+        if after.word[:1].islower() and after.low.endswith("ed") and wc._is_participle(after.low):
+            return _past_participle_ends_phrase(text, word)
+        if after.low in wc.CLOSED and after.low not in _NOUN_PHRASE_PREPOSITIONS:
+            return False  # not "had him sign it with the club"
+        word = after
+    return False
 
 
 def _modified_noun_then_participle(text: str, token: g._Token) -> bool:

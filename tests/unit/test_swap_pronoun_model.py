@@ -803,6 +803,10 @@ CONSTRUCTIONS = [
     ('He later named his former manager Ingrid Larsson as his biggest influence.', 'She later named her former manager Sven Larsson as her biggest influence.'),
     ('In 1745 he appointed his chaplain, the Reverend Thomas Cruse, to the rectory.', 'In 1745 she appointed her chaplain, the Reverend Barbara Cruse, to the rectory.'),
     ('They appointed him secretary, a post he held until 1920.', 'They appointed her secretary, a post she held until 1920.'),
+    ('He had his transfer to Valencia blocked by the federation.', 'She had her transfer to Valencia blocked by the federation.'),
+    ('He had his contract with the Turkish club terminated in 2013.', 'She had her contract with the Turkish club terminated in 2013.'),
+    ('They had him transfer to Valencia.', 'They had her transfer to Valencia.'),
+    ('They had him escort the prisoners to the fort.', 'They had her escort the prisoners to the fort.'),
 ]
 
 
