@@ -89,7 +89,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     token = g._next(text, end)
     if token.word is None:
         if text[end:end + 1] == " " and (token.punct in _HANDLE_SIGNS or token.punct in _CURRENCY_SIGNS and not (
-                _amount_is_given(text, start))):
+                _amount_is_given(text, start)) or _aside_then_noun(text, token)):
             return False  # "tweeted from his @POTUS account", '"War and Remembrance," his $110 million adaptation'; not
             # "paid her $5,000"
         return True if token.quote is None else _quoted_after_her(text, start, token)
@@ -373,9 +373,25 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
 
 
 _HANDLE_SIGNS = frozenset("@#")
+_ASIDE_CLOSE = {"(": ")", "[": "]", "—": "—", "–": "–", "-": "-"}
+
+
+def _aside_then_noun(text: str, token: g._Token) -> bool:
+    """An aside in brackets or dashes after "her"/"his" and a noun phrase after it: the aside sits
+    inside the possessive's noun phrase ("his (unfinished) memoirs", "his [sic] house", "her — and
+    Britain's — first gold"; not "the fault was his (not mine).", "with her - she").
+    """
+    close = _ASIDE_CLOSE.get(token.punct or "")
+    if close is None or token.punct == "-" and not text.startswith(" ", token.end):
+        return False
+    shut = text.find(close, token.end, token.end + 60)
+    after = g._next(text, shut + 1) if shut > 0 else None
+    return after is not None and _lower_case_open(after) and after.low not in _CLAUSE_SUBJECTS_AFTER and (
+        after.low not in mostly_verbs())  # not "saw him (briefly) leave"
 _LOAN = wc._with_forms(wc._words("loan"))  # a noun more often than a verb, so in no verb list: "loan her $20"
 _COSTS = wc._with_forms(wc._words("cost charge bill reimburse compensate"))
 _CURRENCY_SIGNS = frozenset("$£€¥")
+_CLAUSE_SUBJECTS_AFTER = wc._words("i you he she we they it there")
 
 
 def _amount_is_given(text: str, start: int) -> bool:
@@ -775,8 +791,8 @@ def his_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False
     token = g._next(text, end)
     if token.word is None:
-        return token.quote is None and token.punct not in _HANDLE_SIGNS and token.punct not in _CURRENCY_SIGNS  # not "his
-        # $3 million house", "his @POTUS account"
+        return token.quote is None and token.punct not in _HANDLE_SIGNS and token.punct not in _CURRENCY_SIGNS and not (
+            _aside_then_noun(text, token))  # not "his $3 million house", "his @POTUS account", "his (unfinished) memoirs"
     if token.compound:
         return False
     low = token.low

@@ -807,6 +807,12 @@ CONSTRUCTIONS = [
     ('He had his contract with the Turkish club terminated in 2013.', 'She had her contract with the Turkish club terminated in 2013.'),
     ('They had him transfer to Valencia.', 'They had her transfer to Valencia.'),
     ('They had him escort the prisoners to the fort.', 'They had her escort the prisoners to the fort.'),
+    ('He published his (unfinished) memoirs in 1920.', 'She published her (unfinished) memoirs in 1920.'),
+    ('He sold his [sic] house.', 'She sold her [sic] house.'),
+    ("He won his — and Britain's — first gold.", "She won her — and Britain's — first gold."),
+    ('The fault was his (not mine).', 'The fault was hers (not mine).'),
+    ('We saw him (briefly) leave the room.', 'We saw her (briefly) leave the room.'),
+    ('They met him (in Paris) and talked.', 'They met her (in Paris) and talked.'),
 ]
 
 
