@@ -88,11 +88,7 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False
     token = g._next(text, end)
     if token.word is None:
-        if text[end:end + 1] == " " and (token.punct in _HANDLE_SIGNS or token.punct in _CURRENCY_SIGNS and not (
-                _amount_is_given(text, start)) or _aside_then_noun(text, token)):
-            return False  # "tweeted from his @POTUS account", '"War and Remembrance," his $110 million adaptation'; not
-            # "paid her $5,000"
-        return True if token.quote is None else _quoted_after_her(text, start, token)
+        return _punctuation_after_her(text, start, end, token)
     if is_sentence_initial(text, start):
         return False
     if token.word[:1].isupper() and token.word[1:2].islower() and _name_and_verb_follow(text, start, token):
@@ -123,6 +119,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if token.low == "opposite" and (g._previous(text, start)[0] in g._COPULAS or g._next(text, token.end).low in _COUNTERPARTS):
         return False  # "Commodus is his opposite in every way", "gifted to his opposite number"; not "sat him opposite her"
     if token.low in _CERTAIN_CLOSED and token.low not in _UNCERTAIN_CLOSED:
+        if token.word[:1].isupper() and g._previous(text, start)[0] in _MAKES and _debut_follows(text, token):
+            return False  # "made his All Blacks debut": a name that begins with a closed word
         return _object_before_closed_word(text, start, end, token)
     previous, adjacent = g._previous(text, start)
     if token.word[0].islower() and (token.low in _BEFORE_MODIFIERS or text.startswith(",", token.end) and _adjective_word(
@@ -392,6 +390,18 @@ _LOAN = wc._with_forms(wc._words("loan"))  # a noun more often than a verb, so i
 _COSTS = wc._with_forms(wc._words("cost charge bill reimburse compensate"))
 _CURRENCY_SIGNS = frozenset("$£€¥")
 _CLAUSE_SUBJECTS_AFTER = wc._words("i you he she we they it there")
+
+
+def _punctuation_after_her(text: str, start: int, end: int, token: g._Token) -> bool:
+    """A mark after "her": an object's, but a quotation's own reading, and the determiner's before a
+    handle, an amount that no verb gives, or an aside that a noun phrase follows ("tweeted from his
+    @POTUS account", '"War and Remembrance," his $110 million adaptation', "her (unfinished) memoirs";
+    not "paid her $5,000").
+    """
+    if text[end:end + 1] == " " and (token.punct in _HANDLE_SIGNS or token.punct in _CURRENCY_SIGNS and not (
+            _amount_is_given(text, start)) or _aside_then_noun(text, token)):
+        return False
+    return True if token.quote is None else _quoted_after_her(text, start, token)
 
 
 def _amount_is_given(text: str, start: int) -> bool:

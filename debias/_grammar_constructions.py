@@ -29,6 +29,7 @@ from debias._grammar_phrases import (
     _adjective_and_noun_follow,
     _adjectives,
     _adjectives_before_noun,
+    _apposed_name,
     _comparative,
     _could_be_verb,
     _described_noun,
@@ -149,6 +150,7 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
                       "patron patroness champion heir heiress lady lord ruler overlord sovereign")
 _HEIRS = wc._words("heir heiress")
+_TENSED_AUXILIARIES = wc._words("had has was were would could should will might must")
 _HAVE_DONE = wc._words("have has had having get gets got getting")  # "had his contract terminated"
 _NOUN_PHRASE_PREPOSITIONS = wc._words("to with of for from at in on the a an his her their its")  # inside "his transfer to Valencia"
 _COLLECTIVE_COUNTS = wc._words("cavalry infantry foot horse militia cattle livestock sheep swine head strong men women people "
@@ -566,8 +568,9 @@ def _causative_noun(text: str, start: int, end: int, token: g._Token, previous: 
     low = token.low
     if not (previous in wc.CAUSATIVES and previous not in _HELP and low in wc.CAUSATIVE_NOUNS or low in ("best", "last")):
         return None
-    if previous in _SPEND and low == "last":
-        return False  # "spent his last winter in Algiers": what one spends is no object's time
+    if previous in _SPEND and low == "last" or previous in _COORDINATORS and low == "last" and g._next(text, token.end).word:
+        return False  # "spent his last winter in Algiers", "won his first title in 1984 and his last in 1992": the noun is
+        # the possessive's, or left out after it
     if low in _ORDINALS and (title := g._next(text, token.end)).word is not None and _title_follows(text, title):
         return True
     return g.her_is_object(text, start, end)
@@ -721,6 +724,8 @@ def _verb_after_noun(text: str, token: g._Token) -> bool:
         return False
     after = g._next(text, token.end)
     verb = after.low
+    if verb in _TENSED_AUXILIARIES:
+        return True  # "felt his work had been undervalued": the noun is the subject of a clause
     if verb is None or not after.word[:1].islower() or verb in wc.CLOSED or _adjective(verb):
         return False
     if verb.endswith("ed") and (_past_of_verb(verb) or verb in mostly_verbs()):
@@ -1230,6 +1235,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         return False  # "called his secretary in and dictated a letter"; not "called him secretary in 1990"
     if previous in _RENAMERS and token.word[:1].isupper() and token.word[1:2].islower() and _bare_name(text, token):
         return True  # "the angel renamed him Israel", "the pope renamed her Boniface when"; not "renamed his company Acme"
+    if previous in _ROLE_GIVERS and low in _TITLES and _apposed_name(text, token):
+        return False  # "appointed his deputy, Charlotte Wrenfield, as", "left his general, Mardonius, in Greece"
     if previous in _ROLE_GIVERS and _title_follows(
             text, token, _APPOINTED_TITLES if previous in _APPOINT else _TITLES):
         return not _after_passive_auxiliary(text, start, previous)  # "created him Earl of Essex", "made him club

@@ -255,8 +255,9 @@ def _apposed_name(text: str, title: g._Token) -> bool:
         after = g._next(text, after.end)
         if after.low == "the":
             after = g._next(text, after.end)
+        following = g._next(text, after.end) if after.word is not None else after
         return after.word is not None and after.word[:1].isupper() and after.word[1:2].islower() and (
-            after.low not in _TITLES) and g._next(text, after.end).word is not None and g._next(text, after.end).word[:1].isupper()
+            after.low not in _TITLES) and (following.punct == "," or (following.word or "")[:1].isupper())
     return after.word is not None and after.word[:1].isupper() and after.word[1:2].islower() and after.low not in _TITLES and (
         g._next(text, after.end).word or "")[:1].isupper()
 

@@ -813,6 +813,12 @@ CONSTRUCTIONS = [
     ('The fault was his (not mine).', 'The fault was hers (not mine).'),
     ('We saw him (briefly) leave the room.', 'We saw her (briefly) leave the room.'),
     ('They met him (in Paris) and talked.', 'They met her (in Paris) and talked.'),
+    ('He made his All Blacks debut in 1988.', 'She made her All Blacks debut in 1988.'),
+    ('He won his first title in Gstaad and his last in Kitzbuhel.', 'She won her first title in Gstaad and her last in Kitzbuhel.'),
+    ('Critics felt his work had been undervalued.', 'Critics felt her work had been undervalued.'),
+    ('They felt him tremble.', 'They felt her tremble.'),
+    ('Xerxes left his general, Mardonius, in Greece.', 'Xerxes left her general, Mardonius, in Greece.'),
+    ('The king appointed him governor, Lord of the Isles.', 'The queen appointed her governor, Lady of the Isles.'),
 ]
 
 
