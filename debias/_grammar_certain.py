@@ -346,6 +346,9 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     compound title after a verb that confers it ("appointed him commander-in-chief") and a compound
     adjective that ends a predicate ("carried him shoulder-high from the pitch").
     """
+    if token.low.isdigit() and (score := _SCORE_END.match(text, token.end)):
+        after = g._next(text, score.end())
+        return not (_lower_case_open(after) and after.low not in wc.CLOSED)  # "beat him 6-3 in the final"; not "his 2-1 win"
     if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS and not _UNIT_COMPOUND.match(text, token.end):
         return True  # "secured him seventy-five per cent"; not "sent his five-year-old daughter"
     previous, adjacent = g._previous(text, start)
@@ -413,6 +416,7 @@ def _amount_is_given(text: str, start: int) -> bool:
     # £2.3 million move"
 
 
+_SCORE_END = re.compile(r"\d+")
 # a number and a unit as one hyphenated modifier: "five-year-old", "three-volume", "ten-man"
 _UNIT_COMPOUND = re.compile(r"-?(?:year|month|week|day|hour|minute|mile|metre|meter|foot|storey|story|page|volume|part|man|"
                             r"seat|acre|point|game|match|race|track|song|episode|book|issue)s?(?:-(?:old|long))?\s+[a-z]")

@@ -463,6 +463,21 @@ _NOT_FIRST_OBJECT = _COUNTS | wc.PARTICLES | wc.MODIFIERS | _DEGREE_ADVERBS | _R
 _DIGIT_ORDINAL = re.compile(r" (?:\d{1,3}(?:,\d{3})+|\d+)(?:st|nd|rd|th)\b")
 
 
+def _number_modifies_noun(text: str, end: int, token: g._Token) -> bool:
+    """A number joined to a unit by a hyphen ("5,000-acre", "20-bed"), or a number, a unit of length
+    and a lower-case noun ("200 metres heat", "3000 metres steeplechase"): a modifier of the
+    possessive's noun.
+    """
+    if _DIGIT_COMPOUND.match(text, end):
+        return True
+    unit = g._next(text, token.end)
+    return unit.low in _LENGTHS and _lower_case_open(after := g._next(text, unit.end)) and after.low not in wc.CLOSED
+
+
+_DIGIT_COMPOUND = re.compile(r" \d[\d,.]*-[a-z]+(?:-[a-z]+)*\s+[a-z]")
+_LENGTHS = wc._words("metres metre meters meter m km kilometres kilometers miles mile yards yard feet")
+
+
 def construction(text: str, start: int, end: int, token: g._Token, previous: str | None) -> bool | None:
     """Constructions the model sees too rarely in its training text (issue 27): a gerund subject
     ("ends with him laughing", "remember him singing in the choir"), a bare infinitive after a
@@ -475,8 +490,10 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
     """
     if _ordinal_or_side_before_noun(text, token):
         return False  # "her first (unpublished) novel", "had his first, supervised, experience", "set his left foot"
-    if token.low[:1].isdigit() and previous not in _RANKERS and _DIGIT_ORDINAL.match(text, end):
-        return False  # "gave his 1,000th performance", "scored his 100th goal"; not "drafted him 32nd overall"
+    if token.low[:1].isdigit() and (previous not in _RANKERS and _DIGIT_ORDINAL.match(text, end) or _number_modifies_noun(
+            text, end, token)):
+        return False  # "gave his 1,000th performance", "sold his 5,000-acre concession", "won his 200 metres heat"; not
+        # "drafted him 32nd overall", "threw him several metres across"
     if previous in wc.PREPOSITIONS and token.low.endswith("bed") and token.word[:1].islower():
         return False  # "on his deathbed", "from her sickbed": a bed, never a past
     if (token.compound or token.low.endswith(("ed", "ly")) or token.low in _adjectives()) and previous not in _CALLERS and (
@@ -507,6 +524,14 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
         return False  # "considered his election a mandate", "considered his Ryder Cup appearance the highlight of";
         # not "considered him a genius", "considered him captain material", "considered him Britain's finest"
     return None
+
+
+def _counted_span(text: str, token: g._Token, after: g._Token) -> bool:
+    """A number ``token`` and a span of time ``after`` that an object's clause ends with ("saw him ten
+    days before he died"), not a year and its season ("ended his 2010 season before the Games").
+    """
+    return (after.low or "").rstrip("s") in _SPANS and _span_ends(text, g._next(text, after.end)) and not _year_before_noun(
+        text, token)
 
 
 def _year_before_noun(text: str, token: g._Token) -> bool:
@@ -1070,7 +1095,7 @@ def _second_objects(text: str, start: int, end: int, token: g._Token, previous: 
         if (previous in _NUMBER_OBJECT_VERBS or previous in _TAKE_TIME) and (
                 low == "one" and after.low in _ONE_OBJECT or previous in _TAKE_TIME and (after.low or "").rstrip("s") in _SPANS):
             return True  # "pay him one hundred guldens", "gave her one of", "it took him two years"
-        if previous not in _SPEND and (after.low or "").rstrip("s") in _SPANS and _span_ends(text, g._next(text, after.end)):
+        if previous not in _SPEND and _counted_span(text, token, after):
             return True  # "I saw him ten days before he died", "met her two years ago"
     if low.endswith("s") and low.rstrip("s") in _SPANS and previous is not None and _verb_stem_known(previous) and (
             _span_ends(text, g._next(text, token.end))):

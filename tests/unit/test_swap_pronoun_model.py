@@ -819,6 +819,13 @@ CONSTRUCTIONS = [
     ('They felt him tremble.', 'They felt her tremble.'),
     ('Xerxes left his general, Mardonius, in Greece.', 'Xerxes left her general, Mardonius, in Greece.'),
     ('The king appointed him governor, Lord of the Isles.', 'The queen appointed her governor, Lady of the Isles.'),
+    ('He sold his 5,000-acre concession to a syndicate.', 'She sold her 5,000-acre concession to a syndicate.'),
+    ('He opened his 20-bed clinic in 1890.', 'She opened her 20-bed clinic in 1890.'),
+    ('He won his 3000 metres steeplechase heat comfortably.', 'She won her 3000 metres steeplechase heat comfortably.'),
+    ('A tear ended his 2010 season before the Games.', 'A tear ended her 2010 season before the Games.'),
+    ('The wave threw him 20 metres into the air.', 'The wave threw her 20 metres into the air.'),
+    ('They beat him 6-3 in the final.', 'They beat her 6-3 in the final.'),
+    ('He won his 2-1 victory in the rain.', 'She won her 2-1 victory in the rain.'),
 ]
 
 
