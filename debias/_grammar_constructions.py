@@ -160,7 +160,7 @@ _RENAMERS = wc._with_forms(wc._words("rename rechristen"))
 _MASS_OBJECT_ENDS = wc._words("enough abroad overseas aplenty galore instead")
 # verbs of an object and its predicate noun, none with a bare infinitive after its object ("made him delay the
 # confession"): "considered his election a mandate"
-_JUDGES = wc._with_forms(wc._words("consider deem judge reckon"))
+_JUDGES = wc._with_forms(wc._words("consider deem judge reckon vote"))
 # a percentage before a noun is a share its holder owns ("sold his 40% stake"), before "of" an amount given ("40% of")
 _SHARE_HELD = re.compile(r"(?:%| ?percent| per cent)[ -](?!(?:of|more|less|fewer|off|above|below|over|under|than|up|down|on|in|for|to|and|or)\b)[a-z]")
 # who is caught in the act: "caught him stealing bread", "overheard her boasting about"
@@ -517,8 +517,9 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
     """
     low = token.low
     if previous in wc.DITRANSITIVES and token.word[:1].islower() and g._is_open(token) and low not in _NOT_FIRST_OBJECT and (
-            not low.endswith("ing")) and _second_object_follows(text, token):
-        return False
+            not low.endswith("ing")) and (_second_object_follows(text, token) or low not in wc.MASS_NOUNS and g._next(
+                text, token.end).low in _PHRASE_PREPOSITIONS and _judged_noun_phrase(text, token)):
+        return False  # "gives his work an appearance", "awarded his essay on scurvy its annual prize"
     if previous in _JUDGES and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not (
             _adjective(low) or low in mostly_verbs() or low in _TITLES or low in _ORDINALS) and _judged_noun_phrase(text, token):
         return False  # "considered his election a mandate", "considered his Ryder Cup appearance the highlight of";
@@ -561,20 +562,26 @@ def _bare_name(text: str, token: g._Token) -> bool:
 
 
 def _judged_noun_phrase(text: str, token: g._Token) -> bool:
-    """A noun phrase from ``token`` (capitalised words, numbers, lower-case nouns, "of"/"for" and
-    what they take; up to eight tokens) and then an article that begins the judgement ("his etching
-    of Tower Bridge the finest plate", "his Carnegie Hall concert of 1955 a career high point"); not
-    a possessive name ("him Britain's finest poet") nor a span after the article ("his work the
-    following year").
+    """A noun phrase from ``token`` (capitalised words, numbers, lower-case nouns, a preposition and
+    what it takes; up to ten tokens) and then an article or "its" that begins a second noun phrase
+    ("his etching of the bridge the finest plate", "his Carnegie Hall concert of 1955 a career high
+    point", "awarded his essay on scurvy its annual prize"); not a possessive name ("him Britain's
+    finest poet"), an article inside the preposition's phrase ("gave him command of the army"), or a
+    span after the article ("his work the following year").
     """
     word, last = token, None
-    for _ in range(8):
-        if word.word is None or word.low in ("a", "an", "the"):
+    for _ in range(10):
+        if word.word is None or word.low in _SECOND_PHRASE_STARTS and (last is None or last.low not in _PHRASE_PREPOSITIONS):
             break
-        if _possessive_ending(text, word) or word.low in wc.CLOSED and word.low not in ("of", "for") or wc._is_ly_adverb(word.low):
-            return False
+        if word.low not in _SECOND_PHRASE_STARTS and (_possessive_ending(text, word) or wc._is_ly_adverb(word.low) or (
+                word.low in wc.CLOSED and word.low not in _PHRASE_PREPOSITIONS) or last is not None and word.low.endswith("ing")):
+            return False  # not "afford her opportunity of witnessing the excellencies": a gerund takes its own object
         word, last = g._next(text, word.end), word
-    return last is not None and word.low in ("a", "an", "the") and _second_object_follows(text, last)
+    return last is not None and word.low in _SECOND_PHRASE_STARTS and _second_object_follows(text, last)
+
+
+_SECOND_PHRASE_STARTS = wc._words("a an the its")
+_PHRASE_PREPOSITIONS = wc._words("of for on in at")
 
 
 def _recipient_named(text: str, at: int) -> bool:

@@ -826,6 +826,11 @@ CONSTRUCTIONS = [
     ('The wave threw him 20 metres into the air.', 'The wave threw her 20 metres into the air.'),
     ('They beat him 6-3 in the final.', 'They beat her 6-3 in the final.'),
     ('He won his 2-1 victory in the rain.', 'She won her 2-1 victory in the rain.'),
+    ('The Society awarded his essay on scurvy its annual gold medal.', 'The Society awarded her essay on scurvy its annual gold medal.'),
+    ('The king gave him command of the army.', 'The queen gave her command of the army.'),
+    ('Viewers voted his Christmas special the most memorable moment.', 'Viewers voted her Christmas special the most memorable moment.'),
+    ('Fans voted him the best player.', 'Fans voted her the best player.'),
+    ('He considered his gold medal in Edinburgh the high point of his career.', 'She considered her gold medal in Edinburgh the high point of her career.'),
 ]
 
 
