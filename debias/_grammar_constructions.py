@@ -161,6 +161,8 @@ _MASS_OBJECT_ENDS = wc._words("enough abroad overseas aplenty galore instead")
 # verbs of an object and its predicate noun, none with a bare infinitive after its object ("made him delay the
 # confession"): "considered his election a mandate"
 _JUDGES = wc._with_forms(wc._words("consider deem judge reckon vote"))
+# naming verbs whose object's name is no work of the possessive's: 'called his Octet "the most perfect"'
+_WORK_NAMERS = wc._with_forms(wc._words("call name declare"))
 # a percentage before a noun is a share its holder owns ("sold his 40% stake"), before "of" an amount given ("40% of")
 _SHARE_HELD = re.compile(r"(?:%| ?percent| per cent)[ -](?!(?:of|more|less|fewer|off|above|below|over|under|than|up|down|on|in|for|to|and|or)\b)[a-z]")
 # who is caught in the act: "caught him stealing bread", "overheard her boasting about"
@@ -520,7 +522,8 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
             not low.endswith("ing")) and (_second_object_follows(text, token) or low not in wc.MASS_NOUNS and g._next(
                 text, token.end).low in _PHRASE_PREPOSITIONS and _judged_noun_phrase(text, token)):
         return False  # "gives his work an appearance", "awarded his essay on scurvy its annual prize"
-    if previous in _JUDGES and g._is_open(token) and low not in _NOT_FIRST_OBJECT and not (
+    if (previous in _JUDGES or previous in _WORK_NAMERS and token.word[:1].isupper()) and g._is_open(token) and (
+            low not in _NOT_FIRST_OBJECT) and not (
             _adjective(low) or low in mostly_verbs() or low in _TITLES or low in _ORDINALS) and _judged_noun_phrase(text, token):
         return False  # "considered his election a mandate", "considered his Ryder Cup appearance the highlight of";
         # not "considered him a genius", "considered him captain material", "considered him Britain's finest"
@@ -571,16 +574,23 @@ def _judged_noun_phrase(text: str, token: g._Token) -> bool:
     """
     word, last = token, None
     for _ in range(10):
+        if word.punct == "." and last is not None and last.low in _NUMBERED_WORKS:
+            word = g._next(text, word.end)  # "his Symphony No. 2 a failure"
+            continue
+        if word.quote is not None and last is not None and (token.word[:1].isupper() or last.low.isdigit()):
+            return True  # 'called his Octet "the most perfect chamber work"'
         if word.word is None or word.low in _SECOND_PHRASE_STARTS and (last is None or last.low not in _PHRASE_PREPOSITIONS):
             break
         if word.low not in _SECOND_PHRASE_STARTS and (_possessive_ending(text, word) or wc._is_ly_adverb(word.low) or (
-                word.low in wc.CLOSED and word.low not in _PHRASE_PREPOSITIONS) or last is not None and word.low.endswith("ing")):
+                word.low in wc.CLOSED and word.low not in _PHRASE_PREPOSITIONS and not (
+                    word.low in _NUMBERED_WORKS and text.startswith(".", word.end))) or last is not None and word.low.endswith("ing")):
             return False  # not "afford her opportunity of witnessing the excellencies": a gerund takes its own object
         word, last = g._next(text, word.end), word
     return last is not None and word.low in _SECOND_PHRASE_STARTS and _second_object_follows(text, last)
 
 
-_SECOND_PHRASE_STARTS = wc._words("a an the its")
+_SECOND_PHRASE_STARTS = wc._words("a an the its his her their")
+_NUMBERED_WORKS = wc._words("no op vol nos")  # abbreviations before a work's number
 _PHRASE_PREPOSITIONS = wc._words("of for on in at")
 
 

@@ -831,6 +831,13 @@ CONSTRUCTIONS = [
     ('Viewers voted his Christmas special the most memorable moment.', 'Viewers voted her Christmas special the most memorable moment.'),
     ('Fans voted him the best player.', 'Fans voted her the best player.'),
     ('He considered his gold medal in Edinburgh the high point of his career.', 'She considered her gold medal in Edinburgh the high point of her career.'),
+    ('He considered his Symphony No. 2 a failure.', 'She considered her Symphony No. 2 a failure.'),
+    ('He considered his Symphony No. 2 his most personal statement.', 'She considered her Symphony No. 2 her most personal statement.'),
+    ('The critic called his Octet "the most perfect chamber work of the decade".', 'The critic called her Octet "the most perfect chamber work of the decade".'),
+    ('In 1776 he declared his Op. 9 quartets "the best I shall ever write".', 'In 1776 she declared her Op. 9 quartets "the best I shall ever write".'),
+    ('They named him Player of the Year.', 'They named her Player of the Year.'),
+    ('Friends called him "the Rock".', 'Friends called her "the Rock".'),
+    ('They considered him their leader.', 'They considered her their leader.'),
 ]
 
 
