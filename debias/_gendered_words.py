@@ -97,6 +97,7 @@ _PLACE_OR_DATE_NAMES = frozenset(
      "adelaide", "regina", "helena", "aurora", "eugene", "tyler", "troy", "madison", "jackson", "may", "june",
      "sofia", "marietta", "lorraine", "brittany", "beverly", "chad"}
 )
+_MONTH_NAMES = frozenset({"may", "june"})  # the months that are first names too
 # A place or a date follows these words ("in Austin", "since May", "early June").
 _PLACE_OR_DATE_CUES = frozenset(
     {"in", "at", "from", "near", "to", "of", "outside", "around", "across", "toward", "towards", "into", "through",
@@ -189,8 +190,9 @@ def _place_or_date(text: str, start: int, end: int) -> bool:
     before ", Texas" or before a number ("May 2020").
     """
     before = previous_word(text, start)
-    if before is not None and before.lower() in _PLACE_OR_DATE_CUES:
-        return True
+    if before is not None and (before.lower() in _PLACE_OR_DATE_CUES or before.isdigit() and len(before) <= 2 and (
+            text[start:end].lower() in _MONTH_NAMES)):
+        return True  # "in Austin", "since May", "on 3 May" (a day's number before the month)
     word, punctuation, after = next_token(text, end)
     if word is not None and word[:1].isdigit():
         return True

@@ -838,6 +838,12 @@ CONSTRUCTIONS = [
     ('They named him Player of the Year.', 'They named her Player of the Year.'),
     ('Friends called him "the Rock".', 'Friends called her "the Rock".'),
     ('They considered him their leader.', 'They considered her their leader.'),
+    ('He gave his support in 1920.', 'She gave her support in 1920.'),
+    ('He gave his approval on 3 May.', 'She gave her approval on 3 May.'),
+    ('He gave his money away.', 'She gave her money away.'),
+    ('The demon grants him power in exchange for his soul.', 'The demon grants her power in exchange for her soul.'),
+    ('The role earned him praise in the press.', 'The role earned her praise in the press.'),
+    ('He left on 3 May, and returned in June.', 'She left on 3 May, and returned in June.'),
 ]
 
 
