@@ -16,6 +16,7 @@ from debias._grammar_phrases import (
     _ADJECTIVE_HEADS,
     _APPOINTED_TITLES,
     _COUNTS,
+    _ENDORSEMENTS,
     _FINITE_PASTS,
     _NUMBERS,
     _OBJECT_STARTS,
@@ -150,9 +151,7 @@ _TITLE_GIVERS = wc._with_forms(wc._words("create promote ordain consecrate insta
 _ROLES_OF = wc._words("keeper protector protectress master mistress executor executrix winner guardian custodian regent "
                       "patron patroness champion heir heiress lady lord ruler overlord sovereign")
 _HEIRS = wc._words("heir heiress")
-# what one gives of one's own, whatever follows: "gave his support in 1920", "gave his approval on 3 May" (development and
-# helper text: "gave/lent/offered/pledged his support" 8 times, "him support" never)
-_ENDORSEMENTS = wc._words("support approval consent blessing backing endorsement assent sanction imprimatur")
+_OTHER_GIVERS = wc._words("they we i you it")  # subjects whose own backing is no "his"/"her"
 _GIVEN_UP = wc._words("away up back")  # "gave his money away", "gave his life up"; not "granted him power in exchange"
 _TENSED_AUXILIARIES = wc._words("had has was were would could should will might must")
 _HAVE_DONE = wc._words("have has had having get gets got getting")  # "had his contract terminated"
@@ -526,6 +525,10 @@ def _first_object_owned(text: str, start: int, end: int, token: g._Token, previo
             not low.endswith("ing")) and (_second_object_follows(text, token) or low not in wc.MASS_NOUNS and g._next(
                 text, token.end).low in _PHRASE_PREPOSITIONS and _judged_noun_phrase(text, token)):
         return False  # "gives his work an appearance", "awarded his essay on scurvy its annual prize"
+    if previous in wc.DITRANSITIVES and token.word[:1].islower() and _head_after_modifiers(text, token).low in _ENDORSEMENTS and (
+            _word_before(text, start, previous) not in _OTHER_GIVERS):
+        return False  # "gave his full consent in 1920", "lent his wholehearted backing": one's own; not "they gave him full
+        # support" (their own would be "their")
     if (previous in _JUDGES or previous in _WORK_NAMERS and token.word[:1].isupper()) and g._is_open(token) and (
             low not in _NOT_FIRST_OBJECT) and not (
             _adjective(low) or low in mostly_verbs() or low in _TITLES or low in _ORDINALS) and _judged_noun_phrase(text, token):
@@ -1184,7 +1187,8 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
         if (previous in _BUY or previous in _SHOW) and low == "work":
             return False  # "collectors bought his work,", "showed his work at the gallery": the artist's, not a job
         if _lower_case_open(after) and not _adjective(after.low) and after.low not in _THEN_ADVERBS and (
-                after.low not in _MASS_OBJECT_ENDS) and not after.compound or low in _ENDORSEMENTS or after.low in _GIVEN_UP:
+                after.low not in _MASS_OBJECT_ENDS) and not after.compound or low in _ENDORSEMENTS and (
+                _word_before(text, start, previous) not in _OTHER_GIVERS) or after.low in _GIVEN_UP:
             return False  # "won his custody battle", "gave his support in 1920", "gave his money away": a compound's
             # first noun, one's own backing, a phrasal verb's object
         if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and g._mass_object_follows(text, token):

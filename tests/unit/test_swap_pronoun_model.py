@@ -844,6 +844,11 @@ CONSTRUCTIONS = [
     ('The demon grants him power in exchange for his soul.', 'The demon grants her power in exchange for her soul.'),
     ('The role earned him praise in the press.', 'The role earned her praise in the press.'),
     ('He left on 3 May, and returned in June.', 'She left on 3 May, and returned in June.'),
+    ('He gave his full consent in 1920.', 'She gave her full consent in 1920.'),
+    ('He gave his tacit approval to the plan.', 'She gave her tacit approval to the plan.'),
+    ('They gave him full support.', 'They gave her full support.'),
+    ('They gave him support in 1920.', 'They gave her support in 1920.'),
+    ('It gave him immense pleasure.', 'It gave her immense pleasure.'),
 ]
 
 
