@@ -79,7 +79,7 @@ _GERUND_ENDS = (wc.PREPOSITIONS - {"of"}) | wc.PARTICLES | wc.DETERMINERS | wc.P
     "away back out off up down home twice")
 # nouns in -ing that no verb has ("struck him with his lightning")
 _ING_NOUNS = wc._words("lightning morning evening ceiling wedding sibling offspring pudding stocking herring shilling farthing "
-                       "viking darling")
+                       "viking darling upbringing schooling")
 _CLAUSE_SUBJECTS = wc._words("he she they we i")  # a clause's subject after a participle: "with him knowing he"
 _OBJECT_PRONOUNS = wc._words("me him us them")  # "with him defending her"; not "without his perceiving me" (a possessive's)
 _PERCEPTION = wc._with_forms(wc._words("see saw seen watch hear heard feel felt notice"))
@@ -694,6 +694,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return True  # "the film finds him still living with his parents"; not "with her still beating heart"
     if previous in _FIND and low in _FOUND_OWN and g._next(text, token.end).low not in _CALLED_ON:
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
+    if low == "passing" and g._next(text, token.end).word is None:
+        return False  # "with his passing, the title became extinct": a death
     if low.endswith("ing") and (previous in _GERUND_HOSTS or previous in _CATCH_IN_ACT) and low not in _ING_NOUNS and (
             _participle_after_host(text, token, previous)):
         return True

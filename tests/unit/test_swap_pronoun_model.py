@@ -849,6 +849,9 @@ CONSTRUCTIONS = [
     ('They gave him full support.', 'They gave her full support.'),
     ('They gave him support in 1920.', 'They gave her support in 1920.'),
     ('It gave him immense pleasure.', 'It gave her immense pleasure.'),
+    ('With his passing, the title became extinct.', 'With her passing, the title became extinct.'),
+    ('He remembered his schooling fondly.', 'She remembered her schooling fondly.'),
+    ('The coach was left with him passing the ball.', 'The coach was left with her passing the ball.'),
 ]
 
 
