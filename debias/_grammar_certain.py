@@ -164,6 +164,14 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     return construction(text, start, end, token, previous)
 
 
+def _noun_after_span(text: str, span: g._Token) -> bool:
+    """A noun after "every" and a span word, that the span modifies ("his every day life"; not "him every
+    few days", "him every day for a year").
+    """
+    after = g._next(text, span.end)
+    return _lower_case_open(after) and after.low not in _EVERY_SPAN and after.low not in wc.CLOSED and after.low.rstrip("s") not in _EVERY_SPAN
+
+
 def _idiom_after_her(text: str, token: g._Token, previous: str | None) -> bool | None:
     """Words after "her" that an idiom or adverbial reads ("back together", "due to", "face to face",
     "kept him home", "just fine", "every few days", "first.", "overnight."), ``None`` elsewhere.
@@ -176,8 +184,9 @@ def _idiom_after_her(text: str, token: g._Token, previous: str | None) -> bool |
     if (previous in _KNOCK and low == "cold" or low == "just" and g._next(text, token.end).low in _AFTER_JUST) and (
             token.word[:1].islower()):
         return True  # "knocks him cold while", "they replaced him just fine"; not "her just reward"
-    if low == "please" or low == "every" and g._next(text, token.end).low in _EVERY_SPAN:
-        return True  # "don't blame him please", "handle him every few days"; not "her every move"
+    if low == "please" or low == "every" and (span := g._next(text, token.end)).low in _EVERY_SPAN:
+        return low == "please" or not _noun_after_span(text, span)  # "don't blame him please", "handle him every few
+        # days"; not "her every move", "his every day life"
     if low in _SORT and text.startswith(" of ", token.end) and g._next(text, token.end + 3).low in ("a", "an"):
         return True  # "you might give him sort of a tactful nudge"; not "her kind of music"
     if low == "back" and previous in _HAVE and g._next(text, token.end).low in _HAD_BACK_FOR:

@@ -852,6 +852,9 @@ CONSTRUCTIONS = [
     ('With his passing, the title became extinct.', 'With her passing, the title became extinct.'),
     ('He remembered his schooling fondly.', 'She remembered her schooling fondly.'),
     ('The coach was left with him passing the ball.', 'The coach was left with her passing the ball.'),
+    ('The film documented his every day life in the village.', 'The film documented her every day life in the village.'),
+    ('She visited him every few days.', 'He visited her every few days.'),
+    ('She called him every day for a year.', 'He called her every day for a year.'),
 ]
 
 
