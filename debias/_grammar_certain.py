@@ -662,7 +662,7 @@ def _adverb_of_place(text: str, token: g._Token) -> bool:
 
 # prepositions that also begin a clause: a name and a past after "before her" are a clause of
 # "before", its subject the possessive's noun phrase ("before his Houston Astros played")
-_CLAUSE_PREPOSITIONS = wc._words("before after since until till")
+_CLAUSE_PREPOSITIONS = wc._words("before after since until till as like than once")
 
 
 def _name_and_verb_follow(text: str, start: int, token: g._Token) -> bool:

@@ -855,6 +855,8 @@ CONSTRUCTIONS = [
     ('The film documented his every day life in the village.', 'The film documented her every day life in the village.'),
     ('She visited him every few days.', 'He visited her every few days.'),
     ('She called him every day for a year.', 'He called her every day for a year.'),
+    ('He smiled as his Houston Astros played the Cardinals.', 'She smiled as her Houston Astros played the Cardinals.'),
+    ('To him Smith wrote a long letter.', 'To her Smith wrote a long letter.'),
 ]
 
 
