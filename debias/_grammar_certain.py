@@ -15,13 +15,16 @@ from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
+    _JUDGES,
     _KNOCK,
     _LEAVE,
+    _MADE_OWN,
     _MAKES,
     _NOUN_MODALS,
     _NUMBER_OBJECT_PREVIOUS,
     _NUMBER_OBJECT_VERBS,
     _PERCEPTION,
+    _SECOND_PHRASE_STARTS,
     _THEN_ADVERBS,
     _TITLE_GIVERS,
     _TURN,
@@ -213,8 +216,9 @@ _QUOTE_OBJECT_VERBS = (wc.NAMING_VERBS | wc.DITRANSITIVES | _LEAVE) - wc._words(
     wc._with_forms(wc._words("think deem judge pronounce"))) | wc._words("thought")  # 'thought him "idle but clear"'
 
 # verbs whose object a quoted title names: 'wrote his "Ode to Joy"', 'released his "Greatest Hits"'
-_WORKS_MADE = wc._with_forms(wc._words("compose publish record release paint direct produce premiere complete dedicate")) | (
-    wc._words("wrote written sang sung"))
+_WORKS_MADE = wc._with_forms(wc._words("compose publish record release paint direct produce premiere complete dedicate sell "
+                                       "perform revise exhibit stage adapt translate finish reissue donate destroy conduct")) | (
+    wc._words("wrote written sang sung sold"))
 
 _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
@@ -289,6 +293,8 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
         if adjacent and (previous in _TITLE_PREPOSITIONS or previous in _WORKS_MADE):
             return False  # 'most famous for his "Divina Commedia".', 'she wrote her "Complaint of a Loyal Subject"'; not
             # 'said to her "Go away"'
+        if adjacent and previous in _JUDGES and g._next(text, _closing_quote(text, token)[1]).low in _SECOND_PHRASE_STARTS:
+            return False  # 'considered his "Principia" his greatest work'; not 'considered him "Britain's finest"''
         if adjacent and previous in wc.NAMING_VERBS:
             return not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)  # 'nicknamed him "Chalky"'; not 'what
             # the press dubbed his "Wedding of the Century"'
@@ -301,7 +307,18 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     if not _is_quotation(text, token) or not g._is_open(quoted):
         return None
     previous, adjacent = g._previous(text, start)
+    if adjacent and (previous in _MAKES and quoted.low in _MADE_OWN or previous in wc.DITRANSITIVES and previous not in (
+            wc.NAMING_VERBS) and _recipient_after_quotation(text, token)):
+        return False  # 'made his "comeback" in 1975', 'gave his "blessing" to the marriage': the quotation marks a noun
     return adjacent and previous in _QUOTE_OBJECT_VERBS and not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)
+
+
+def _recipient_after_quotation(text: str, token: g._Token) -> bool:
+    """"to" or "for" right after the quotation that opens at ``token``: what was given goes to someone, so the
+    quoted word is the giver's own ('gave his "blessing" to the marriage'; not 'gave him "greater freedom"').
+    """
+    _, closed = _closing_quote(text, token)
+    return closed > 0 and g._next(text, closed).low in ("to", "for")
 
 
 # "what he called her": "what" is the naming's second object, so a quotation after "her" is her own

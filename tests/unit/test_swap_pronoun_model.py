@@ -857,6 +857,12 @@ CONSTRUCTIONS = [
     ('She called him every day for a year.', 'He called her every day for a year.'),
     ('He smiled as his Houston Astros played the Cardinals.', 'She smiled as her Houston Astros played the Cardinals.'),
     ('To him Smith wrote a long letter.', 'To her Smith wrote a long letter.'),
+    ('He made his "comeback" in 1975.', 'She made her "comeback" in 1975.'),
+    ('He gave his "blessing" to the marriage.', 'She gave her "blessing" to the marriage.'),
+    ('He sold his "Water Lilies" to a collector.', 'She sold her "Water Lilies" to a collector.'),
+    ('He considered his "Principia" his greatest work.', 'She considered her "Principia" her greatest work.'),
+    ('They gave him "greater freedom".', 'They gave her "greater freedom".'),
+    ('They made him "king" of the carnival.', 'They made her "queen" of the carnival.'),
 ]
 
 
