@@ -224,6 +224,8 @@ _NEGATED = ("n't", "n’t")
 _ONCE_MORE = wc._words("more again")
 _RIGHT_THEN = wc._words("there here now away then into through out back up down across over behind")
 _HAVE = wc._words("have has had having")
+_HAD_OWN = wc._words("pick say fill share wish way revenge chance day moment doubts eye turn")
+_HAD_OWN_PREPOSITIONS = wc._words("of in on at about with")
 _NEGATED_ADJECTIVE = re.compile(r"(?:un|in|im|ir|il|non)[a-z]+(?:able|ible|ant|ent|ful|al|ive|ous|ic)")
 _BEFORE_MODIFIERS = wc._words("soon otherwise sometimes often always usually normally typically generally increasingly "
                               "recently newly previously formerly")
@@ -555,6 +557,10 @@ def _owned_noun_idiom(text: str, token: g._Token, previous: str | None) -> bool:
         return previous in _KEEPS_OR_LOSES  # "lost his cool with the referee", "kept her cool under pressure"
     if token.low == "ground":
         return previous in _HOLDS_OR_STANDS  # "held his ground against the critics", "stood her ground"
+    if token.low in _HAD_OWN and previous in _HAVE:
+        after = g._next(text, token.end)
+        return after.word is None and after.quote is None or after.low in _HAD_OWN_PREPOSITIONS  # "had his pick of the
+        # offers", "had his say in", "had his day in court"; not "had him pick the team", "had him turn around"
     if previous not in _MAKES and previous not in _KEEPS or not token.word[:1].islower() or not g._is_open(token):
         return False
     after = g._next(text, token.end)  # only here: the common case above needs no look ahead

@@ -153,6 +153,9 @@ _ROLES_OF = wc._words("keeper protector protectress master mistress executor exe
 _HEIRS = wc._words("heir heiress")
 _OTHER_GIVERS = wc._words("they we i you it")  # subjects whose own backing is no "his"/"her"
 _GIVEN_UP = wc._words("away up back")  # "gave his money away", "gave his life up"; not "granted him power in exchange"
+# verbs of a thing's course, without an object ("saw his reign end in 1066", "watched his lead shrink")
+_CHANGES = wc._words("end increase decrease rise fall grow shrink fail collapse fade decline soar plummet wane improve worsen "
+                     "stall falter crumble dwindle")
 _TENSED_AUXILIARIES = wc._words("had has was were would could should will might must")
 _HAVE_DONE = wc._words("have has had having get gets got getting")  # "had his contract terminated"
 _NOUN_PHRASE_PREPOSITIONS = wc._words("to with of for from at in on the a an his her their its")  # inside "his transfer to Valencia"
@@ -770,11 +773,14 @@ def _verb_after_noun(text: str, token: g._Token) -> bool:
     second verb after it ("saw him play football", "saw him show signs of").
     """
     low = token.low
-    if not token.word[:1].islower() or low in wc.VERBS or low in wc.VERBS_ONLY or low in wc.MODIFIERS or not g._is_open(token) or (
-            wc._is_ly_adverb(low)):
+    if not token.word[:1].islower() or low in wc.VERBS and low not in wc.NOUN_VERBS or low in wc.VERBS_ONLY or (
+            low in wc.MODIFIERS) or not g._is_open(token) or wc._is_ly_adverb(low):
         return False
     after = g._next(text, token.end)
     verb = after.low
+    if verb in _CHANGES and g._next(text, after.end).word is None or verb in _CHANGES and g._next(text, after.end).low in (
+            wc.PREPOSITIONS):
+        return True  # "saw his run end in the semi-final", "saw his vote increase in 2005": what the noun did
     if verb in _TENSED_AUXILIARIES:
         return True  # "felt his work had been undervalued": the noun is the subject of a clause
     if verb is None or not after.word[:1].islower() or verb in wc.CLOSED or _adjective(verb):

@@ -863,6 +863,14 @@ CONSTRUCTIONS = [
     ('He considered his "Principia" his greatest work.', 'She considered her "Principia" her greatest work.'),
     ('They gave him "greater freedom".', 'They gave her "greater freedom".'),
     ('They made him "king" of the carnival.', 'They made her "queen" of the carnival.'),
+    ('He saw his run end in the semi-final.', 'She saw her run end in the semi-final.'),
+    ('He saw his reign end in 1066.', 'She saw her reign end in 1066.'),
+    ('Fans saw him fail in the final.', 'Fans saw her fail in the final.'),
+    ('They saw him play host to the visitors.', 'They saw her play host to the visitors.'),
+    ('He had his pick of the offers.', 'She had her pick of the offers.'),
+    ('He had his day in court.', 'She had her day in court.'),
+    ('They had him pick the team.', 'They had her pick the team.'),
+    ('They had him turn around.', 'They had her turn around.'),
 ]
 
 
