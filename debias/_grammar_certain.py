@@ -15,6 +15,7 @@ from debias._gendered_words import is_sentence_initial
 from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
+    _CURRENCY_SIGNS,
     _JUDGES,
     _KNOCK,
     _LEAVE,
@@ -43,6 +44,7 @@ from debias._grammar_phrases import (
     _VERBS_OBJECT_STARTS,
     _adjective,
     _adjectives,
+    _aside_then_noun,
     _comparative,
     _lower_case_open,
     _noun_follows,
@@ -402,25 +404,8 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
 
 
 _HANDLE_SIGNS = frozenset("@#")
-_ASIDE_CLOSE = {"(": ")", "[": "]", "—": "—", "–": "–", "-": "-"}
-
-
-def _aside_then_noun(text: str, token: g._Token) -> bool:
-    """An aside in brackets or dashes after "her"/"his" and a noun phrase after it: the aside sits
-    inside the possessive's noun phrase ("his (unfinished) memoirs", "his [sic] house", "her — and
-    Britain's — first gold"; not "the fault was his (not mine).", "with her - she").
-    """
-    close = _ASIDE_CLOSE.get(token.punct or "")
-    if close is None or token.punct == "-" and not text.startswith(" ", token.end):
-        return False
-    shut = text.find(close, token.end, token.end + 60)
-    after = g._next(text, shut + 1) if shut > 0 else None
-    return after is not None and _lower_case_open(after) and after.low not in _CLAUSE_SUBJECTS_AFTER and (
-        after.low not in mostly_verbs())  # not "saw him (briefly) leave"
 _LOAN = wc._with_forms(wc._words("loan"))  # a noun more often than a verb, so in no verb list: "loan her $20"
 _COSTS = wc._with_forms(wc._words("cost charge bill reimburse compensate"))
-_CURRENCY_SIGNS = frozenset("$£€¥")
-_CLAUSE_SUBJECTS_AFTER = wc._words("i you he she we they it there")
 
 
 def _punctuation_after_her(text: str, start: int, end: int, token: g._Token) -> bool:

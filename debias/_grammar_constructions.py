@@ -31,6 +31,7 @@ from debias._grammar_phrases import (
     _adjectives,
     _adjectives_before_noun,
     _apposed_name,
+    _aside_then_noun,
     _comparative,
     _could_be_verb,
     _described_noun,
@@ -326,7 +327,8 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             ended = after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(second.low))
         if after.punct == "," and _adjectives_before_noun(text, g._next(text, after.end)):
             return None  # "lightens his intense, mobile face": adjectives before a noun
-        if (ended or g._predicate_ends(after) and after.punct not in _CURRENCY_SIGNS or after.low in _AT_ONCE or (
+        if (ended or g._predicate_ends(after) and after.punct not in _CURRENCY_SIGNS and not _aside_then_noun(text, after, True) or (
+                after.low in _AT_ONCE) or (
                 _adverb_ends_predicate(text, after))) and text[token.end:token.end + 1] not in ("'", "’"):
             return True  # "turned him bald in an instant", "proved her correct.", "pushed him flat against"; not "to
             # build his new $3 billion hotel"
@@ -502,6 +504,8 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
             text, end, token)):
         return False  # "gave his 1,000th performance", "sold his 5,000-acre concession", "won his 200 metres heat"; not
         # "drafted him 32nd overall", "threw him several metres across"
+    if token.word[:1].islower() and token.low in mostly_adjectives() and _aside_then_noun(text, g._next(text, token.end), True):
+        return False  # "met his former (and future) partner": an aside between a modifier and its noun
     if previous in wc.PREPOSITIONS and token.low.endswith("bed") and token.word[:1].islower():
         return False  # "on his deathbed", "from her sickbed": a bed, never a past
     if (token.compound or token.low.endswith(("ed", "ly")) or token.low in _adjectives()) and previous not in _CALLERS and (
@@ -560,6 +564,21 @@ def _year_before_noun(text: str, token: g._Token) -> bool:
     if after.word is None or after.low in _COLLECTIVE_COUNTS:
         return False
     return after.word[:1].isupper() or _lower_case_open(after) and not after.low.endswith("s") and after.low not in wc.CLOSED
+
+
+def _office_held(text: str, token: g._Token) -> bool:
+    """After "leave": a title that an office's "of"/"to" or the clause's end follows ("left him ruler of
+    Aragon", "left him heir to the estate"), not a person left behind ("left his wealthy patron for a rival").
+    """
+    title = token
+    for _ in range(4):
+        after = g._next(text, title.end)
+        if after.word is None or after.low in ("of", "to"):
+            return after.quote is None
+        if not g._is_open(after):
+            return False
+        title = after
+    return False
 
 
 def _bare_name(text: str, token: g._Token) -> bool:
@@ -1296,8 +1315,8 @@ def _predicates_of_rank(text: str, start: int, end: int, token: g._Token, previo
         return True  # "the angel renamed him Israel", "the pope renamed her Boniface when"; not "renamed his company Acme"
     if previous in _ROLE_GIVERS and low in _TITLES and _apposed_name(text, token):
         return False  # "appointed his deputy, Charlotte Wrenfield, as", "left his general, Mardonius, in Greece"
-    if previous in _ROLE_GIVERS and _title_follows(
-            text, token, _APPOINTED_TITLES if previous in _APPOINT else _TITLES):
+    if previous in _ROLE_GIVERS and _title_follows(text, token, _APPOINTED_TITLES if previous in _APPOINT else _TITLES) and (
+            previous not in _LEAVE or _office_held(text, token)):
         return not _after_passive_auxiliary(text, start, previous)  # "created him Earl of Essex", "made him club
         # captain", "left him ruler of"; not "was made his heir", "was later appointed his deputy"
     if previous in _ROLE_GIVERS and low in _ROLES_OF and (text.startswith(" of ", token.end) and g._next(

@@ -243,6 +243,27 @@ def _noun_before(text: str, start: int, previous: str) -> bool:
     return not (previous.endswith("ing") or previous in _FINITE_PASTS or _past_of_verb(previous))  # "my joining
 
 
+_ASIDE_CLOSE = {"(": ")", "[": "]", "—": "—", "–": "–", "-": "-"}
+
+
+def _aside_then_noun(text: str, token: g._Token, after_modifier: bool = False) -> bool:
+    """An aside in brackets or dashes after "her"/"his" and a noun phrase after it: the aside sits
+    inside the possessive's noun phrase ("his (unfinished) memoirs", "his [sic] house", "her — and
+    Britain's — first gold"; not "the fault was his (not mine).", "with her - she"). ``after_modifier``: the
+    aside follows a modifier, so a word that is mostly a verb is its noun too ("his early - and best - work").
+    """
+    close = _ASIDE_CLOSE.get(token.punct or "")
+    if close is None or token.punct == "-" and not text.startswith(" ", token.end):
+        return False
+    shut = text.find(close, token.end, token.end + 60)
+    after = g._next(text, shut + 1) if shut > 0 else None
+    return after is not None and _lower_case_open(after) and after.low not in _CLAUSE_SUBJECTS_AFTER and (
+        after_modifier or after.low not in mostly_verbs())  # not "saw him (briefly) leave"
+
+
+_CLAUSE_SUBJECTS_AFTER = wc._words("i you he she we they it there")
+
+
 def _apposed_name(text: str, title: g._Token) -> bool:
     """A name in apposition after a lower-case title: the title is the possessive's noun ("appointed
     his secretary, Jessica Prior, to a post", "named his former manager Ingrid Larsson as"; not

@@ -871,6 +871,13 @@ CONSTRUCTIONS = [
     ('He had his day in court.', 'She had her day in court.'),
     ('They had him pick the team.', 'They had her pick the team.'),
     ('They had him turn around.', 'They had her turn around.'),
+    ('He married his new (third) wife in 1950.', 'She married her new (third) husband in 1950.'),
+    ('He met his former (and future) partner in Paris.', 'She met her former (and future) partner in Paris.'),
+    ('He published his early - and best - work in 1920.', 'She published her early - and best - work in 1920.'),
+    ('They found him guilty (as charged) and jailed him.', 'They found her guilty (as charged) and jailed her.'),
+    ('He left his wealthy patron for a rival.', 'She left her wealthy patron for a rival.'),
+    ('His death left him ruler of Aragon.', 'Her death left her ruler of Aragon.'),
+    ('The will left him heir to the estate.', 'The will left her heiress to the estate.'),
 ]
 
 
