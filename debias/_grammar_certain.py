@@ -174,7 +174,7 @@ def _noun_after_span(text: str, span: g._Token) -> bool:
     few days", "him every day for a year").
     """
     after = g._next(text, span.end)
-    return _lower_case_open(after) and after.low not in _EVERY_SPAN and after.low not in wc.CLOSED and after.low.rstrip("s") not in _EVERY_SPAN
+    return _lower_case_open(after) and after.low not in wc.CLOSED and after.low.rstrip("s") not in _EVERY_SPAN
 
 
 def _idiom_after_her(text: str, token: g._Token, previous: str | None) -> bool | None:

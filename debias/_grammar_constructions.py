@@ -159,7 +159,7 @@ _CHANGES = wc._words("end increase decrease rise fall grow shrink fail collapse 
                      "stall falter crumble dwindle")
 _TENSED_AUXILIARIES = wc._words("had has was were would could should will might must")
 _HAVE_DONE = wc._words("have has had having get gets got getting")  # "had his contract terminated"
-_NOUN_PHRASE_PREPOSITIONS = wc._words("to with of for from at in on the a an his her their its")  # inside "his transfer to Valencia"
+_INSIDE_NOUN_PHRASE = wc._words("to with of for from at in on the a an his her their its")  # inside "his transfer to Valencia"
 _COLLECTIVE_COUNTS = wc._words("cavalry infantry foot horse militia cattle livestock sheep swine head strong men women people "
                               "children folk personnel police staff crew")  # "sent him 2000 cavalry"
 _RENAMERS = wc._with_forms(wc._words("rename rechristen"))
@@ -780,9 +780,10 @@ def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
     if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
             after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
         return True  # "caught him reading Marx", "had him running ten kilometres"
+    # "catches him reading his diary", "overhears her boasting about the gold", "caught him stealing bread"; not "caught
+    # his reading of the text", "caught his opening night"
     return previous in _CATCH_IN_ACT and (wc._is_participle(low) or _verb_stem_known(low)) and (
-        after.low in _ACT_OBJECT_STARTS or _lower_case_open(after) and after.low not in wc.TIME_NOUNS)  # "catches him reading his diary", "overhears her
-    # boasting about the gold", "caught him stealing bread"; not "caught his reading of the text", "caught his opening night"
+        after.low in _ACT_OBJECT_STARTS or _lower_case_open(after) and after.low not in wc.TIME_NOUNS)
 
 
 def _verb_after_noun(text: str, token: g._Token) -> bool:
@@ -797,8 +798,7 @@ def _verb_after_noun(text: str, token: g._Token) -> bool:
         return False
     after = g._next(text, token.end)
     verb = after.low
-    if verb in _CHANGES and g._next(text, after.end).word is None or verb in _CHANGES and g._next(text, after.end).low in (
-            wc.PREPOSITIONS):
+    if verb in _CHANGES and ((following := g._next(text, after.end)).word is None or following.low in wc.PREPOSITIONS):
         return True  # "saw his run end in the semi-final", "saw his vote increase in 2005": what the noun did
     if verb in _TENSED_AUXILIARIES:
         return True  # "felt his work had been undervalued": the noun is the subject of a clause
@@ -852,7 +852,7 @@ def _phrase_then_participle(text: str, token: g._Token) -> bool:
             return False
         if after.word[:1].islower() and after.low.endswith("ed") and wc._is_participle(after.low):
             return _past_participle_ends_phrase(text, word)
-        if after.low in wc.CLOSED and after.low not in _NOUN_PHRASE_PREPOSITIONS:
+        if after.low in wc.CLOSED and after.low not in _INSIDE_NOUN_PHRASE:
             return False  # not "had him sign it with the club"
         word = after
     return False
