@@ -272,15 +272,15 @@ def _apposed_name(text: str, title: g._Token) -> bool:
     if not title.word[:1].islower():
         return False
     after = g._next(text, title.end)
-    if after.punct == ",":
+    comma = after.punct == ","
+    if comma:
         after = g._next(text, after.end)
         if after.low == "the":
             after = g._next(text, after.end)
-        following = g._next(text, after.end) if after.word is not None else after
-        return after.word is not None and after.word[:1].isupper() and after.word[1:2].islower() and (
-            after.low not in _TITLES) and (following.punct == "," or (following.word or "")[:1].isupper())
-    return after.word is not None and after.word[:1].isupper() and after.word[1:2].islower() and after.low not in _TITLES and (
-        g._next(text, after.end).word or "")[:1].isupper()
+    if after.word is None or not (after.word[:1].isupper() and after.word[1:2].islower()) or after.low in _TITLES:
+        return False
+    following = g._next(text, after.end)
+    return comma and following.punct == "," or (following.word or "")[:1].isupper()
 
 
 def _title_follows(text: str, token: g._Token, titles: frozenset[str] = _TITLES) -> bool:
