@@ -718,6 +718,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
     if low == "passing" and g._next(text, token.end).word is None:
         return False  # "with his passing, the title became extinct": a death
+    if low == "following" and _preposition_following(text, token, previous):
+        return True  # "the board sacked him following a 5-0 defeat", "released her following the season"
     if low.endswith("ing") and (previous in _GERUND_HOSTS or previous in _CATCH_IN_ACT) and low not in _ING_NOUNS and (
             _participle_after_host(text, token, previous)):
         return True
@@ -760,6 +762,16 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     return None
 
 
+def _preposition_following(text: str, token: g._Token, previous: str | None) -> bool:
+    """"following" as a preposition after a verb's past and its object: an article, a possessive or
+    a number after it ("sacked him following a defeat"; not "built up his following", "his following
+    album").
+    """
+    after = g._next(text, token.end)
+    return previous is not None and previous.endswith("ed") and previous not in wc.CLOSED and after.word is not None and (
+        after.low in ("a", "an", "the") or after.low in wc.POSSESSIVES or after.low[:1].isdigit())
+
+
 def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
     """An -ing word after a verb or preposition that takes a gerund's subject ("opens with him getting
     caught", "found him lying unconscious", "caught him reading Marx").
@@ -780,10 +792,55 @@ def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
     if (wc._is_participle(low) or _verb_stem_known(low)) and after.word is not None and (
             after.word[:1].isupper() or after.low.isdigit() or after.low in wc.NUMBER_WORDS):
         return True  # "caught him reading Marx", "had him running ten kilometres"
+    if previous in _WITNESSES and _doing_not_naming(low) and _object_of_doing(text, after):
+        return True  # "found him embezzling funds", "remember him sketching aircraft", "left her owing more than"
     # "catches him reading his diary", "overhears her boasting about the gold", "caught him stealing bread"; not "caught
     # his reading of the text", "caught his opening night"
     return previous in _CATCH_IN_ACT and (wc._is_participle(low) or _verb_stem_known(low)) and (
         after.low in _ACT_OBJECT_STARTS or _lower_case_open(after) and after.low not in wc.TIME_NOUNS)
+
+
+# who finds, shows or remembers someone in the middle of doing something ("the audit found him embezzling funds")
+_WITNESSES = wc._with_forms(wc._words("find show recall remember depict portray picture imagine film photograph record "
+                                      "capture spot discover sketch observe leave")) | wc._words("found shown left")
+# -ing words that name an activity or a quality before a noun ("his acting career", "her surviving children",
+# "his working hours"): a possessive's modifiers, not a verb with its object
+_ING_MODIFIERS = wc._words(
+    "acting racing playing coaching batting bowling fielding pitching fighting writing teaching training recording hunting "
+    "riding fishing boxing painting building shooting sailing singing working flying diving skating skiing running "
+    "swimming wrestling climbing cycling rowing dancing drinking smoking gambling spending cooking drawing reading walking "
+    "banking publishing broadcasting nursing engineering farming mining trading shipping printing landing scoring "
+    "campaigning speaking preaching touring performing marketing advertising modelling modeling filming directing "
+    "producing editing composing conducting songwriting screenwriting storytelling throwing learning thinking feeling "
+    "surviving remaining living dying loving grieving waiting existing outstanding leading winning losing following opening "
+    "closing ruling reigning sitting visiting supporting starting backing rising falling growing declining failing ailing "
+    "increasing ageing aging neighbouring neighboring coming going parting passing standing ranking rating being "
+    "handling dealing meeting offering setting saying understanding warning beginning ending holding clothing housing "
+    "earning saving lending borrowing touching crossing shopping camping parking sleeping eating dressing bathing "
+    "disparaging hiking travelling traveling sporting debating recruiting scouting managing planning fundraising")
+# nouns an activity word modifies ("his coaching methods", "her presenting style", "his fighting days")
+_ACTIVITY_HEADS = wc._words(
+    "career careers style role partner days years life hours skills skill technique techniques methods method habits habit ability abilities talent talents "
+    "relationship partnership credits credit record records debut")
+
+
+def _doing_not_naming(low: str) -> bool:
+    """An -ing form of a verb that is no activity, quality or thing of its own ("embezzling",
+    "sketching"; not "acting", "surviving", "wedding").
+    """
+    return low.endswith("ing") and (wc._is_participle(low) or _verb_stem_known(low)) and low not in _ING_MODIFIERS and (
+        low not in _ING_NOUNS) and low not in mostly_adjectives()
+
+
+def _object_of_doing(text: str, after: g._Token) -> bool:
+    """A verb's object or its amount after the -ing form: a lower-case open word that no activity
+    word modifies, "more" or "less" ("embezzling funds", "owing more than"; not "presenting style").
+    """
+    if after.word is None or not after.word[:1].islower() or after.low in _ACTIVITY_HEADS or after.low in wc.TIME_NOUNS:
+        return False
+    if (after.low in wc.NUMBER_WORDS or after.low == "one") and g._next(text, after.end).low in wc.TIME_NOUNS:
+        return False  # "remember his boasting one day": a time of the possessive's act
+    return after.low in ("more", "less") or _lower_case_open(after)
 
 
 def _verb_after_noun(text: str, token: g._Token) -> bool:

@@ -878,6 +878,18 @@ CONSTRUCTIONS = [
     ('He left his wealthy patron for a rival.', 'She left her wealthy patron for a rival.'),
     ('His death left him ruler of Aragon.', 'Her death left her ruler of Aragon.'),
     ('The will left him heir to the estate.', 'The will left her heiress to the estate.'),
+    # session 13: someone found, shown or remembered doing something, and "following" as a preposition
+    ("An inspector found him forging ledgers at the depot.", "An inspector found her forging ledgers at the depot."),
+    ("The newsreel shows him greeting soldiers at the station.", "The newsreel shows her greeting soldiers at the station."),
+    ("Neighbours remember him repairing bicycles for free.", "Neighbours remember her repairing bicycles for free."),
+    ("Letters later showed him accepting bribes from the contractor.",
+     "Letters later showed her accepting bribes from the contractor."),
+    ("Critics remember his acting career fondly.", "Critics remember her acting career fondly."),
+    ("Friends recall his working habits with awe.", "Friends recall her working habits with awe."),
+    ("I remember his boasting one day about the harvest.", "I remember her boasting one day about the harvest."),
+    ("The club released him following the 2004 season.", "The club released her following the 2004 season."),
+    ("The board dismissed him following a string of defeats.", "The board dismissed her following a string of defeats."),
+    ("The tour enlarged his following in Japan.", "The tour enlarged her following in Japan."),
 ]
 
 
