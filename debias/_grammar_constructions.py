@@ -65,6 +65,7 @@ from debias._wordnet_lexicons import (
     _base_verb,
     _past_of_verb,
     _verb_stem_known,
+    compound_modifiers,
     mostly_adjectives,
     mostly_nouns,
     mostly_verbs,
@@ -803,21 +804,12 @@ def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
 # who finds, shows or remembers someone in the middle of doing something ("the audit found him embezzling funds")
 _WITNESSES = wc._with_forms(wc._words("find show recall remember depict portray picture imagine film photograph record "
                                       "capture spot discover sketch observe leave")) | wc._words("found shown left")
-# -ing words that name an activity or a quality before a noun ("his acting career", "her surviving children",
-# "his working hours"): a possessive's modifiers, not a verb with its object
+# -ing words that name an activity or a quality before a noun and that begin no WordNet compound
+# (:func:`compound_modifiers`; "his surviving children", "her songwriting credits", "his ailing father")
 _ING_MODIFIERS = wc._words(
-    "acting racing playing coaching batting bowling fielding pitching fighting writing teaching training recording hunting "
-    "riding fishing boxing painting building shooting sailing singing working flying diving skating skiing running "
-    "swimming wrestling climbing cycling rowing dancing drinking smoking gambling spending cooking drawing reading walking "
-    "banking publishing broadcasting nursing engineering farming mining trading shipping printing landing scoring "
-    "campaigning speaking preaching touring performing marketing advertising modelling modeling filming directing "
-    "producing editing composing conducting songwriting screenwriting storytelling throwing learning thinking feeling "
-    "surviving remaining living dying loving grieving waiting existing outstanding leading winning losing following opening "
-    "closing ruling reigning sitting visiting supporting starting backing rising falling growing declining failing ailing "
-    "increasing ageing aging neighbouring neighboring coming going parting passing standing ranking rating being "
-    "handling dealing meeting offering setting saying understanding warning beginning ending holding clothing housing "
-    "earning saving lending borrowing touching crossing shopping camping parking sleeping eating dressing bathing "
-    "disparaging hiking travelling traveling sporting debating recruiting scouting managing planning fundraising")
+    "ageing aging ailing backing being campaigning composing cycling dealing debating directing disparaging dying editing "
+    "ending failing filming fundraising grieving hiking modeling modelling neighbouring offering painting parting preaching "
+    "producing ranking recruiting reigning saying screenwriting songwriting storytelling surviving understanding")
 # nouns an activity word modifies ("his coaching methods", "her presenting style", "his fighting days")
 _ACTIVITY_HEADS = wc._words(
     "career careers style role partner days years life hours skills skill technique techniques methods method habits habit ability abilities talent talents "
@@ -826,10 +818,11 @@ _ACTIVITY_HEADS = wc._words(
 
 def _doing_not_naming(low: str) -> bool:
     """An -ing form of a verb that is no activity, quality or thing of its own ("embezzling",
-    "sketching"; not "acting", "surviving", "wedding").
+    "sketching"; not "acting", "surviving", "wedding", nor the first word of a WordNet compound:
+    "driving" of "driving licence").
     """
     return low.endswith("ing") and (wc._is_participle(low) or _verb_stem_known(low)) and low not in _ING_MODIFIERS and (
-        low not in _ING_NOUNS) and low not in mostly_adjectives()
+        low not in _ING_NOUNS) and low not in mostly_adjectives() and _american(low) not in compound_modifiers()
 
 
 def _object_of_doing(text: str, after: g._Token) -> bool:

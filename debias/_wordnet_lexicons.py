@@ -13,12 +13,13 @@ from importlib import resources
 
 from debias import _word_classes as wc
 
-__all__ = ["lexicon_digests", "mostly_adjectives", "mostly_nouns", "mostly_verbs", "predicate_adjectives", "word_classes"]
+__all__ = ["compound_modifiers", "lexicon_digests", "mostly_adjectives", "mostly_nouns", "mostly_verbs", "predicate_adjectives", "word_classes"]
 
 VERBS_RESOURCE = "wordnet_verbs.txt"
 ADJECTIVES_RESOURCE = "wordnet_adjectives.txt"
 NOUNS_RESOURCE = "wordnet_nouns.txt"
 PREDICATE_ADJECTIVES_RESOURCE = "wordnet_predicate_adjectives.txt"
+COMPOUND_MODIFIERS_RESOURCE = "wordnet_compound_modifiers.txt"
 
 # Word classes that name a feature: the grammar's lexicons.
 _CLASSES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -78,6 +79,18 @@ def predicate_adjectives() -> frozenset[str]:
     return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
 
 
+@lru_cache(maxsize=1)
+def compound_modifiers() -> frozenset[str]:
+    """The -ing words that begin a compound noun of WordNet 3.0 ("driving" of ``driving_licence``,
+    "swimming" of ``swimming_pool``; not "embezzling", "sketching"):
+    ``debias/data/wordnet_compound_modifiers.txt``, written by ``scripts/train_pronoun_model.py`` from
+    ``wordnet-base``'s ``index.noun``. Read by the her/his rules (:mod:`debias._grammar_constructions`)
+    only, never by the model's features.
+    """
+    data = resources.files("debias").joinpath("data", COMPOUND_MODIFIERS_RESOURCE).read_text(encoding="utf-8")
+    return frozenset(line for line in data.splitlines() if line and not line.startswith("#"))
+
+
 @lru_cache(maxsize=65536)
 def word_classes(low: str) -> tuple[str, ...]:
     """The grammar's classes of a lowercase token, WordNet's verbs, and its suffix classes (-ly
@@ -130,7 +143,7 @@ def _verb_stem_known(word: str | None) -> bool:
 @lru_cache(maxsize=1)
 def lexicon_digests() -> dict[str, str]:
     """sha256 of each WordNet list the rules read (provenance for :func:`debias.describe_swap`)."""
-    names = (VERBS_RESOURCE, ADJECTIVES_RESOURCE, NOUNS_RESOURCE, PREDICATE_ADJECTIVES_RESOURCE)
+    names = (VERBS_RESOURCE, ADJECTIVES_RESOURCE, NOUNS_RESOURCE, PREDICATE_ADJECTIVES_RESOURCE, COMPOUND_MODIFIERS_RESOURCE)
     return {f"debias/data/{name}": hashlib.sha256(resources.files("debias").joinpath("data", name).read_bytes()).hexdigest()
             for name in names}
 

@@ -504,6 +504,24 @@ def write_predicate_adjectives(root: Path, out: Path) -> int:
     return len(words)
 
 
+def write_compound_modifiers(root: Path, out: Path) -> int:
+    """The -ing words that begin a compound noun of WordNet 3.0 ("driving" of ``driving_licence``,
+    "swimming" of ``swimming_pool``): an activity or quality before a noun, not a verb with its
+    object ("found his driving licence"; not "found him embezzling funds"). Read by the gerund rule of
+    :mod:`debias._grammar_constructions`, not by the model.
+    """
+    lemmas = (line.split()[0] for line in (root / "usr/share/wordnet/index.noun").read_text(encoding="latin-1").splitlines()
+              if not line.startswith(" "))
+    words = sorted({first for lemma in lemmas if "_" in lemma for first in [lemma.split("_", 1)[0]]
+                    if first.endswith("ing") and first.isalpha() and first.isascii()})
+    text = ("# -ing words that begin a compound noun of WordNet 3.0 (Princeton University; WordNet 3.0 licence in\n"
+            "# WORDNET_LICENSE.txt beside this file), from index.noun; written by scripts/train_pronoun_model.py\n"
+            + "\n".join(words) + "\n")
+    if not out.exists() or out.read_text(encoding="utf-8") != text:
+        out.write_text(text, encoding="utf-8")
+    return len(words)
+
+
 # --- slots, features, training -----------------------------------------------------------------
 
 def _substitute(word: str, target: str) -> str:
@@ -637,6 +655,7 @@ def main(argv: list[str] | None = None) -> int:
     write_semcor_words(root, REPO / "debias" / "data" / "wordnet_adjectives.txt", "adj")
     write_semcor_words(root, REPO / "debias" / "data" / "wordnet_nouns.txt", "noun")
     write_predicate_adjectives(root, REPO / "debias" / "data" / "wordnet_predicate_adjectives.txt")
+    write_compound_modifiers(root, REPO / "debias" / "data" / "wordnet_compound_modifiers.txt")
     sources = {SOURCES[name][0]: SOURCES[name][1](root) for name in args.sources}
     docs = [d for source in sources.values() for d in source]
     rng = np.random.RandomState(args.seed)

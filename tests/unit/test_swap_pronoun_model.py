@@ -880,7 +880,7 @@ CONSTRUCTIONS = [
     ('The will left him heir to the estate.', 'The will left her heiress to the estate.'),
     # session 13: someone found, shown or remembered doing something, and "following" as a preposition
     ("An inspector found him forging ledgers at the depot.", "An inspector found her forging ledgers at the depot."),
-    ("The newsreel shows him greeting soldiers at the station.", "The newsreel shows her greeting soldiers at the station."),
+    ("The newsreel shows him inspecting soldiers at the station.", "The newsreel shows her inspecting soldiers at the station."),
     ("Neighbours remember him repairing bicycles for free.", "Neighbours remember her repairing bicycles for free."),
     ("Letters later showed him accepting bribes from the contractor.",
      "Letters later showed her accepting bribes from the contractor."),
@@ -890,6 +890,8 @@ CONSTRUCTIONS = [
     ("The club released him following the 2004 season.", "The club released her following the 2004 season."),
     ("The board dismissed him following a string of defeats.", "The board dismissed her following a string of defeats."),
     ("The tour enlarged his following in Japan.", "The tour enlarged her following in Japan."),
+    ("Police found his driving licence under the seat.", "Police found her driving licence under the seat."),
+    ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
 
@@ -1044,6 +1046,7 @@ def test_describe_swap_names_the_model_file_and_its_hash():
 def test_describe_swap_names_the_wordnet_lists_the_rules_read():
     lexicons = describe_swap("builtin")["her_his_lexicons"]
     assert "debias/data/wordnet_predicate_adjectives.txt" in lexicons
+    assert "debias/data/wordnet_compound_modifiers.txt" in lexicons
     for path, digest in lexicons.items():
         data = resources.files("debias").joinpath("data", path.rsplit("/", 1)[1]).read_bytes()
         assert digest == hashlib.sha256(data).hexdigest()
