@@ -47,6 +47,7 @@ from debias._grammar_phrases import (
     _aside_then_noun,
     _comparative,
     _lower_case_open,
+    _names_then_noun,
     _noun_follows,
     _recipient_follows,
     _word_before,
@@ -138,9 +139,8 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "saw his love for his job", "gave his word that", "make his dream a reality"
     if token.low in _FOLLOWING_PENDING and adjacent and _following_is_a_preposition(text, token, previous):
         return True  # "come back to haunt him following his diagnosis"; not "his following of the rules"
-    if (token.low in _FREQUENCIES or token.low in _STAGES_AND_TOWNS) and token.word[:1].islower() and not _lower_case_open(
-            g._next(text, token.end)):
-        return True  # "to call him daily and thank him", "bring him backstage after"; not "her daily routine"
+    if token.word[:1].islower() and _adverb_or_verb_after_object(text, token, previous if adjacent else None):
+        return True
     if token.low.endswith("ing") and token.word[:1].islower() and g._next(text, token.end).low in _GERUND_COMPOUND_HEADS:
         return False  # "started his publishing career", "his fighting style"; no object of a gerund is "career"
     previous = previous if adjacent else None
@@ -152,8 +152,9 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
     if text.startswith(" than ", token.end) and _comparative_before_than(text, token):
         return True  # "stood beside him closer than the rest"; not "her more than 200 songs"
     if low.endswith("er") and previous in wc.OBJECT_PREDICATE_VERBS and token.word[0].islower() and _comparative(low) and not (
-            _lower_case_open(g._next(text, token.end))):
-        return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves"
+            _lower_case_open(g._next(text, token.end)) or _names_then_noun(text, token)):
+        return True  # "made her bolder and bolder", "kept him busier"; not "made his bolder moves", "consider his later
+        # Broadway work inferior"
     if low.endswith("s") and previous in wc.PREPOSITIONS and token.word[:1].islower() and _verb_before_object(text, token) and not (
             _word_before(text, start, previous) or "").endswith("ing"):
         return True  # "the search for her takes the soldiers across"; not "importing into her harbors a harvest"
@@ -167,6 +168,20 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
             wc._is_participle(low) or wc._is_adjective(low)) and _noun_follows(text, token):
         return False  # "like his barefaced kin", "to her astonished eyes"; not "with her dressed in white"
     return construction(text, start, end, token, previous)
+
+
+def _adverb_or_verb_after_object(text: str, token: g._Token, previous: str | None) -> bool:
+    """A lower-case ``token`` that no noun phrase of a determiner begins with: a frequency or a
+    place adverb and no noun after it, "once"/"twice" and a frequency, or "include" after a
+    preposition (the verb after a relative clause).
+    """
+    low = token.low
+    if (low in _FREQUENCIES or low in _STAGES_AND_TOWNS) and not _lower_case_open(g._next(text, token.end)):
+        return True  # "to call him daily and thank him", "bring him backstage after"; not "her daily routine"
+    if low in _TIMES_OVER and (after := g._next(text, token.end)).low in _FREQUENCIES and not _lower_case_open(
+            g._next(text, after.end)):
+        return True  # "bled him twice daily during"; not "his twice daily dose"
+    return low in _INCLUDES and previous in wc.PREPOSITIONS  # "the pupils who studied under him included Jan Steen"
 
 
 def _noun_after_span(text: str, span: g._Token) -> bool:
@@ -251,6 +266,8 @@ _HOLDS_OR_STANDS = _KEEPS | wc._with_forms(wc._words("hold stand")) | wc._words(
 _MADE_INTO = wc._words("reality success misery priority nightmare hell")
 _STAGES_AND_TOWNS = wc._words("backstage offstage onstage downtown uptown midtown")  # adverbs of place, no particles
 _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
+_TIMES_OVER = wc._words("once twice thrice")
+_INCLUDES = wc._words("include includes included")
 _GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
@@ -560,7 +577,7 @@ def _half_is_owned(previous: str | None, adjacent: bool) -> bool:
         previous.endswith("ed") or _verb_stem_known(previous))
 
 
-_BEFORE_FOLLOWING = wc._words("to for against from towards toward about")
+_BEFORE_FOLLOWING = wc._words("to for against from towards toward about after")  # "named after him following a vote"
 _FOLLOWING_PENDING = wc._words("following pending")  # "suspended him pending an investigation"
 _WHOLLY = wc._words("outright entirely wholly")
 
@@ -571,8 +588,10 @@ def _following_is_a_preposition(text: str, token: g._Token, previous: str | None
     the raid").
     """
     after = g._next(text, token.end)
-    if previous is None or previous not in _BEFORE_FOLLOWING and (previous in wc.CLOSED or not _verb_stem_known(previous)):
-        return False  # "recorded tribute albums to him following his death"; not "on their following the other gentlemen"
+    if previous is None or previous not in _BEFORE_FOLLOWING and (previous in wc.CLOSED or not (
+            _verb_stem_known(previous) or previous.endswith("ed"))):
+        return False  # "recorded tribute albums to him following his death", "sacked him following"; not "on their
+        # following the other gentlemen"
     return after.low in _ARTICLES_AND_POSSESSIVES or after.word is not None and (after.word[:1].isupper() or after.low.isdigit())
 
 

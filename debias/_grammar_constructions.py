@@ -719,8 +719,6 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
         return False  # "found her calling as an actor", "found his feet", "found her voice"; not "found him calling for help"
     if low == "passing" and g._next(text, token.end).word is None:
         return False  # "with his passing, the title became extinct": a death
-    if low == "following" and _preposition_following(text, token, previous):
-        return True  # "the board sacked him following a 5-0 defeat", "released her following the season"
     if low.endswith("ing") and (previous in _GERUND_HOSTS or previous in _CATCH_IN_ACT) and low not in _ING_NOUNS and (
             _participle_after_host(text, token, previous)):
         return True
@@ -763,16 +761,6 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     return None
 
 
-def _preposition_following(text: str, token: g._Token, previous: str | None) -> bool:
-    """"following" as a preposition after a verb's past and its object: an article, a possessive or
-    a number after it ("sacked him following a defeat"; not "built up his following", "his following
-    album").
-    """
-    after = g._next(text, token.end)
-    return previous is not None and previous.endswith("ed") and previous not in wc.CLOSED and after.word is not None and (
-        after.low in ("a", "an", "the") or after.low in wc.POSSESSIVES or after.low[:1].isdigit())
-
-
 def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
     """An -ing word after a verb or preposition that takes a gerund's subject ("opens with him getting
     caught", "found him lying unconscious", "caught him reading Marx").
@@ -795,6 +783,10 @@ def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
         return True  # "caught him reading Marx", "had him running ten kilometres"
     if previous in _WITNESSES and _doing_not_naming(low) and _object_of_doing(text, after):
         return True  # "found him embezzling funds", "remember him sketching aircraft", "left her owing more than"
+    if previous in _WITNESSES and _activity_in_progress(low) and (after.low in _PHRASE_AFTER_DOING or (
+            after.low is not None and wc._is_ly_adverb(after.low))):
+        return True  # "remember him singing in the chapel", "found him reading by candlelight", "remember him painting
+        # the church"; not "showed his painting at the Salon", "found his calling as"
     # "catches him reading his diary", "overhears her boasting about the gold", "caught him stealing bread"; not "caught
     # his reading of the text", "caught his opening night"
     return previous in _CATCH_IN_ACT and (wc._is_participle(low) or _verb_stem_known(low)) and (
@@ -814,6 +806,22 @@ _ING_MODIFIERS = wc._words(
 _ACTIVITY_HEADS = wc._words(
     "career careers style role partner days years life hours skills skill technique techniques methods method habits habit ability abilities talent talents "
     "relationship partnership credits credit record records debut")
+
+
+# -ing words for a thing made or kept, which a witness verb takes as its object ("showed his painting at the Salon")
+_ING_THINGS = wc._words("painting drawing recording building carving etching engraving writing clothing bedding housing "
+                        "wedding offering setting filling covering lining fitting calling")
+# what follows an activity in progress: an article, a possessive or a preposition (not "of", "as": "his handling of",
+# "his calling as")
+_PHRASE_AFTER_DOING = wc._words("a an the") | wc.POSSESSIVES | (wc.PREPOSITIONS - wc._words("of as")) | wc.PARTICLES
+
+
+def _activity_in_progress(low: str) -> bool:
+    """An -ing form of a known verb, the activity words included ("singing", "reading"), but no
+    thing made or kept ("painting", "recording") and no adjective ("missing").
+    """
+    return low.endswith("ing") and _verb_stem_known(low) and low not in _ING_THINGS and low not in _ING_NOUNS and (
+        low not in mostly_adjectives()) and low not in _ING_MODIFIERS
 
 
 def _doing_not_naming(low: str) -> bool:

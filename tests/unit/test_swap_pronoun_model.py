@@ -891,6 +891,14 @@ CONSTRUCTIONS = [
     ("The board dismissed him following a string of defeats.", "The board dismissed her following a string of defeats."),
     ("The tour enlarged his following in Japan.", "The tour enlarged her following in Japan."),
     ("Police found his driving licence under the seat.", "Police found her driving licence under the seat."),
+    ("Friends remember him walking to the office every morning.", "Friends remember her walking to the office every morning."),
+    ("The effigy shows him holding a sword.", "The effigy shows her holding a sword."),
+    ("The museum showed his painting at the Salon of 1855.", "The museum showed her painting at the Salon of 1855."),
+    ("Doctors bled him twice daily during the epidemic.", "Doctors bled her twice daily during the epidemic."),
+    ("The pupils who studied under him included Jan Steen.", "The pupils who studied under her included Jan Steen."),
+    ("The stadium was named after him following a public vote.", "The stadium was named after her following a public vote."),
+    ("Critics consider his later Broadway work inferior to his films.",
+     "Critics consider her later Broadway work inferior to her films."),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
