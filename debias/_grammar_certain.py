@@ -181,6 +181,10 @@ def _adverb_or_verb_after_object(text: str, token: g._Token, previous: str | Non
     if low in _TIMES_OVER and (after := g._next(text, token.end)).low in _FREQUENCIES and not _lower_case_open(
             g._next(text, after.end)):
         return True  # "bled him twice daily during"; not "his twice daily dose"
+    if low == "only" and (after := g._next(text, token.end)).low in _TIMES_OVER and not after.compound:
+        return True  # "the selectors capped him only once"; not "his only once-famous song"
+    if low in _DEGREE_COMPARATIVES and previous is not None and previous not in wc.CLOSED and _SENTENCE_END.match(text, token.end):
+        return True  # "nobody had ever hit him harder."; not "lose his number?", "bury his liver."
     return low in _INCLUDES and previous in wc.PREPOSITIONS  # "the pupils who studied under him included Jan Steen"
 
 
@@ -268,6 +272,9 @@ _STAGES_AND_TOWNS = wc._words("backstage offstage onstage downtown uptown midtow
 _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
 _TIMES_OVER = wc._words("once twice thrice")
 _INCLUDES = wc._words("include includes included")
+# comparative adverbs of degree and manner, which no noun spells ("number", "liver" and "elder" do)
+_DEGREE_COMPARATIVES = wc._words("harder faster longer sooner closer further farther higher earlier tighter stronger deeper "
+                                 "louder quicker slower worse")
 _GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
@@ -938,11 +945,13 @@ def _modifiers_joined_before_noun(text: str, token: g._Token, previous: str | No
     a double-object verb or before a verb ("caused him immense and lasting sorrow", "she left him
     earlier and went home").
     """
-    second = g._next(text, token.end + 4)
+    second = last = g._next(text, token.end + 4)
+    while last.compound:
+        last = g._next(text, last.end)  # "approachable and good-humoured.": the whole compound is the second
     if previous in wc.PREPOSITIONS and _adjective(token.low):
-        return _lower_case_open(second) and _lower_case_open(g._next(text, second.end))
+        return _lower_case_open(second) and _lower_case_open(g._next(text, last.end))
     return _adjective_word(token.low) and previous not in wc.DITRANSITIVES and (_adjective_word(second.low) or (
-        second.low is not None and _comparative(second.low))) and _lower_case_open(g._next(text, second.end))
+        second.low is not None and _comparative(second.low))) and _lower_case_open(g._next(text, last.end))
 
 
 def _adjective_word(low: str | None) -> bool:

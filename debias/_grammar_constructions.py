@@ -322,10 +322,14 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
             second = g._next(text, after.end)
             while second.low == "not" or second.low is not None and wc._is_ly_adverb(second.low):
                 second = g._next(text, second.end)
-            if _adjective(second.low) or _privative(second.low):
+            joined = second.compound
+            if _adjective(second.low) or _privative(second.low) or joined:
+                while second.compound:
+                    second = g._next(text, second.end)  # "found him approachable and good-humoured."
                 after = g._next(text, second.end)
             # "found him difficult but acknowledged his mastery": a second verb's clause
-            ended = after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(second.low))
+            ended = not joined and after.low != "or" and (second.low in _FINITE_PASTS or second.low is not None and _past_of_verb(
+                second.low))
         if after.punct == "," and _adjectives_before_noun(text, g._next(text, after.end)):
             return None  # "lightens his intense, mobile face": adjectives before a noun
         if (ended or g._predicate_ends(after) and after.punct not in _CURRENCY_SIGNS and not _aside_then_noun(text, after, True) or (
@@ -1069,6 +1073,7 @@ _RECEIVED_VERBS = g._MASS_OBJECT_VERBS - wc._with_forms(wc._words("show tell tea
     "shown showed told taught left")
 
 
+_SHELTER = wc._words("asylum sanctuary")  # what a host grants a refugee
 _WIN = wc._with_forms(wc._words("win gain regain")) | wc._words("won")
 _WON_OWN = wc._words("love trust heart favour favor confidence freedom release independence liberty spurs "
                      "seat case argument battle rights place title")
@@ -1250,6 +1255,8 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
     support to", "asking his advice", "bought his work,"). ``None`` elsewhere.
     """
     low = token.low
+    if previous in wc.DITRANSITIVES and low in _SHELTER:
+        return True  # "offered him asylum at the castle", "gave her sanctuary": one's own asylum is no English
     if previous in _SPARE and low in _MORE_OF and _lower_case_open(g._next(text, token.end)):
         return True  # "sparing him further punishment", "saved her more trouble"
     if previous in wc.DITRANSITIVES and low in _LITTLE_MUCH and text.startswith(" to ", token.end) and (

@@ -899,6 +899,13 @@ CONSTRUCTIONS = [
     ("The stadium was named after him following a public vote.", "The stadium was named after her following a public vote."),
     ("Critics consider his later Broadway work inferior to his films.",
      "Critics consider her later Broadway work inferior to her films."),
+    ("Journalists found him approachable and good-humoured.", "Journalists found her approachable and good-humoured."),
+    ("The war left him penniless and broken-hearted.", "The war left her penniless and broken-hearted."),
+    ("They praised his kind and good-natured wife.", "They praised her kind and good-natured husband."),
+    ("Nobody had ever hit him harder.", "Nobody had ever hit her harder."),
+    ("Did you lose his number?", "Did you lose her number?"),
+    ("The selectors capped him only once, in 1990.", "The selectors capped her only once, in 1990."),
+    ("The Landgrave offered him asylum at the castle.", "The Landgrave offered her asylum at the castle."),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
