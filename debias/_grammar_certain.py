@@ -181,6 +181,9 @@ def _adverb_or_verb_after_object(text: str, token: g._Token, previous: str | Non
     if low in _TIMES_OVER and (after := g._next(text, token.end)).low in _FREQUENCIES and not _lower_case_open(
             g._next(text, after.end)):
         return True  # "bled him twice daily during"; not "his twice daily dose"
+    if (low in _NUMBERS or low.isdigit()) and text.startswith(" times", token.end) and not _lower_case_open(
+            g._next(text, token.end + 6)):
+        return True  # "the devil tempted him forty times in the desert"
     if low == "only" and (after := g._next(text, token.end)).low in _TIMES_OVER and not after.compound:
         return True  # "the selectors capped him only once"; not "his only once-famous song"
     if low in _DEGREE_COMPARATIVES and previous is not None and previous not in wc.CLOSED and _SENTENCE_END.match(text, token.end):

@@ -511,8 +511,8 @@ def construction(text: str, start: int, end: int, token: g._Token, previous: str
         # "drafted him 32nd overall", "threw him several metres across"
     if token.word[:1].islower() and token.low in mostly_adjectives() and _aside_then_noun(text, g._next(text, token.end), True):
         return False  # "met his former (and future) partner": an aside between a modifier and its noun
-    if previous in wc.PREPOSITIONS and token.low.endswith("bed") and token.word[:1].islower():
-        return False  # "on his deathbed", "from her sickbed": a bed, never a past
+    if previous in wc.PREPOSITIONS and token.low.endswith("bed") and token.word[:1].islower() and not _past_of_verb(token.low):
+        return False  # "on his deathbed", "from her sickbed": a bed; not "who worked under him described a culture"
     if (token.compound or token.low.endswith(("ed", "ly")) or token.low in _adjectives()) and previous not in _CALLERS and (
             _person_after_modifiers(text, token)):
         return False  # "tells his little girl", "finding his estranged son", "with his loving, down-to-earth wife"
@@ -713,6 +713,8 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
     if previous == "of" and low.endswith("ing") and wc._is_participle(low) and _word_before(text, start, "of") in _DEPICTIONS and (
             g._next(text, token.end).low in _GERUND_ENDS | _OBJECT_PRONOUNS):
         return True  # "footage of him dealing the fatal blow", "a photograph of her sitting at a desk"
+    if previous == "of" and _word_before(text, start, "of") in _DEPICTIONS and _participle_ends_phrase(text, token):
+        return True  # "a photograph of him taken forty years earlier", "a portrait of her painted by Sargent"
     if previous in ("to", "in") and (low == "being" or low.endswith("ing") and wc._is_participle(low)) and _OUTCOME_BEFORE.search(
             text, max(0, start - 20), start) and _verbal_gerund(text, token):
         return True  # "which led to him being awarded", "would culminate in him winning the tournament"; not "led to his
@@ -763,6 +765,21 @@ def _causatives_and_gerunds(text: str, start: int, end: int, token: g._Token, pr
                 previous in wc.STRONG_CAUSATIVES and low in wc.NOUN_VERBS)):
         return True
     return None
+
+
+def _participle_ends_phrase(text: str, token: g._Token) -> bool:
+    """A past participle that no noun follows: punctuation, a preposition, a number or an -ly adverb
+    after it ("taken forty years earlier", "painted by Sargent"; not "her beloved wife").
+    """
+    low = token.low
+    if not (token.word[:1].islower() and (low in _IRREGULAR_PARTICIPLES or low.endswith("ed") and wc._is_participle(low))):
+        return False
+    after = g._next(text, token.end)
+    return after.word is None or after.low in wc.PREPOSITIONS or after.low in _NUMBERS or after.low[:1].isdigit() or (
+        wc._is_ly_adverb(after.low))
+
+
+_IRREGULAR_PARTICIPLES = wc._words("taken made drawn shown seen done given written sung worn")
 
 
 def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:

@@ -906,6 +906,11 @@ CONSTRUCTIONS = [
     ("Did you lose his number?", "Did you lose her number?"),
     ("The selectors capped him only once, in 1990.", "The selectors capped her only once, in 1990."),
     ("The Landgrave offered him asylum at the castle.", "The Landgrave offered her asylum at the castle."),
+    ("Clerks who worked under him described a culture of fear.", "Clerks who worked under her described a culture of fear."),
+    ("The devil tempted him forty times in the desert.", "The devil tempted her forty times in the desert."),
+    ("The box holds a photograph of him taken forty years earlier.",
+     "The box holds a photograph of her taken forty years earlier."),
+    ("A portrait of his beloved wife hangs there.", "A portrait of her beloved husband hangs there."),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
