@@ -208,8 +208,8 @@ _COMPARATIVES = _words(
 _BREATHE = _with_forms(_words("breathe"))
 _COPULAS = _words("is was are were be been being")
 _SEE_OR_LIKE = _with_forms(_words("see saw seen like love prefer want")) | _words("loved liked")
-# "took her shopping", "take him fishing".
-_TAKE = _words("take takes took taken taking")
+# "took her shopping", "take him fishing", "invites him fishing on the Wharfe".
+_TAKE = _words("take takes took taken taking invite invites invited inviting")
 # Double-object verbs whose bare noun after "her"/"his" is mostly the possessor's ("offered his
 # sympathy", "offered his resignation"): left out of the mass-noun rule.
 _MASS_OBJECT_VERBS = DITRANSITIVES - _words("offer offers offered offering")

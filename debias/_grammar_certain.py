@@ -341,7 +341,34 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     if adjacent and (previous in _MAKES and quoted.low in _MADE_OWN or previous in wc.DITRANSITIVES and previous not in (
             wc.NAMING_VERBS) and _recipient_after_quotation(text, token)):
         return False  # 'made his "comeback" in 1975', 'gave his "blessing" to the marriage': the quotation marks a noun
+    if adjacent and previous is not None and previous not in wc.CLOSED and _quoted_predicate(text, quoted):
+        return True  # 'found him "delightful in a drawing room"', 'accepted him "more out of curiosity"', 'the dean who
+        # succeeded him "burned more books"': no possessive's noun begins so (a noun after the quotation is read above)
     return adjacent and previous in _QUOTE_OBJECT_VERBS and not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)
+
+
+_QUOTED_DEGREES = wc._words("more less most far much too so very quite rather")
+_AFTER_QUOTED_PREDICATE = wc._words("and or but than as")
+
+
+def _quoted_predicate(text: str, quoted: g._Token) -> bool:
+    """A quotation that begins a predicate, a comparison or a clause, never a possessive's noun
+    phrase: a degree word or -ly adverb before a preposition or "than" ("more out of curiosity",
+    "more than I trust"), or an adjective or a finite past (after such a word) that no noun or
+    modifier follows inside, only a preposition, a conjunction or the quotation's end ("delightful
+    in a drawing room", "more interesting as"; not "divisive rhetoric", "modest little flat",
+    "unified field theory").
+    """
+    word = quoted
+    if word.low in _QUOTED_DEGREES or wc._is_ly_adverb(word.low):
+        word = g._next(text, word.end)
+        if word.low in wc.PREPOSITIONS or word.low in wc.PARTICLES or word.low == "than":
+            return True
+    if word.low is None or not (_adjective(word.low) or word.low in _FINITE_PASTS or word.low.endswith("ed") and (
+            _past_of_verb(word.low))):
+        return False
+    after = g._next(text, word.end)
+    return after.word is None or after.low in wc.PREPOSITIONS or after.low in _AFTER_QUOTED_PREDICATE
 
 
 def _recipient_after_quotation(text: str, token: g._Token) -> bool:

@@ -126,6 +126,8 @@ _DENIED = wc.MASS_NOUNS | wc._words("victory bail entry passage admission burial
                                     "renomination nomination reelection readmission")
 _BUY = wc._with_forms(wc._words("buy")) | wc._words("bought")
 _BOUGHT_FOR_ONESELF = _BUY | wc._with_forms(wc._words("earn purchase"))
+# a buyer who is the possessor: "she bought her freedom", "a slave who had eventually bought his freedom"
+_SELF_BUYER = re.compile(r"\b(?:[Ss]he|who)\s+(?:(?:had|has|have|later|eventually|finally|then|soon)\s+)*\w+\s+$")
 # second objects that the grammar's mass nouns (a feature class of the model, so fixed with its weights) leave out,
 # and what makes them the owner's noun instead ("gave his selection of poems to")
 _PLACES_EARNED = wc._words("selection inclusion instruction guidance tuition training")
@@ -793,6 +795,8 @@ def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
         return True  # "the film opens with him getting caught"; not "with her getting dressed sisters"
     if previous == "with" and (low == "being" or wc._is_participle(low) and after.low in _CLAUSE_SUBJECTS):
         return True  # "with him being eligible for", "gets mad with him knowing he can't"
+    if after.low == "as" and previous in _DESCRIBE:
+        return False  # "described his conducting as precise": the way one does a thing, described
     if (wc._is_participle(low) or low in _POSTURES) and not (after.punct == "," and _modifier_follows(text, after)) and (
             after.word is None and after.quote is None or after.low in _GERUND_ENDS or wc._is_ly_adverb(after.low or "") or (
                 previous == "with") and (
@@ -832,9 +836,10 @@ _ACTIVITY_HEADS = wc._words(
 # -ing words for a thing made or kept, which a witness verb takes as its object ("showed his painting at the Salon")
 _ING_THINGS = wc._words("painting drawing recording building carving etching engraving writing clothing bedding housing "
                         "wedding offering setting filling covering lining fitting calling")
-# what follows an activity in progress: an article, a possessive or a preposition (not "of", "as": "his handling of",
-# "his calling as")
-_PHRASE_AFTER_DOING = wc._words("a an the") | wc.POSSESSIVES | (wc.PREPOSITIONS - wc._words("of as")) | wc.PARTICLES
+# what follows an activity in progress: an article, a possessive, a preposition (not "of", "as": "his handling of",
+# "his calling as"), an adverb of manner or time, or a question's word ("record him asking whether")
+_PHRASE_AFTER_DOING = wc._words("a an the aloud alone late hard every each whether why how what where when") | (
+    wc.POSSESSIVES) | (wc.PREPOSITIONS - wc._words("of as")) | wc.PARTICLES
 
 
 def _activity_in_progress(low: str) -> bool:
@@ -984,6 +989,7 @@ def _will_and_testament(text: str, token: g._Token) -> bool:
 
 _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
+_DESCRIBE = wc._with_forms(wc._words("describe characterise characterize regard"))
 _DEPICTIONS = wc._words("footage video videos photo photos photograph photographs picture pictures image images film "
                         "clip clips recording recordings painting paintings portrait portraits sketch drawing")
 
@@ -1304,7 +1310,7 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
             # the grammar's lexicon of second objects ("earned him praise", "wished her luck"; not "had to leave his
             # work,"), except after "she" and a verb of gain, where an object "her" would be another woman ("she
             # bought her freedom")
-            return not (previous in _BOUGHT_FOR_ONESELF and _word_before(text, start, previous) == "she")
+            return not (previous in _BOUGHT_FOR_ONESELF and _SELF_BUYER.search(text, max(0, start - 60), start))
     if previous in g._MASS_OBJECT_VERBS and previous not in _LEAVE and low in _PLACES_EARNED and (
             g._next(text, token.end).low not in _OWNER_AFTER_PLACE):
         return True  # "earned him selection for the national team", "gave him instruction in"; not "gave his selection

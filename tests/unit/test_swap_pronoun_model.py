@@ -911,6 +911,16 @@ CONSTRUCTIONS = [
     ("The box holds a photograph of him taken forty years earlier.",
      "The box holds a photograph of her taken forty years earlier."),
     ("A portrait of his beloved wife hangs there.", "A portrait of her beloved husband hangs there."),
+    ('She found him "charming in company and impossible at home".', 'He found her "charming in company and impossible at home".'),
+    ('She accepted him "more out of pity than love".', 'He accepted her "more out of pity than love".'),
+    ('He recalled his "modest little flat" in Bern.', 'She recalled her "modest little flat" in Bern.'),
+    ('The consul cited his "divisive rhetoric" and refused.', 'The consul cited her "divisive rhetoric" and refused.'),
+    ("She described his conducting as precise.", "He described her conducting as precise."),
+    ("The minutes record him asking whether the tower was needed.", "The minutes record her asking whether the tower was needed."),
+    ("She remembered him reading aloud in the evenings.", "He remembered her reading aloud in the evenings."),
+    ("Dennis invites him fishing on the Wharfe.", "Denise invites her fishing on the Wharfe."),
+    ("A former slave who had bought his freedom in 1852 founded the church.",
+     "A former slave who had bought her freedom in 1852 founded the church."),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
