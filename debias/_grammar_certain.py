@@ -276,6 +276,7 @@ _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly
 _TIMES_OVER = wc._words("once twice thrice")
 _INCLUDES = wc._words("include includes included")
 # comparative adverbs of degree and manner, which no noun spells ("number", "liver" and "elder" do)
+_KIN_PREFIXES = wc.RELATIONAL_NOUNS | wc._words("ex step half great grand foster god")  # "his ex-wife", "his step-son"
 _DEGREE_COMPARATIVES = wc._words("harder faster longer sooner closer further farther higher earlier tighter stronger deeper "
                                  "louder quicker slower worse")
 _GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
@@ -442,6 +443,10 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     if second is not None and g._predicate_ends(g._next(text, second.end())):
         return True
     last = _COMPOUND_LAST.match(text, token.end)
+    if last is not None and adjacent and (previous in _TITLE_GIVERS | wc.NAMING_VERBS or previous in _MAKES) and (
+            g._next(text, last.end()).low in _TITLES) and token.low not in _KIN_PREFIXES and last.group(1).lower() != "law":
+        return True  # "she made him first-choice captain", "named her long-serving secretary"; not "appointed his
+        # son-in-law commander"
     if last is not None and not _lower_case_open(after := g._next(text, last.end())):
         word = last.group(1).lower()
         if word in _FAREWELL_HALVES or word == "style" and g._predicate_ends(after):

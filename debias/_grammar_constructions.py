@@ -843,11 +843,11 @@ _PHRASE_AFTER_DOING = wc._words("a an the aloud alone late hard every each wheth
 
 
 def _activity_in_progress(low: str) -> bool:
-    """An -ing form of a known verb, the activity words included ("singing", "reading"), but no
-    thing made or kept ("painting", "recording") and no adjective ("missing").
+    """An -ing form of a known verb, the activity and adjective words included ("singing",
+    "reading", "working"), but no thing made or kept ("painting", "recording").
     """
-    return low.endswith("ing") and _verb_stem_known(low) and low not in _ING_THINGS and low not in _ING_NOUNS and (
-        low not in mostly_adjectives()) and low not in _ING_MODIFIERS
+    return low.endswith("ing") and (_verb_stem_known(low) or wc._is_participle(low)) and low not in _ING_THINGS and (
+        low not in _ING_NOUNS) and low not in _ING_MODIFIERS
 
 
 def _doing_not_naming(low: str) -> bool:
@@ -1096,7 +1096,7 @@ _RECEIVED_VERBS = g._MASS_OBJECT_VERBS - wc._with_forms(wc._words("show tell tea
     "shown showed told taught left")
 
 
-_SHELTER = wc._words("asylum sanctuary")  # what a host grants a refugee
+_SHELTER = wc._words("asylum sanctuary immortality")  # what a host grants a refugee, a god a mortal
 _WIN = wc._with_forms(wc._words("win gain regain")) | wc._words("won")
 _WON_OWN = wc._words("love trust heart favour favor confidence freedom release independence liberty spurs "
                      "seat case argument battle rights place title")
@@ -1279,7 +1279,7 @@ def _mass_second_object(text: str, start: int, token: g._Token, previous: str | 
     """
     low = token.low
     if previous in wc.DITRANSITIVES and low in _SHELTER:
-        return True  # "offered him asylum at the castle", "gave her sanctuary": one's own asylum is no English
+        return True  # "offered him asylum at the castle", "offers her immortality": one's own asylum is no English
     if previous in _SPARE and low in _MORE_OF and _lower_case_open(g._next(text, token.end)):
         return True  # "sparing him further punishment", "saved her more trouble"
     if previous in wc.DITRANSITIVES and low in _LITTLE_MUCH and text.startswith(" to ", token.end) and (

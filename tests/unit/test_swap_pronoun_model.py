@@ -921,6 +921,11 @@ CONSTRUCTIONS = [
     ("Dennis invites him fishing on the Wharfe.", "Denise invites her fishing on the Wharfe."),
     ("A former slave who had bought his freedom in 1852 founded the church.",
      "A former slave who had bought her freedom in 1852 founded the church."),
+    ("Friends remember him walking every morning to the office.", "Friends remember her walking every morning to the office."),
+    ("The goddess offers him immortality at a price.", "The god offers her immortality at a price."),
+    ("The coach made him first-choice captain in 2001.", "The coach made her first-choice captain in 2001."),
+    ("The emperor appointed his son-in-law commander of the armies.",
+     "The empress appointed her daughter-in-law commander of the armies."),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
