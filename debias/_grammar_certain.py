@@ -50,6 +50,7 @@ from debias._grammar_phrases import (
     _names_then_noun,
     _noun_follows,
     _recipient_follows,
+    _superlative,
     _word_before,
 )
 from debias._wordnet_lexicons import (
@@ -331,6 +332,12 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
             return not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)  # 'nicknamed him "Chalky"'; not 'what
             # the press dubbed his "Wedding of the Century"'
         return None
+    if quoted.word is not None and quoted.word[:1].islower() and not quoted.compound and _is_quotation(text, token) and (
+            _quoted_predicate(text, quoted)):
+        previous, adjacent = g._previous(text, start)
+        if adjacent and previous is not None and previous not in wc.CLOSED:
+            return True  # 'found him "delightful in a drawing room"', 'accepted him "more out of curiosity"', 'thought
+            # him "too English"': no possessive's noun begins so (a noun after the quotation is read above)
     if quoted.word is None or not quoted.word[:1].islower() or quoted.low in _UNCERTAIN_CLOSED or quoted.compound or (
             text.startswith("-", quoted.end)):
         return None  # 'use of his "a- [automatic-] machine"': no article
@@ -342,14 +349,13 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
     if adjacent and (previous in _MAKES and quoted.low in _MADE_OWN or previous in wc.DITRANSITIVES and previous not in (
             wc.NAMING_VERBS) and _recipient_after_quotation(text, token)):
         return False  # 'made his "comeback" in 1975', 'gave his "blessing" to the marriage': the quotation marks a noun
-    if adjacent and previous is not None and previous not in wc.CLOSED and _quoted_predicate(text, quoted):
-        return True  # 'found him "delightful in a drawing room"', 'accepted him "more out of curiosity"', 'the dean who
-        # succeeded him "burned more books"': no possessive's noun begins so (a noun after the quotation is read above)
     return adjacent and previous in _QUOTE_OBJECT_VERBS and not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)
 
 
 _QUOTED_DEGREES = wc._words("more less most far much too so very quite rather")
 _AFTER_QUOTED_PREDICATE = wc._words("and or but than as")
+_QUOTED_INTENSIFIERS = wc._words("too so very quite rather far")
+_SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 
 
 def _quoted_predicate(text: str, quoted: g._Token) -> bool:
@@ -365,8 +371,12 @@ def _quoted_predicate(text: str, quoted: g._Token) -> bool:
         word = g._next(text, word.end)
         if word.low in wc.PREPOSITIONS or word.low in wc.PARTICLES or word.low == "than":
             return True
-    if word.low is None or not (_adjective(word.low) or word.low in _FINITE_PASTS or word.low.endswith("ed") and (
-            _past_of_verb(word.low))):
+        if word.low is None or word.low in _SUPERLATIVE_LIKE or _superlative(word.low):
+            return False  # 'gave his "very best"'
+        if quoted.low in _QUOTED_INTENSIFIERS:
+            return True  # 'thought him "too English, too Protestant"'
+    if word.low is None or not (_adjective(word.low) or _comparative(word.low) or word.low in _FINITE_PASTS or (
+            word.low.endswith("ed") and _past_of_verb(word.low))):
         return False
     after = g._next(text, word.end)
     return after.word is None or after.low in wc.PREPOSITIONS or after.low in _AFTER_QUOTED_PREDICATE
@@ -437,8 +447,10 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS and not _UNIT_COMPOUND.match(text, token.end):
         return True  # "secured him seventy-five per cent"; not "sent his five-year-old daughter"
     previous, adjacent = g._previous(text, start)
-    if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and (token.low in _TITLES or token.word[:1].isupper()):
-        return True  # "created him cardinal-priest of", "appointed him Under-Secretary of State"
+    if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and (token.low in _TITLES or token.word[:1].isupper() or (
+            (title := _COMPOUND_LAST.match(text, token.end)) is not None and title.group(1).lower() in _TITLES)):
+        return True  # "created him cardinal-priest of", "appointed him Under-Secretary of State", "promoted him
+        # major-general"
     second = _COMPOUND_PREDICATES.match(text, token.end)
     if second is not None and g._predicate_ends(g._next(text, second.end())):
         return True

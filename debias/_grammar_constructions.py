@@ -142,7 +142,7 @@ _GRANTED = wc._words("land lands estate estates manor manors title titles asylum
 _AWARD = wc._with_forms(wc._words("award"))
 _SELL = wc._with_forms(wc._words("sell")) | wc._words("sold")
 _MORE_OF = wc._words("further more extra additional enough less")
-_BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave")) | wc._words(
+_BRING_BACK = wc._with_forms(wc._words("bring send call lure welcome invite want win take get wave accept ask recall")) | wc._words(
     "brought sent won took got")
 _TURN = wc._with_forms(wc._words("turn"))
 _TURN_ONE_S_BACK = wc._words("on to upon and towards toward as")
@@ -991,7 +991,8 @@ _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
 _DESCRIBE = wc._with_forms(wc._words("describe characterise characterize regard"))
 _DEPICTIONS = wc._words("footage video videos photo photos photograph photographs picture pictures image images film "
-                        "clip clips recording recordings painting paintings portrait portraits sketch drawing")
+                        "clip clips recording recordings painting paintings portrait portraits sketch drawing cartoon "
+                        "cartoons caricature statue bust effigy engraving mural illustration sculpture depiction")
 
 
 # an outcome's verb before a gerund's subject: Wikipedia's "led to him being", where older prose has "his being"

@@ -36,7 +36,8 @@ _TITLES = wc.ROLES | wc._words("lieutenant colonel sergeant corporal marshal bri
                                "deaconess prioress headmistress delegate nuncio legate controller comptroller "
                                "correspondent producer bearer spokesman spokeswoman speaker moderator heiress pope patriarch "
                                "caliph sultan tsar czar emir khan pharaoh doge shah selector censor usher proctor bursar beadle "
-                               "headman chieftain burgomaster syndic reeve sheriff premier undersecretary rapporteur")
+                               "headman chieftain burgomaster syndic reeve sheriff premier undersecretary rapporteur commandant "
+                               "quartermaster paymaster postmaster headmaster")
 _DEBUTS = wc._words("debut début appearance bow")  # "made his league debut": no title
 _NUMBERS = wc.NUMBER_WORDS | wc._words(
     "one thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety")

@@ -926,6 +926,13 @@ CONSTRUCTIONS = [
     ("The coach made him first-choice captain in 2001.", "The coach made her first-choice captain in 2001."),
     ("The emperor appointed his son-in-law commander of the armies.",
      "The empress appointed her daughter-in-law commander of the armies."),
+    ("The Duke promoted him major-general in 1795.", "The Duchess promoted her major-general in 1795."),
+    ("The men of the district elected him commandant.", "The women of the district elected her commandant."),
+    ("The Ulstermen would not accept him back as king.", "The Ulstermen would not accept her back as queen."),
+    ('Her father thought him "too English and too poor".', 'His mother thought her "too English and too poor".'),
+    ('She was disappointed to find him "shorter than his prose".', 'He was disappointed to find her "shorter than her prose".'),
+    ('He gave his "very best" to the club.', 'She gave her "very best" to the club.'),
+    ("A cartoon of him handing her the prize appeared.", "A cartoon of her handing him the prize appeared."),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
