@@ -314,6 +314,8 @@ def _predicates_and_pairs(text: str, start: int, token: g._Token, previous: str 
     if previous in _VOTE and token.word[:1].islower() and _superlative(low):
         return True  # "readers voted him best actor", "voted her sexiest female of the year"; "named his best friend" is
         # the determiner, so only "vote"
+    if previous in _STRIKE and low in _STRUCK_STATES and not _lower_case_open(g._next(text, token.end)):
+        return True  # "Hera struck him blind and", "the god struck her dumb."; not "struck his blind spot"
     if low == "persona" and text.startswith(" non grata", token.end):
         return True  # "declared him persona non grata"; not "her stage persona"
     if (_adjective(low) or low in _INSOLVENT) and not low.endswith(("est", "ed", "ing")) and low not in _TITLES | _ORDINALS and (
@@ -990,6 +992,8 @@ def _will_and_testament(text: str, token: g._Token) -> bool:
 _COMPARED = wc._words("less more longer better worse")
 _POSTURES = wc._words("lying sitting standing kneeling hanging floating")
 _DESCRIBE = wc._with_forms(wc._words("describe characterise characterize regard"))
+_STRIKE = wc._with_forms(wc._words("strike")) | wc._words("struck stricken")
+_STRUCK_STATES = wc._words("blind dumb deaf mute dead lame")  # what a blow or a god strikes someone
 _DEPICTIONS = wc._words("footage video videos photo photos photograph photographs picture pictures image images film "
                         "clip clips recording recordings painting paintings portrait portraits sketch drawing cartoon "
                         "cartoons caricature statue bust effigy engraving mural illustration sculpture depiction")

@@ -933,6 +933,8 @@ CONSTRUCTIONS = [
     ('She was disappointed to find him "shorter than his prose".', 'He was disappointed to find her "shorter than her prose".'),
     ('He gave his "very best" to the club.', 'She gave her "very best" to the club.'),
     ("A cartoon of him handing her the prize appeared.", "A cartoon of her handing him the prize appeared."),
+    ("Hera struck him blind and left.", "Hera struck her blind and left."),
+    ("The ball struck his blind spot.", "The ball struck her blind spot."),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
