@@ -458,10 +458,7 @@ def write_verbs(root: Path, out: Path) -> int:
     header = ("# Verbs of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this file)\n"
               "# tagged as verbs at least twice as often as nouns, and irregular verb forms (verb.exc);\n"
               "# written by scripts/train_pronoun_model.py\n")
-    text = header + "\n".join(verbs) + "\n"
-    if not out.exists() or out.read_text(encoding="utf-8") != text:  # a rebuild leaves the package alone
-        out.write_text(text, encoding="utf-8")
-    return len(verbs)
+    return _write_lexicon(out, header, verbs)
 
 
 def write_semcor_words(root: Path, out: Path, kind: str) -> int:
@@ -475,12 +472,9 @@ def write_semcor_words(root: Path, out: Path, kind: str) -> int:
     other, ratio, rule = ("noun", 3, "adjectives at least 3 times and 3 times as often as nouns") if kind == "adj" else (
         "2", 1.5, "nouns at least 3 times and 1.5 times as often as verbs, and as verbs at least once")
     words = sorted(w for w, c in counts.items() if w.isalpha() and w.isascii() and c[kind] >= max(3, ratio * c[other]) and c["2"] >= (kind == "noun"))
-    text = (f"# {'Adjectives' if kind == 'adj' else 'Nouns'} of WordNet 3.0 (Princeton University; WordNet 3.0 licence in "
-            f"WORDNET_LICENSE.txt beside this file)\n# tagged in SemCor (cntlist.rev) as {rule};\n"
-            "# written by scripts/train_pronoun_model.py\n" + "\n".join(words) + "\n")
-    if not out.exists() or out.read_text(encoding="utf-8") != text:
-        out.write_text(text, encoding="utf-8")
-    return len(words)
+    return _write_lexicon(out, f"# {'Adjectives' if kind == 'adj' else 'Nouns'} of WordNet 3.0 (Princeton University; "
+                          f"WordNet 3.0 licence in WORDNET_LICENSE.txt beside this file)\n# tagged in SemCor (cntlist.rev) "
+                          f"as {rule};\n# written by scripts/train_pronoun_model.py\n", words)
 
 
 def write_predicate_adjectives(root: Path, out: Path) -> int:
@@ -488,20 +482,13 @@ def write_predicate_adjectives(root: Path, out: Path) -> int:
     "unharmed", "heartbroken", "missing"; not "own", "late", "blind" (a noun too). Read by the
     predicate rule of :mod:`debias._grammar_constructions` ("left him heartbroken."), not by the model.
     """
-    wordnet = root / "usr/share/wordnet"
-
-    def lemmas(pos: str) -> set[str]:
-        return {line.split()[0] for line in (wordnet / f"index.{pos}").read_text(encoding="latin-1").splitlines()
-                if not line.startswith(" ")}
-
-    attributive = set(re.findall(r" ([a-z]+)\(a\) ", (wordnet / "data.adj").read_text(encoding="latin-1")))
-    words = sorted(w for w in lemmas("adj") - lemmas("noun") - attributive if w.isalpha() and w.isascii() and w.islower())
-    text = ("# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt beside this\n"
-            "# file) that are no noun and never attributive-only; written by scripts/train_pronoun_model.py\n"
-            + "\n".join(words) + "\n")
-    if not out.exists() or out.read_text(encoding="utf-8") != text:
-        out.write_text(text, encoding="utf-8")
-    return len(words)
+    data = (root / "usr/share/wordnet/data.adj").read_text(encoding="latin-1")
+    attributive = set(re.findall(r" ([a-z]+)\(a\) ", data))
+    words = sorted(w for w in _index_lemmas(root, "adj") - _index_lemmas(root, "noun") - attributive
+                   if w.isalpha() and w.isascii() and w.islower())
+    return _write_lexicon(out, "# Adjectives of WordNet 3.0 (Princeton University; WordNet 3.0 licence in WORDNET_LICENSE.txt "
+                          "beside this\n# file) that are no noun and never attributive-only; written by "
+                          "scripts/train_pronoun_model.py\n", words)
 
 
 def write_compound_modifiers(root: Path, out: Path) -> int:
@@ -510,13 +497,23 @@ def write_compound_modifiers(root: Path, out: Path) -> int:
     object ("found his driving licence"; not "found him embezzling funds"). Read by the gerund rule of
     :mod:`debias._grammar_constructions`, not by the model.
     """
-    lemmas = (line.split()[0] for line in (root / "usr/share/wordnet/index.noun").read_text(encoding="latin-1").splitlines()
-              if not line.startswith(" "))
-    words = sorted({first for lemma in lemmas if "_" in lemma for first in [lemma.split("_", 1)[0]]
+    words = sorted({first for lemma in _index_lemmas(root, "noun") if "_" in lemma for first in [lemma.split("_", 1)[0]]
                     if first.endswith("ing") and first.isalpha() and first.isascii()})
-    text = ("# -ing words that begin a compound noun of WordNet 3.0 (Princeton University; WordNet 3.0 licence in\n"
-            "# WORDNET_LICENSE.txt beside this file), from index.noun; written by scripts/train_pronoun_model.py\n"
-            + "\n".join(words) + "\n")
+    return _write_lexicon(out, "# -ing words that begin a compound noun of WordNet 3.0 (Princeton University; WordNet 3.0 "
+                          "licence in\n# WORDNET_LICENSE.txt beside this file), from index.noun; written by "
+                          "scripts/train_pronoun_model.py\n", words)
+
+
+def _index_lemmas(root: Path, pos: str) -> set[str]:
+    """The lemmas of WordNet 3.0's ``index.POS`` (its licence header skipped)."""
+    return {line.split()[0] for line in (root / f"usr/share/wordnet/index.{pos}").read_text(encoding="latin-1").splitlines()
+            if not line.startswith(" ")}
+
+
+def _write_lexicon(out: Path, header: str, words: list[str]) -> int:
+    """Write ``header`` and one word per line to ``out``, leaving an identical file untouched (a rebuild leaves the
+    package alone); the number of words."""
+    text = header + "\n".join(words) + "\n"
     if not out.exists() or out.read_text(encoding="utf-8") != text:
         out.write_text(text, encoding="utf-8")
     return len(words)
