@@ -189,6 +189,10 @@ def _adverb_or_verb_after_object(text: str, token: g._Token, previous: str | Non
         return True  # "the selectors capped him only once"; not "his only once-famous song"
     if low in _DEGREE_COMPARATIVES and previous is not None and previous not in wc.CLOSED and _SENTENCE_END.match(text, token.end):
         return True  # "nobody had ever hit him harder."; not "lose his number?", "bury his liver."
+    if low in _MULTIPLES and (after := g._next(text, token.end)).low in _ARTICLES_AND_POSSESSIVES and after.word[:1].islower():
+        return True  # "offered him double his original fee", "paid her twice the going rate"; not "his double bass"
+    if low in _SPANS_PLURAL and g._next(text, token.end).low in _SPAN_AFTER:
+        return True  # "an offer made by him weeks earlier"
     return low in _INCLUDES and previous in wc.PREPOSITIONS  # "the pupils who studied under him included Jan Steen"
 
 
@@ -276,6 +280,9 @@ _STAGES_AND_TOWNS = wc._words("backstage offstage onstage downtown uptown midtow
 _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly")
 _TIMES_OVER = wc._words("once twice thrice")
 _INCLUDES = wc._words("include includes included")
+_MULTIPLES = wc._words("double twice triple treble half")
+_SPANS_PLURAL = wc._words("days weeks months years decades hours minutes")
+_SPAN_AFTER = wc._words("earlier later ago afterwards afterward")
 # comparative adverbs of degree and manner, which no noun spells ("number", "liver" and "elder" do)
 _KIN_PREFIXES = wc.RELATIONAL_NOUNS | wc._words("ex step half great grand foster god")  # "his ex-wife", "his step-son"
 _DEGREE_COMPARATIVES = wc._words("harder faster longer sooner closer further farther higher earlier tighter stronger deeper "
@@ -332,7 +339,7 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
             return not _WHAT_SUBJECT_VERB.search(text, max(0, start - 60), start)  # 'nicknamed him "Chalky"'; not 'what
             # the press dubbed his "Wedding of the Century"'
         return None
-    if quoted.word is not None and quoted.word[:1].islower() and not quoted.compound and _is_quotation(text, token) and (
+    if quoted.word is not None and quoted.word[:1].islower() and _is_quotation(text, token) and (
             _quoted_predicate(text, quoted)):
         previous, adjacent = g._previous(text, start)
         if adjacent and previous is not None and previous not in wc.CLOSED:
@@ -355,6 +362,7 @@ def _quoted_after_her(text: str, start: int, token: g._Token) -> bool | None:
 _QUOTED_DEGREES = wc._words("more less most far much too so very quite rather")
 _AFTER_QUOTED_PREDICATE = wc._words("and or but than as")
 _QUOTED_INTENSIFIERS = wc._words("too so very quite rather far")
+_COMPOUND_ADVERBS = wc._words("ill well self half over under")  # "ill-prepared", "well-meaning", "self-absorbed"
 _SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 
 
@@ -367,6 +375,13 @@ def _quoted_predicate(text: str, quoted: g._Token) -> bool:
     "unified field theory").
     """
     word = quoted
+    if word.compound:
+        if word.low not in _COMPOUND_ADVERBS:
+            return False
+        while word.compound:
+            word = g._next(text, word.end)  # 'found him "ill-prepared but insatiable"': the compound is one adjective
+        after = g._next(text, word.end)
+        return after.word is None or after.low in wc.PREPOSITIONS or after.low in _AFTER_QUOTED_PREDICATE
     if word.low in _QUOTED_DEGREES or wc._is_ly_adverb(word.low):
         word = g._next(text, word.end)
         if word.low in wc.PREPOSITIONS or word.low in wc.PARTICLES or word.low == "than":

@@ -935,6 +935,11 @@ CONSTRUCTIONS = [
     ("A cartoon of him handing her the prize appeared.", "A cartoon of her handing him the prize appeared."),
     ("Hera struck him blind and left.", "Hera struck her blind and left."),
     ("The ball struck his blind spot.", "The ball struck her blind spot."),
+    ("The studio offered him double his original fee.", "The studio offered her double her original fee."),
+    ("He played his double bass in the orchestra.", "She played her double bass in the orchestra."),
+    ("She turned down an offer made by him weeks earlier.", "He turned down an offer made by her weeks earlier."),
+    ('She found him "ill-prepared but eager".', 'He found her "ill-prepared but eager".'),
+    ('She praised his "well-meaning" efforts.', 'He praised her "well-meaning" efforts.'),
     ("The archive shows his sewing machines in the attic.", "The archive shows her sewing machines in the attic."),
 ]
 
