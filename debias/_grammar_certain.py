@@ -16,6 +16,7 @@ from debias._grammar_constructions import (
     _AT_ONCE,
     _BRING_BACK,
     _CURRENCY_SIGNS,
+    _GERUND_COMPOUND_HEADS,
     _JUDGES,
     _KNOCK,
     _LEAVE,
@@ -26,6 +27,7 @@ from debias._grammar_constructions import (
     _NUMBER_OBJECT_VERBS,
     _PERCEPTION,
     _SECOND_PHRASE_STARTS,
+    _SUPERLATIVE_LIKE,
     _THEN_ADVERBS,
     _TITLE_GIVERS,
     _TURN,
@@ -140,11 +142,11 @@ def her_rule_is_certain(text: str, start: int, end: int) -> bool | None:
         return False  # "saw his love for his job", "gave his word that", "make his dream a reality"
     if token.low in _FOLLOWING_PENDING and adjacent and _following_is_a_preposition(text, token, previous):
         return True  # "come back to haunt him following his diagnosis"; not "his following of the rules"
-    if token.word[:1].islower() and _adverb_or_verb_after_object(text, token, previous if adjacent else None):
+    previous = previous if adjacent else None
+    if token.word[:1].islower() and _adverb_or_verb_after_object(text, token, previous):
         return True
     if token.low.endswith("ing") and token.word[:1].islower() and g._next(text, token.end).low in _GERUND_COMPOUND_HEADS:
         return False  # "started his publishing career", "his fighting style"; no object of a gerund is "career"
-    previous = previous if adjacent else None
     low = token.low
     if low in _IDIOM_WORDS or text.startswith(" and ", token.end):
         decided = _idiom_after_her(text, token, previous)
@@ -191,7 +193,7 @@ def _adverb_or_verb_after_object(text: str, token: g._Token, previous: str | Non
         return True  # "nobody had ever hit him harder."; not "lose his number?", "bury his liver."
     if low in _MULTIPLES and (after := g._next(text, token.end)).low in _ARTICLES_AND_POSSESSIVES and after.word[:1].islower():
         return True  # "offered him double his original fee", "paid her twice the going rate"; not "his double bass"
-    if low in _SPANS_PLURAL and g._next(text, token.end).low in _SPAN_AFTER:
+    if low.endswith("s") and low[:-1] in _SPANS and g._next(text, token.end).low in _SPAN_AFTER:
         return True  # "an offer made by him weeks earlier"
     return low in _INCLUDES and previous in wc.PREPOSITIONS  # "the pupils who studied under him included Jan Steen"
 
@@ -281,13 +283,11 @@ _FREQUENCIES = wc._words("daily nightly weekly monthly yearly hourly fortnightly
 _TIMES_OVER = wc._words("once twice thrice")
 _INCLUDES = wc._words("include includes included")
 _MULTIPLES = wc._words("double twice triple treble half")
-_SPANS_PLURAL = wc._words("days weeks months years decades hours minutes")
 _SPAN_AFTER = wc._words("earlier later ago afterwards afterward")
-# comparative adverbs of degree and manner, which no noun spells ("number", "liver" and "elder" do)
 _KIN_PREFIXES = wc.RELATIONAL_NOUNS | wc._words("ex step half great grand foster god")  # "his ex-wife", "his step-son"
+# comparative adverbs of degree and manner, which no noun spells ("number", "liver" and "elder" do)
 _DEGREE_COMPARATIVES = wc._words("harder faster longer sooner closer further farther higher earlier tighter stronger deeper "
                                  "louder quicker slower worse")
-_GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
 _TOO_FAR = wc._words("far much hard long soon often little well badly closely quickly early late")
 _DIRECTIONS = re.compile(r"(?:north|south|east|west|home|sea|land|sky|up|down|in|out|on|back|for|after|to)wards?")
 
@@ -363,7 +363,6 @@ _QUOTED_DEGREES = wc._words("more less most far much too so very quite rather")
 _AFTER_QUOTED_PREDICATE = wc._words("and or but than as")
 _QUOTED_INTENSIFIERS = wc._words("too so very quite rather far")
 _COMPOUND_ADVERBS = wc._words("ill well self half over under")  # "ill-prepared", "well-meaning", "self-absorbed"
-_SUPERLATIVE_LIKE = wc._words("best own first last least most worst utmost")
 
 
 def _quoted_predicate(text: str, quoted: g._Token) -> bool:
@@ -380,8 +379,7 @@ def _quoted_predicate(text: str, quoted: g._Token) -> bool:
             return False
         while word.compound:
             word = g._next(text, word.end)  # 'found him "ill-prepared but insatiable"': the compound is one adjective
-        after = g._next(text, word.end)
-        return after.word is None or after.low in wc.PREPOSITIONS or after.low in _AFTER_QUOTED_PREDICATE
+        return _quoted_predicate_ends(text, word)
     if word.low in _QUOTED_DEGREES or wc._is_ly_adverb(word.low):
         word = g._next(text, word.end)
         if word.low in wc.PREPOSITIONS or word.low in wc.PARTICLES or word.low == "than":
@@ -393,6 +391,13 @@ def _quoted_predicate(text: str, quoted: g._Token) -> bool:
     if word.low is None or not (_adjective(word.low) or _comparative(word.low) or word.low in _FINITE_PASTS or (
             word.low.endswith("ed") and _past_of_verb(word.low))):
         return False
+    return _quoted_predicate_ends(text, word)
+
+
+def _quoted_predicate_ends(text: str, word: g._Token) -> bool:
+    """Nothing of a noun phrase after the predicate's ``word``: the quotation's end, a preposition or
+    a conjunction ("delightful in", "ill-prepared but").
+    """
     after = g._next(text, word.end)
     return after.word is None or after.low in wc.PREPOSITIONS or after.low in _AFTER_QUOTED_PREDICATE
 
@@ -462,14 +467,14 @@ def _compound_after_her(text: str, start: int, token: g._Token) -> bool:
     if token.low in _NUMBERS and g._previous(text, start) in _NUMBER_OBJECT_PREVIOUS and not _UNIT_COMPOUND.match(text, token.end):
         return True  # "secured him seventy-five per cent"; not "sent his five-year-old daughter"
     previous, adjacent = g._previous(text, start)
+    last = _COMPOUND_LAST.match(text, token.end)
     if adjacent and previous in _TITLE_GIVERS | wc.NAMING_VERBS and (token.low in _TITLES or token.word[:1].isupper() or (
-            (title := _COMPOUND_LAST.match(text, token.end)) is not None and title.group(1).lower() in _TITLES)):
+            last is not None and last.group(1).lower() in _TITLES)):
         return True  # "created him cardinal-priest of", "appointed him Under-Secretary of State", "promoted him
         # major-general"
     second = _COMPOUND_PREDICATES.match(text, token.end)
     if second is not None and g._predicate_ends(g._next(text, second.end())):
         return True
-    last = _COMPOUND_LAST.match(text, token.end)
     if last is not None and adjacent and (previous in _TITLE_GIVERS | wc.NAMING_VERBS or previous in _MAKES) and (
             g._next(text, last.end()).low in _TITLES) and token.low not in _KIN_PREFIXES and last.group(1).lower() != "law":
         return True  # "she made him first-choice captain", "named her long-serving secretary"; not "appointed his

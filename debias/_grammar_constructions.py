@@ -776,14 +776,14 @@ def _participle_ends_phrase(text: str, token: g._Token) -> bool:
     after it ("taken forty years earlier", "painted by Sargent"; not "her beloved wife").
     """
     low = token.low
-    if not (token.word[:1].islower() and (low in _IRREGULAR_PARTICIPLES or low.endswith("ed") and wc._is_participle(low))):
+    if not (token.word[:1].islower() and (wc._is_participle(low) and not low.endswith("ing") or low in _DEPICTED)):
         return False
     after = g._next(text, token.end)
     return after.word is None or after.low in wc.PREPOSITIONS or after.low in _NUMBERS or after.low[:1].isdigit() or (
         wc._is_ly_adverb(after.low))
 
 
-_IRREGULAR_PARTICIPLES = wc._words("taken made drawn shown seen done given written sung worn")
+_DEPICTED = wc._words("drawn shown sung")  # participles of depicting that the word classes lack
 
 
 def _participle_after_host(text: str, token: g._Token, previous: str) -> bool:
@@ -829,10 +829,12 @@ _ING_MODIFIERS = wc._words(
     "ageing aging ailing backing being campaigning composing cycling dealing debating directing disparaging dying editing "
     "ending failing filming fundraising grieving hiking modeling modelling neighbouring offering painting parting preaching "
     "producing ranking recruiting reigning saying screenwriting songwriting storytelling surviving understanding")
+# nouns no gerund takes as its object ("started his publishing career", "his fighting style")
+_GERUND_COMPOUND_HEADS = wc._words("career careers debut style role partner")
 # nouns an activity word modifies ("his coaching methods", "her presenting style", "his fighting days")
-_ACTIVITY_HEADS = wc._words(
-    "career careers style role partner days years life hours skills skill technique techniques methods method habits habit ability abilities talent talents "
-    "relationship partnership credits credit record records debut")
+_ACTIVITY_HEADS = _GERUND_COMPOUND_HEADS | wc._words(
+    "days years life hours skills skill technique techniques methods method habits habit ability abilities talent "
+    "talents relationship partnership credits credit record records")
 
 
 # -ing words for a thing made or kept, which a witness verb takes as its object ("showed his painting at the Salon")
@@ -844,21 +846,27 @@ _PHRASE_AFTER_DOING = wc._words("a an the aloud alone late hard every each wheth
     wc.POSSESSIVES) | (wc.PREPOSITIONS - wc._words("of as")) | wc.PARTICLES
 
 
-def _activity_in_progress(low: str) -> bool:
-    """An -ing form of a known verb, the activity and adjective words included ("singing",
-    "reading", "working"), but no thing made or kept ("painting", "recording").
+def _verb_ing(low: str) -> bool:
+    """An -ing form of a verb, not one of the modifiers or nouns in -ing (:data:`_ING_MODIFIERS`,
+    :data:`_ING_NOUNS`): "singing", "embezzling"; not "surviving", "wedding".
     """
-    return low.endswith("ing") and (_verb_stem_known(low) or wc._is_participle(low)) and low not in _ING_THINGS and (
-        low not in _ING_NOUNS) and low not in _ING_MODIFIERS
+    return low.endswith("ing") and (wc._is_participle(low) or _verb_stem_known(low)) and low not in _ING_MODIFIERS and (
+        low not in _ING_NOUNS)
+
+
+def _activity_in_progress(low: str) -> bool:
+    """An -ing form of a verb, the activity and adjective words included ("singing", "reading",
+    "working"), but no thing made or kept ("painting", "recording").
+    """
+    return _verb_ing(low) and low not in _ING_THINGS
 
 
 def _doing_not_naming(low: str) -> bool:
     """An -ing form of a verb that is no activity, quality or thing of its own ("embezzling",
-    "sketching"; not "acting", "surviving", "wedding", nor the first word of a WordNet compound:
-    "driving" of "driving licence").
+    "sketching"; not "acting", nor an adjective or the first word of a WordNet compound: "driving"
+    of "driving licence").
     """
-    return low.endswith("ing") and (wc._is_participle(low) or _verb_stem_known(low)) and low not in _ING_MODIFIERS and (
-        low not in _ING_NOUNS) and low not in mostly_adjectives() and _american(low) not in compound_modifiers()
+    return _verb_ing(low) and low not in mostly_adjectives() and _american(low) not in compound_modifiers()
 
 
 def _object_of_doing(text: str, after: g._Token) -> bool:
